@@ -516,3 +516,71 @@ func kernelPresetNames() []string {
 	}
 	return names
 }
+
+// CaseParts are the names Case.Set accepts, in case-name order.
+var CaseParts = []string{"fs", "dd", "bs", "cpus", "memory", "dirty", "background", "kernel"}
+
+// Set changes one part of the case, given in case-name syntax ("ext4", "10" or "10dd",
+// "64k", "8" or "8p", "4096M", "100M" or "20", "10" or "50M", "X"); part is one of
+// CaseParts. Errors name the part like ParseCase's. A thresh= directory follows the
+// thresholds (and is dropped when the dirty threshold becomes a ratio). Set checks the
+// value alone; ParseCase(c.String()) checks the parts together (dirty ≤ memory).
+func (c *Case) Set(part, value string) error {
+	var err error
+	switch part {
+	case "fs":
+		c.FS, err = parseFS(value)
+	case "dd":
+		c.DD, err = parseCount(partDD, strings.TrimSuffix(value, "dd")+"dd", "dd", MaxDD)
+	case "bs":
+		c.BS, err = parseBS(value)
+	case "cpus":
+		c.CPUs, err = parseCount(partCPUs, strings.TrimSuffix(value, "p")+"p", "p", MaxCPUs)
+	case "memory":
+		c.Memory, err = parseMemory(value)
+	case "dirty", "background":
+		var l Limit
+		if part == "dirty" {
+			l, err = parseDirty(value, MaxMemoryMB<<20)
+		} else {
+			l, err = parseBackground(value, MaxMemoryMB<<20)
+		}
+		if err != nil {
+			return err
+		}
+		if part == "dirty" {
+			c.Dirty = l
+		} else {
+			c.Background = l
+		}
+		c.syncDir()
+	case "kernel":
+		c.Kernel, err = parseKernel(value)
+	default:
+		return fmt.Errorf("case: %q is not a case part (parts: %s)", part, strings.Join(CaseParts, ", "))
+	}
+	return err
+}
+
+// syncDir rewrites a thresh= directory to agree with the thresholds.
+func (c *Case) syncDir() {
+	val, ok := strings.CutPrefix(c.Dir, "thresh=")
+	if !ok {
+		return
+	}
+	if c.Dirty.Bytes == 0 {
+		c.Dir = ""
+		return
+	}
+	dv, bv, hasBg := strings.Cut(val, ":")
+	if n, suffixed, ok := parseSizeText(dv); !ok || !suffixed || n != c.Dirty.Bytes {
+		dv = c.Dirty.String()
+	}
+	c.Dir = "thresh=" + dv
+	if hasBg {
+		if b, err := parseBackground(bv, MaxMemoryMB<<20); err != nil || b.Bytes != c.Background.Bytes || b.Ratio != c.Background.Ratio {
+			bv = c.Background.String()
+		}
+		c.Dir += ":" + bv
+	}
+}

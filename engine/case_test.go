@@ -340,3 +340,65 @@ func TestKernelFromRelease(t *testing.T) {
 		})
 	}
 }
+
+func TestCaseSet(t *testing.T) {
+	base := "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X"
+	tests := []struct {
+		part, value string
+		want        string // the case name after Set, or the error's start
+		err         bool
+	}{
+		{"fs", "ext4", "thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X", false},
+		{"dd", "10", "thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X", false},
+		{"dd", "100dd", "thresh=100M/generic-100dd-4k-8p-4096M-100M:10-X", false},
+		{"bs", "64k", "thresh=100M/generic-1dd-64k-8p-4096M-100M:10-X", false},
+		{"cpus", "2", "thresh=100M/generic-1dd-4k-2p-4096M-100M:10-X", false},
+		{"memory", "8G", "thresh=100M/generic-1dd-4k-8p-8G-100M:10-X", false},
+		{"dirty", "1024M", "thresh=1024M/generic-1dd-4k-8p-4096M-1024M:10-X", false},
+		{"dirty", "1G", "thresh=1G/generic-1dd-4k-8p-4096M-1G:10-X", false},
+		{"dirty", "20", "generic-1dd-4k-8p-4096M-20:10-X", false},
+		{"background", "50M", "thresh=100M/generic-1dd-4k-8p-4096M-100M:50M-X", false},
+		{"kernel", "3.1.0-rc9-ioless-full+", "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-3.1.0-rc9-ioless-full+", false},
+		{"fs", "EXT4", `case.fs: "EXT4"`, true},
+		{"dd", "0", `case.dd: "0dd"`, true},
+		{"dd", "-1", `case.dd: "-1dd"`, true},
+		{"bs", "1000", `case.bs: "1000"`, true},
+		{"cpus", "x", `case.cpus: "xp"`, true},
+		{"memory", "1M", `case.memory: "1M"`, true},
+		{"dirty", "0", `case.dirty: ratio "0"`, true},
+		{"background", "101", `case.background: ratio "101"`, true},
+		{"kernel", "a b", `case.kernel: "a b"`, true},
+		{"nosuch", "1", `case: "nosuch" is not a case part`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.part+"="+tt.value, func(t *testing.T) {
+			c, err := ParseCase(base)
+			require.NoError(t, err)
+			err = c.Set(tt.part, tt.value)
+			if tt.err {
+				require.Error(t, err)
+				assert.True(t, strings.HasPrefix(err.Error(), tt.want), "error %q does not start with %q", err, tt.want)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, c.String())
+			again, err := ParseCase(c.String())
+			require.NoError(t, err)
+			assert.Equal(t, c, again)
+		})
+	}
+	// Set checks values alone; the whole name checks dirty <= memory.
+	c, err := ParseCase(base)
+	require.NoError(t, err)
+	require.NoError(t, c.Set("dirty", "8G"))
+	_, err = ParseCase(c.String())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "case.dirty:")
+	// A background in the directory follows the body.
+	c, err = ParseCase("thresh=1000M:999M/generic-1dd-64k-8p-4096M-1000M:999M-X")
+	require.NoError(t, err)
+	require.NoError(t, c.Set("background", "10"))
+	assert.Equal(t, "thresh=1000M:10/generic-1dd-64k-8p-4096M-1000M:10-X", c.String())
+	_, err = ParseCase(c.String())
+	require.NoError(t, err)
+}
