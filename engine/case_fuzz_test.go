@@ -53,3 +53,38 @@ func FuzzParseCase(f *testing.F) {
 		_ = CaseOf(cfg).String()
 	})
 }
+
+// FuzzCaseSet checks that Case.Set never panics, names the part in its errors, and
+// leaves a case whose name either parses back to it or fails naming a part.
+func FuzzCaseSet(f *testing.F) {
+	f.Add(uint8(0), "ext4")
+	f.Add(uint8(5), "20")
+	f.Add(uint8(6), "50M")
+	f.Add(uint8(4), "64M")
+	f.Fuzz(func(t *testing.T, i uint8, v string) {
+		c, err := ParseCase("thresh=1000M:999M/generic-1dd-64k-8p-4096M-1000M:999M-X")
+		if err != nil {
+			t.Fatal(err)
+		}
+		part := "nosuch"
+		if int(i) < len(CaseParts) {
+			part = CaseParts[i]
+		}
+		if err := c.Set(part, v); err != nil {
+			if !strings.HasPrefix(err.Error(), "case") {
+				t.Fatalf("Set(%q, %q): error %q does not name a case part", part, v, err)
+			}
+			return
+		}
+		again, err := ParseCase(c.String())
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "case.") {
+				t.Fatalf("Set(%q, %q) then ParseCase(%q): %q", part, v, c.String(), err)
+			}
+			return
+		}
+		if again != c {
+			t.Fatalf("Set(%q, %q): %#v parses back as %#v", part, v, c, again)
+		}
+	})
+}
