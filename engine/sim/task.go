@@ -81,6 +81,7 @@ func (t *Task) fire() {
 		}
 	}
 	t.state = TaskRunnable
+	t.interruptible = false
 	t.Resume()
 }
 
@@ -141,29 +142,25 @@ func (t *Task) WaitTimeout(q *WaitQueue, d Time) {
 	t.w.After(&t.timer, d)
 }
 
-// Wake ends an interruptible sleep or an indefinite wait (wake_up_process). It reports
-// whether the task was woken. Tasks on CPU or already runnable are left alone.
+// Wake is wake_up_process: it ends an interruptible sleep (SleepInterruptible). It
+// reports whether the task was woken; tasks running, runnable or blocked
+// uninterruptibly (Sleep, Wait on a queue) are left alone.
 func (t *Task) Wake() bool {
-	switch t.state {
-	case TaskWaiting:
-		if t.waitQ != nil {
-			t.waitQ.remove(t)
-			t.waitQ = nil
-		}
-	case TaskSleeping:
-		if !t.interruptible && t.waitQ == nil {
-			return false
-		}
-		if t.waitQ != nil {
-			t.waitQ.remove(t)
-			t.waitQ = nil
-		}
-	default:
+	if !t.interruptible || (t.state != TaskSleeping && t.state != TaskWaiting) {
 		return false
 	}
+	t.wakeNow()
+	return true
+}
+
+func (t *Task) wakeNow() {
+	if t.waitQ != nil {
+		t.waitQ.remove(t)
+		t.waitQ = nil
+	}
+	t.interruptible = false
 	t.state = TaskRunnable
 	t.w.At(&t.timer, t.w.now)
-	return true
 }
 
 // Exit ends the task.
@@ -196,7 +193,7 @@ func (q *WaitQueue) remove(t *Task) {
 // WakeAll wakes every waiting task, in the order they started waiting.
 func (q *WaitQueue) WakeAll() {
 	for len(q.tasks) > 0 {
-		q.tasks[0].Wake()
+		q.tasks[0].wakeNow()
 	}
 }
 
@@ -205,7 +202,8 @@ func (q *WaitQueue) WakeOne() bool {
 	if len(q.tasks) == 0 {
 		return false
 	}
-	return q.tasks[0].Wake()
+	q.tasks[0].wakeNow()
+	return true
 }
 
 // CPUs is a pool of identical CPUs. A task computing takes one CPU for its burst;

@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// Config is one simulated machine and workload. The zero value is not valid; start
+// from DefaultConfig or ParseCase(...).Config(). All sizes are bytes, all times are
+// Durations (JSON: "600s", "100ms"), ratios are percent like the sysctls.
+type Config struct {
+	Case       string           `json:"case,omitempty"`     // the harness case name this config came from (informational)
+	Filesystem string           `json:"fs"`                 // generic (ext3, ext4, xfs, btrfs come with their models)
+	Kernel     string           `json:"kernel"`             // a kernel preset name (see kernel.Presets)
+	Variants   kernel.Overrides `json:"variants,omitempty"` // switches overriding the preset's, by name
+	Device     devices.Spec     `json:"device"`
+	CPUs       int              `json:"cpus"`
+	MemoryMB   int64            `json:"memory_MB"`
+	HZ         int              `json:"hz"`
+
+	// vm.* sysctls. A _bytes value wins over its _ratio (the kernel zeroes the other).
+	DirtyBytes           int64 `json:"dirty_bytes"`
+	DirtyRatio           int   `json:"dirty_ratio"`
+	DirtyBackgroundBytes int64 `json:"dirty_background_bytes"`
+	DirtyBackgroundRatio int   `json:"dirty_background_ratio"`
+	DirtyExpireCs        int   `json:"dirty_expire_centisecs"`
+	DirtyWritebackCs     int   `json:"dirty_writeback_centisecs"`
+
+	Workload Workload `json:"workload"`
+	Runtime  Duration `json:"runtime"`
+	Seed     uint64   `json:"seed"`
+
+	// SampleInterval is the time-series period; 0 picks one that keeps at most
+	// MaxSamples rows (1 s for the harness's 600 s runs).
+	SampleInterval Duration `json:"sample_interval,omitempty"`
+	// TraceLines > 0 records the newest TraceLines trace lines (kernel text format).
+	TraceLines int `json:"trace_lines,omitempty"`
+	// CheckInvariants checks the model's invariants after every event (tests).
+	CheckInvariants bool `json:"check_invariants,omitempty"`
+}
+
+// Workload is what the simulated user runs: N dd writers started together, as the
+// harness's run_dd does (dd if=/dev/zero of=FILE bs=BS [count=COUNT] [conv=fsync]).
+type Workload struct {
+	DD    int   `json:"dd"`    // number of dd tasks, each writing its own file
+	BS    int64 `json:"bs"`    // dd block size in bytes (one write() per block)
+	Count int64 `json:"count"` // blocks per dd; 0 writes until the run ends
+	Fsync bool  `json:"fsync"` // conv=fsync: fsync the file after the last block
+}
+
+// Duration is a time span that reads and writes JSON as a Go duration string.
+type Duration int64
+
+// Time converts to simulated time.
+func (d Duration) Time() sim.Time { return sim.Time(d) }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes "600s".
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads "600s", "1m30s" or a number of seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := ParseDuration(s)
+		if err != nil {
+			return err
+		}
+		*d = v
+		return nil
+	}
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil {
+		return fmt.Errorf("duration: want a string like \"600s\" or a number of seconds, got %s", b)
+	}
+	if secs < 0 || secs > float64(maxRuntime)/1e9 {
+		return fmt.Errorf("duration: %v s out of range [0, %v]", secs, maxRuntime)
+	}
+	*d = Duration(secs * 1e9)
+	return nil
+}
+
+// ParseDuration parses "600s", "10m", "1.5s" or a bare number of seconds.
+func ParseDuration(s string) (Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, fmt.Errorf("duration: empty")
+	}
+	if v, err := time.ParseDuration(s); err == nil {
+		return Duration(v), nil
+	}
+	v, err := time.ParseDuration(s + "s")
+	if err != nil {
+		return 0, fmt.Errorf("duration: %q is not a duration like 600s, 10m or 1.5s", s)
+	}
+	return Duration(v), nil
+}
+
+// Limits enforced by Validate.
+const (
+	MaxDD         = 10000
+	MaxCPUs       = 256
+	MinMemoryMB   = 64
+	MaxMemoryMB   = 256 << 10 // 256 GiB
+	MaxBS         = 64 << 20
+	minRuntime    = Duration(time.Millisecond)
+	maxRuntime    = Duration(24 * time.Hour)
+	MaxTraceLines = 10_000_000
+	MaxSamples    = 2000
+	maxCentisecs  = 360000 // 1 hour
+)
+
+// DefaultConfig is the harness's basic case on the generic filesystem:
+// thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X, 600 s, seed 1.
+func DefaultConfig() Config {
+	dev, _ := devices.Preset(DefaultDevice)
+	return Config{
+		Filesystem:           "generic",
+		Kernel:               kernel.DefaultPreset,
+		Device:               dev,
+		CPUs:                 8,
+		MemoryMB:             4096,
+		HZ:                   1000,
+		DirtyBytes:           100 << 20,
+		DirtyBackgroundRatio: 10,
+		DirtyExpireCs:        3000,
+		DirtyWritebackCs:     500,
+		Workload:             Workload{DD: 1, BS: 4096},
+		Runtime:              Duration(600 * time.Second),
+		Seed:                 1,
+	}
+}
+
+// DefaultDevice is the device preset used when a case does not name one.
+const DefaultDevice = "simple"
+
+// Filesystems lists the filesystem models and whether each can run yet.
+func Filesystems() []string { return []string{"generic"} }
+
+// knownFS are names a case may carry; only modelled ones run.
+var knownFS = map[string]bool{"generic": true, "ext3": false, "ext4": false, "xfs": false, "btrfs": false}
+
+// Validate checks every field, naming the field, the value and the allowed range.
+func (c *Config) Validate() error {
+	if ok, known := knownFS[c.Filesystem]; !known {
+		return fmt.Errorf("fs: %q is not a filesystem (allowed: %s)", c.Filesystem, strings.Join(Filesystems(), ", "))
+	} else if !ok {
+		return fmt.Errorf("fs: %q is not modelled yet (allowed: %s); wblab does not run it on another model", c.Filesystem, strings.Join(Filesystems(), ", "))
+	}
+	if _, err := kernel.LookupPreset(c.Kernel); err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	if err := c.Variants.Validate(); err != nil {
+		return fmt.Errorf("variants: %w", err)
+	}
+	if err := c.Device.Validate(); err != nil {
+		return err
+	}
+	rng := func(field string, v, lo, hi int64) error {
+		if v < lo || v > hi {
+			return fmt.Errorf("%s: %d out of range [%d, %d]", field, v, lo, hi)
+		}
+		return nil
+	}
+	memBytes := c.MemoryMB << 20
+	checks := []error{
+		rng("cpus", int64(c.CPUs), 1, MaxCPUs),
+		rng("memory_MB", c.MemoryMB, MinMemoryMB, MaxMemoryMB),
+		rng("dirty_ratio", int64(c.DirtyRatio), 0, 100),
+		rng("dirty_background_ratio", int64(c.DirtyBackgroundRatio), 0, 100),
+		rng("dirty_expire_centisecs", int64(c.DirtyExpireCs), 1, maxCentisecs),
+		rng("dirty_writeback_centisecs", int64(c.DirtyWritebackCs), 0, maxCentisecs),
+		rng("workload.dd", int64(c.Workload.DD), 1, MaxDD),
+		rng("workload.bs", c.Workload.BS, 512, MaxBS),
+		rng("workload.count", c.Workload.Count, 0, 1<<40/max(c.Workload.BS, 1)),
+		rng("trace_lines", int64(c.TraceLines), 0, MaxTraceLines),
+		rng("runtime (ns)", int64(c.Runtime), int64(minRuntime), int64(maxRuntime)),
+	}
+	if c.DirtyBytes != 0 {
+		checks = append(checks, rng("dirty_bytes", c.DirtyBytes, 2*4096, memBytes))
+	}
+	if c.DirtyBackgroundBytes != 0 {
+		checks = append(checks, rng("dirty_background_bytes", c.DirtyBackgroundBytes, 4096, memBytes))
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	switch c.HZ {
+	case 100, 250, 300, 1000:
+	default:
+		return fmt.Errorf("hz: %d is not a kernel HZ (allowed: 100, 250, 300, 1000)", c.HZ)
+	}
+	if c.DirtyBytes == 0 && c.DirtyRatio == 0 {
+		return fmt.Errorf("dirty_bytes/dirty_ratio: both 0; set dirty_bytes in [8192, memory] or dirty_ratio in [1, 100]")
+	}
+	if c.DirtyBackgroundBytes == 0 && c.DirtyBackgroundRatio == 0 {
+		return fmt.Errorf("dirty_background_bytes/dirty_background_ratio: both 0; set one (ratio in [1, 100])")
+	}
+	if c.Workload.BS%512 != 0 {
+		return fmt.Errorf("workload.bs: %d is not a multiple of 512", c.Workload.BS)
+	}
+	if c.Workload.Fsync && c.Workload.Count == 0 {
+		return fmt.Errorf("workload.fsync: conv=fsync needs workload.count > 0 (the dd must finish to fsync)")
+	}
+	if c.SampleInterval != 0 {
+		if err := rng("sample_interval (ns)", int64(c.SampleInterval), int64(time.Millisecond), int64(c.Runtime)); err != nil {
+			return err
+		}
+		if int64(c.Runtime)/int64(c.SampleInterval) > MaxSamples*50 {
+			return fmt.Errorf("sample_interval: %v gives more than %d rows for runtime %v", c.SampleInterval, MaxSamples*50, c.Runtime)
+		}
+	}
+	return nil
+}
+
+// sortedKeys is a helper for error messages.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

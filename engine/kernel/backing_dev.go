@@ -1,0 +1,63 @@
+package kernel
+
+// GlobalStats are the zone/global VM counters the writeback code reads, in pages.
+type GlobalStats struct {
+	NrFileDirty int64 // NR_FILE_DIRTY
+	NrWriteback int64 // NR_WRITEBACK
+	NrDirtied   int64 // NR_DIRTIED (cumulative)
+	NrWritten   int64 // NR_WRITTEN (cumulative)
+}
+
+// BdiStats are the per-bdi counters (bdi_stat), in pages.
+type BdiStats struct {
+	Reclaimable int64 // BDI_RECLAIMABLE
+	Writeback   int64 // BDI_WRITEBACK
+	Dirtied     int64 // BDI_DIRTIED (cumulative)
+	Written     int64 // BDI_WRITTEN (cumulative)
+}
+
+// BDI is a backing_dev_info with its single bdi_writeback (v3.2: one per device).
+type BDI struct {
+	Name  string // "8:0"
+	Stats BdiStats
+
+	// bdi_writeback lists
+	bDirty  inodeList // b_dirty: newest at head, ordered by dirtied_when
+	bIO     inodeList // b_io: consumed from the tail
+	bMoreIO inodeList // b_more_io
+
+	lastOldFlush int64 // last_old_flush, jiffies
+	lastActive   int64 // last_active, jiffies
+
+	// bandwidth estimation (pages/s) and rate limits
+	bwTimeStamp            int64 // jiffies
+	dirtiedStamp           int64
+	writtenStamp           int64
+	WriteBandwidth         int64 // write_bandwidth
+	AvgWriteBandwidth      int64 // avg_write_bandwidth
+	DirtyRatelimit         int64 // dirty_ratelimit
+	BalancedDirtyRatelimit int64 // balanced_dirty_ratelimit
+	DirtyExceeded          bool  // dirty_exceeded
+
+	// writebackRunning is BDI_writeback_running (writeback_in_progress()).
+	writebackRunning bool
+}
+
+func newBDI(name string) *BDI {
+	b := &BDI{Name: name}
+	b.bDirty.name, b.bIO.name, b.bMoreIO.name = "b_dirty", "b_io", "b_more_io"
+	b.WriteBandwidth = initBWPages
+	b.AvgWriteBandwidth = initBWPages
+	b.DirtyRatelimit = initBWPages
+	b.BalancedDirtyRatelimit = initBWPages
+	return b
+}
+
+// ListLens reports the lengths of b_dirty, b_io and b_more_io.
+func (b *BDI) ListLens() (dirty, io, moreIO int) { return b.bDirty.n, b.bIO.n, b.bMoreIO.n }
+
+// wbHasDirtyIO is wb_has_dirty_io().
+func (b *BDI) wbHasDirtyIO() bool { return b.bDirty.n > 0 || b.bIO.n > 0 || b.bMoreIO.n > 0 }
+
+// WritebackInProgress is writeback_in_progress(bdi).
+func (b *BDI) WritebackInProgress() bool { return b.writebackRunning }

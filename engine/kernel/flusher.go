@@ -1,0 +1,332 @@
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// Flusher is the per-bdi flusher thread "flush-MAJ:MIN" (bdi_writeback_thread,
+// v3.2) with its work list. Its Resume runs a resumable version of
+// bdi_writeback_thread → wb_do_writeback → wb_writeback → writeback_sb_inodes →
+// writeback_single_inode.
+type Flusher struct {
+	k        *Kernel
+	th       *Thread
+	workList []*WbWritebackWork
+	wakeup   sim.Timer // wakeup_timer (bdi_wakeup_thread_delayed)
+
+	pc           int
+	ret          int // pc to continue at after the current wb_writeback
+	work         *WbWritebackWork
+	pagesWritten int64 // wb_do_writeback's wrote
+
+	// wb_writeback locals
+	wbStage  int
+	wbStart  int64
+	nrPages0 int64
+	progress int64
+	// writeback_sb_inodes locals
+	sbStart    int64
+	wrote      int64
+	writeChunk int64
+	inInode    bool
+	wsi        singleInodeWB
+
+	Stats FlusherStats
+}
+
+// FlusherStats counts the flusher's activity.
+type FlusherStats struct {
+	Works        [8]int64 // works run per reason
+	InodeCalls   int64    // writeback_single_inode calls
+	Wakeups      int64
+	IdleSleeps   int64
+	BackgroundWB int64
+	KupdateWB    int64
+}
+
+const (
+	fpTop = iota
+	fpWorks
+	fpKupdate
+	fpBackground
+	fpWriteback
+	fpDone
+)
+
+const (
+	wbLoop = iota
+	wbInodes
+	wbAfter
+)
+
+func newFlusher(k *Kernel) *Flusher {
+	f := &Flusher{k: k}
+	f.th = k.NewThread("flush-" + k.P.BdiName)
+	f.th.Task.Resume = f.resume
+	f.wakeup.Fn = f.wakeupTimerFn
+	// bdi_forker_thread starts the thread on first use; it then sleeps until woken.
+	f.th.Task.SleepInterruptible(-1)
+	return f
+}
+
+// Thread is the flusher's thread.
+func (f *Flusher) Thread() *Thread { return f.th }
+
+// wakeupDelayed is bdi_wakeup_thread_delayed (v3.2): wake the flusher in
+// dirty_writeback_interval (5 s).
+func (f *Flusher) wakeupDelayed() {
+	d := f.k.W.JiffiesToTime(f.k.W.MsecsToJiffies(int64(f.k.P.DirtyWritebackCs) * 10))
+	f.k.W.After(&f.wakeup, d)
+}
+
+// wakeupTimerFn is wakeup_timer_fn (v3.2).
+func (f *Flusher) wakeupTimerFn() {
+	f.k.trace(nil, "writeback_wake_thread", "bdi "+f.k.BDI.Name)
+	f.wake()
+}
+
+func (f *Flusher) wake() {
+	if f.th.Task.Wake() {
+		f.Stats.Wakeups++
+	}
+}
+
+// QueueWork is bdi_queue_work (v3.2): append to the work list and wake the thread.
+func (k *Kernel) QueueWork(w *WbWritebackWork) {
+	f := k.flusher
+	if k.Tracing() {
+		k.trace(nil, "writeback_queue", k.workPayload(w))
+	}
+	f.workList = append(f.workList, w)
+	f.wake()
+}
+
+// StartBackgroundWriteback is bdi_start_background_writeback (v3.2): no work item,
+// just wake the flusher; wb_check_background_flush does the work.
+func (k *Kernel) StartBackgroundWriteback() {
+	if k.Tracing() {
+		k.trace(nil, "writeback_wake_background", "bdi "+k.BDI.Name)
+	}
+	k.flusher.wake()
+}
+
+func (f *Flusher) resume() {
+	k := f.k
+	for {
+		switch f.pc {
+		case fpTop: // bdi_writeback_thread loop
+			k.W.Cancel(&f.wakeup)
+			f.pagesWritten = 0
+			k.BDI.writebackRunning = true
+			f.pc = fpWorks
+		case fpWorks: // wb_do_writeback: queued works, FIFO
+			if len(f.workList) == 0 {
+				f.pc = fpKupdate
+				continue
+			}
+			w := f.workList[0]
+			f.workList = f.workList[1:]
+			if k.Tracing() {
+				k.trace(f.th, "writeback_exec", k.workPayload(w))
+			}
+			f.startWork(w, fpWorks)
+		case fpKupdate: // wb_check_old_data_flush
+			f.pc = fpBackground
+			if k.P.DirtyWritebackCs == 0 {
+				continue
+			}
+			expired := k.BDI.lastOldFlush + k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs)*10)
+			if k.W.Jiffies() < expired {
+				continue
+			}
+			k.BDI.lastOldFlush = k.W.Jiffies()
+			nr := k.G.NrFileDirty + int64(k.nrDirtyInodes())
+			if nr > 0 {
+				f.Stats.KupdateWB++
+				f.startWork(&WbWritebackWork{NrPages: nr, SyncMode: WBSyncNone, ForKupdate: true,
+					RangeCyclic: true, Reason: ReasonPeriodic}, fpBackground)
+			}
+		case fpBackground: // wb_check_background_flush
+			f.pc = fpDone
+			if k.overBgroundThresh(f.th) {
+				f.Stats.BackgroundWB++
+				f.startWork(&WbWritebackWork{NrPages: longMax, SyncMode: WBSyncNone, ForBackground: true,
+					RangeCyclic: true, Reason: ReasonBackground}, fpDone)
+			}
+		case fpWriteback:
+			if f.wbWriteback() {
+				return
+			}
+			w := f.work
+			f.work = nil
+			w.done = true
+			w.waiters.WakeAll()
+			f.pc = f.ret
+		case fpDone:
+			if f.th.YieldCPU() {
+				return
+			}
+			k.BDI.writebackRunning = false
+			if k.Tracing() {
+				k.trace(f.th, "writeback_pages_written", fmt.Sprint(f.pagesWritten))
+			}
+			if f.pagesWritten > 0 {
+				k.BDI.lastActive = k.W.Jiffies()
+			}
+			f.pc = fpTop
+			if len(f.workList) > 0 {
+				continue
+			}
+			f.Stats.IdleSleeps++
+			if k.BDI.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
+				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)))
+			} else {
+				f.th.Task.SleepInterruptible(-1)
+			}
+			return
+		}
+	}
+}
+
+func (f *Flusher) startWork(w *WbWritebackWork, ret int) {
+	f.work, f.ret, f.pc = w, ret, fpWriteback
+	f.Stats.Works[w.Reason]++
+	f.wbStage = wbLoop
+	// wb_writeback (v3.2) entry: older_than_this = jiffies at the start of the work
+	f.wbStart = f.k.W.Jiffies()
+	f.nrPages0 = w.NrPages
+	w.olderThanThis, w.hasOlder = f.wbStart, true
+}
+
+// nrDirtyInodes is get_nr_dirty_inodes(): inodes with I_DIRTY set.
+func (k *Kernel) nrDirtyInodes() int {
+	n := 0
+	for _, in := range k.inodes {
+		if in.State&IDirty != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// wbWriteback is wb_writeback (v3.2) as a resumable machine; it reports true when the
+// flusher blocked. On return false, f.pagesWritten includes the work's pages.
+func (f *Flusher) wbWriteback() bool {
+	k, w, b := f.k, f.work, f.k.BDI
+	for {
+		switch f.wbStage {
+		case wbLoop:
+			if w.NrPages <= 0 {
+				return f.wbFinish()
+			}
+			if (w.ForBackground || w.ForKupdate) && len(f.workList) > 0 {
+				return f.wbFinish() // yield to queued works
+			}
+			if w.ForBackground && !k.overBgroundThresh(f.th) {
+				return f.wbFinish()
+			}
+			if w.ForKupdate {
+				w.olderThanThis = k.W.Jiffies() - k.W.MsecsToJiffies(int64(k.P.DirtyExpireCs)*10)
+			}
+			if k.Tracing() {
+				k.trace(f.th, "writeback_start", k.workPayload(w))
+			}
+			if b.bIO.n == 0 {
+				k.queueIO(f.th, w)
+			}
+			f.th.Charge(k.P.Costs.WbLoop)
+			f.sbStart, f.wrote, f.inInode = k.W.Jiffies(), 0, false
+			f.wbStage = wbInodes
+		case wbInodes:
+			if f.writebackSbInodes() {
+				return true
+			}
+			f.progress = f.wrote
+			f.wbStage = wbAfter
+		case wbAfter:
+			if k.Tracing() {
+				k.trace(f.th, "writeback_written", k.workPayload(w))
+			}
+			k.wbUpdateBandwidth(f.wbStart)
+			f.wbStage = wbLoop
+			if f.progress > 0 {
+				if f.th.YieldCPU() {
+					return true
+				}
+				continue
+			}
+			if b.bMoreIO.n == 0 {
+				return f.wbFinish()
+			}
+			if k.Tracing() {
+				k.trace(f.th, "writeback_wait", k.workPayload(w))
+			}
+			// inode_wait_for_writeback on the tail of b_more_io
+			if in := b.bMoreIO.tail; in.State&ISync != 0 {
+				f.th.Task.Wait(&in.syncWait)
+				return true
+			}
+			k.busyLoops++
+			if f.th.YieldCPU() {
+				return true
+			}
+		}
+	}
+}
+
+func (f *Flusher) wbFinish() bool {
+	f.pagesWritten += f.nrPages0 - f.work.NrPages
+	return false
+}
+
+// writebackSbInodes is writeback_sb_inodes / __writeback_inodes_wb (v3.2, one
+// superblock): write inodes from the tail of b_io until it is empty, the work's
+// pages are done, or 100 ms (HZ/10) have passed with some progress.
+func (f *Flusher) writebackSbInodes() bool {
+	k, w, b := f.k, f.work, f.k.BDI
+	for {
+		if !f.inInode {
+			if b.bIO.n == 0 {
+				return false
+			}
+			in := b.bIO.tail
+			if in.State&(INew|IFreeing|IWillFree) != 0 {
+				k.redirtyTail(in)
+				continue
+			}
+			f.writeChunk = k.writebackChunkSize(w)
+			wbc := WritebackControl{
+				SyncMode: w.SyncMode, NrToWrite: f.writeChunk, TaggedWritepages: w.TaggedWritepages,
+				ForKupdate: w.ForKupdate, ForBackground: w.ForBackground, RangeCyclic: w.RangeCyclic,
+				RangeStart: 0, RangeEnd: longMax,
+			}
+			f.wsi.begin(k, f.th, in, wbc, true)
+			f.inInode = true
+			f.Stats.InodeCalls++
+		}
+		if k.writebackSingleInode(f.th, &f.wsi) {
+			return true
+		}
+		f.inInode = false
+		in, wbc := f.wsi.in, &f.wsi.wc.Wbc
+		done := f.writeChunk - wbc.NrToWrite
+		w.NrPages -= done
+		f.wrote += done
+		if in.State&IDirty == 0 {
+			f.wrote++
+		}
+		if wbc.PagesSkipped > 0 {
+			k.redirtyTail(in) // writeback is not making progress due to locked buffers
+		}
+		if f.wrote > 0 {
+			if k.W.Jiffies() > f.sbStart+k.W.HZ()/10 || w.NrPages <= 0 {
+				return false
+			}
+		}
+		if f.th.YieldCPU() {
+			return true
+		}
+	}
+}

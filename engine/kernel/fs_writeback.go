@@ -1,0 +1,314 @@
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// SyncMode is enum writeback_sync_modes.
+type SyncMode int
+
+// Sync modes.
+const (
+	WBSyncNone SyncMode = 0 // WB_SYNC_NONE: don't wait on anything
+	WBSyncAll  SyncMode = 1 // WB_SYNC_ALL: wait on every mapping (data integrity)
+)
+
+// Reason is enum wb_reason (v3.2).
+type Reason int
+
+// Writeback reasons.
+const (
+	ReasonBackground Reason = iota
+	ReasonTryToFreePages
+	ReasonSync
+	ReasonPeriodic
+	ReasonLaptopTimer
+	ReasonFreeMoreMem
+	ReasonFSFreeSpace
+	ReasonForkerThread
+)
+
+var reasonNames = [...]string{"background", "try_to_free_pages", "sync", "periodic", "laptop_timer",
+	"free_more_memory", "fs_free_space", "forker_thread"}
+
+func (r Reason) String() string { return reasonNames[r] }
+
+// WritebackControl is struct writeback_control.
+type WritebackControl struct {
+	SyncMode         SyncMode
+	NrToWrite        int64 // nr_to_write: pages to write; decremented per page written
+	PagesSkipped     int64 // pages_skipped: pages redirtied by ->writepage
+	RangeStart       int64 // page index
+	RangeEnd         int64 // page index, inclusive
+	TaggedWritepages bool
+	ForKupdate       bool
+	ForBackground    bool
+	ForReclaim       bool
+	RangeCyclic      bool
+}
+
+// WbWritebackWork is struct wb_writeback_work.
+type WbWritebackWork struct {
+	NrPages          int64
+	SyncMode         SyncMode
+	TaggedWritepages bool
+	ForKupdate       bool
+	RangeCyclic      bool
+	ForBackground    bool
+	Reason           Reason
+
+	olderThanThis int64
+	hasOlder      bool
+	done          bool
+	waiters       sim.WaitQueue
+}
+
+// Done reports whether the flusher finished the work.
+func (w *WbWritebackWork) Done() bool { return w.done }
+
+// Wait blocks th until the work is done; it reports false when already done.
+func (w *WbWritebackWork) Wait(th *Thread) bool {
+	if w.done {
+		return false
+	}
+	th.Task.Wait(&w.waiters)
+	return true
+}
+
+func (k *Kernel) workPayload(w *WbWritebackWork) string {
+	kupdate, cyclic, bg := b2i(w.ForKupdate), b2i(w.RangeCyclic), b2i(w.ForBackground)
+	return fmt.Sprintf("bdi %s: sb_dev 0:0 nr_pages=%d sync_mode=%d kupdate=%d range_cyclic=%d background=%d reason=%s",
+		k.BDI.Name, w.NrPages, w.SyncMode, kupdate, cyclic, bg, w.Reason)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// markInodeDirty is __mark_inode_dirty (v3.2): set the flags; an inode that was not
+// dirty (and is not under I_SYNC) gets dirtied_when = jiffies and moves to the head
+// of b_dirty, and the first dirty inode arms the flusher's delayed wakeup.
+func (k *Kernel) markInodeDirty(in *Inode, flags int) {
+	if flags&(IDirtySync|IDirtyDatasync) != 0 && !in.metaDirty {
+		in.metaDirty, in.metaSince = true, k.W.Now()
+	}
+	if in.State&flags == flags {
+		return
+	}
+	wasDirty := in.State & IDirty
+	in.State |= flags
+	if in.State&ISync != 0 || in.State&IFreeing != 0 {
+		return
+	}
+	if wasDirty == 0 {
+		wakeup := !k.BDI.wbHasDirtyIO()
+		in.DirtiedWhen = k.W.Jiffies()
+		listMove(in, &k.BDI.bDirty)
+		if wakeup {
+			k.flusher.wakeupDelayed()
+		}
+	}
+}
+
+// MarkInodeDirty is __mark_inode_dirty for filesystems (e.g. metadata updates).
+func (k *Kernel) MarkInodeDirty(in *Inode, flags int) { k.markInodeDirty(in, flags) }
+
+// redirtyTail is redirty_tail (v3.2): move the inode to the head of b_dirty; if it is
+// older than the current head, reset dirtied_when to now to keep b_dirty time-ordered
+// (the inode loses its age).
+func (k *Kernel) redirtyTail(in *Inode) {
+	b := &k.BDI.bDirty
+	if b.head != nil && in.DirtiedWhen < b.head.DirtiedWhen {
+		in.DirtiedWhen = k.W.Jiffies()
+	}
+	listMove(in, b)
+}
+
+// requeueIO is requeue_io (v3.2): move the inode to b_more_io for the next round.
+func (k *Kernel) requeueIO(in *Inode) { listMove(in, &k.BDI.bMoreIO) }
+
+// moveExpiredInodes is move_expired_inodes (v3.2, single superblock): move inodes
+// dirtied at or before the work's older_than_this from the tail of b_dirty to the
+// head of b_io, oldest ending up at b_io's tail. It returns the number moved.
+func (k *Kernel) moveExpiredInodes(work *WbWritebackWork) int {
+	var tmp inodeList
+	moved := 0
+	for b := &k.BDI.bDirty; b.tail != nil; {
+		in := b.tail
+		if work.hasOlder && in.DirtiedWhen > work.olderThanThis {
+			break
+		}
+		listMove(in, &tmp)
+		moved++
+	}
+	listSpliceInit(&tmp, &k.BDI.bIO)
+	return moved
+}
+
+// queueIO is queue_io (v3.2): all of b_more_io, then the expired b_dirty inodes, go
+// to the head of b_io.
+func (k *Kernel) queueIO(th *Thread, work *WbWritebackWork) {
+	listSpliceInit(&k.BDI.bMoreIO, &k.BDI.bIO)
+	moved := k.moveExpiredInodes(work)
+	if k.Tracing() {
+		older, age := int64(0), int64(-1)
+		if work.hasOlder {
+			older = work.olderThanThis
+			age = (k.W.Jiffies() - work.olderThanThis) * 1000 / k.W.HZ()
+		}
+		k.trace(th, "writeback_queue_io", fmt.Sprintf("bdi %s: older=%d age=%d enqueue=%d reason=%s",
+			k.BDI.Name, older, age, moved, work.Reason))
+	}
+}
+
+// writebackChunkSize is writeback_chunk_size (v3.2): WB_SYNC_ALL and tagged works
+// write each inode in one go; otherwise half a second of bandwidth, at most 1/8 of
+// the dirty limit and the work's pages, rounded to 4 MB with 4 MB minimum. Without
+// the ScaledChunk switch it is MAX_WRITEBACK_PAGES (2.6.32-3.0).
+func (k *Kernel) writebackChunkSize(work *WbWritebackWork) int64 {
+	if work.SyncMode == WBSyncAll || work.TaggedWritepages {
+		return longMax
+	}
+	if !k.P.Variants.ScaledChunk {
+		return maxWritebackPages
+	}
+	pages := min(k.BDI.AvgWriteBandwidth/2, k.globalDirtyLimit/dirtyScope)
+	pages = min(pages, work.NrPages)
+	return (pages + minWritebackPages) / minWritebackPages * minWritebackPages
+}
+
+// singleInodeWB is the resumable state of writeback_single_inode.
+type singleInodeWB struct {
+	stage     int
+	in        *Inode
+	wc        WritebackCtx
+	nrToWrite int64 // nr_to_write at entry (trace to_write)
+	requeued  bool  // I_SYNC busy, requeue_io'd without writing
+	fromLists bool  // called by the flusher on its lists (vs. sync_inode)
+	stats     bool
+}
+
+const (
+	wsiStart = iota
+	wsiWritepages
+	wsiWait
+	wsiWriteInode
+	wsiDone
+)
+
+func (m *singleInodeWB) begin(k *Kernel, th *Thread, in *Inode, wbc WritebackControl, fromLists bool) {
+	*m = singleInodeWB{in: in, fromLists: fromLists, nrToWrite: wbc.NrToWrite}
+	m.wc = WritebackCtx{K: k, Th: th, In: in, Wbc: wbc}
+}
+
+// writebackSingleInode is writeback_single_inode (v3.2) as a resumable machine. It
+// reports true when th blocked.
+func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
+	in := m.in
+	for {
+		switch m.stage {
+		case wsiStart:
+			if in.State&ISync != 0 {
+				if m.wc.Wbc.SyncMode != WBSyncAll {
+					k.requeueIO(in)
+					m.requeued = true
+					m.stage = wsiDone
+					if k.Tracing() {
+						k.trace(th, "writeback_single_inode_requeue", k.wsiPayload(m))
+					}
+					return false
+				}
+				th.Task.Wait(&in.syncWait) // inode_wait_for_writeback
+				return true
+			}
+			in.State |= ISync
+			in.State &^= IDirtyPages
+			th.Charge(k.P.Costs.InodeWriteback)
+			if m.fromLists {
+				age := k.W.Now() - k.W.JiffiesToTime(in.DirtiedWhen)
+				in.stats.WritebackCalls++
+				in.stats.SumAge += age
+				in.stats.MaxAge = max(in.stats.MaxAge, age)
+			}
+			m.stage = wsiWritepages
+		case wsiWritepages:
+			// do_writepages (v3.2): nothing to do when nr_to_write <= 0
+			if m.wc.Wbc.NrToWrite > 0 && k.FS.Writepages(&m.wc) {
+				return true
+			}
+			m.stage = wsiWait
+		case wsiWait:
+			if m.wc.Wbc.SyncMode == WBSyncAll && !in.Writeback.Empty() {
+				th.Task.Wait(&in.wbWait) // filemap_fdatawait
+				return true
+			}
+			m.stage = wsiWriteInode
+		case wsiWriteInode:
+			dirty := in.State & IDirty
+			in.State &^= IDirtySync | IDirtyDatasync
+			if dirty&(IDirtySync|IDirtyDatasync) != 0 {
+				th.Charge(k.P.Costs.WriteInode)
+				if err := k.FS.WriteInode(&m.wc); err == nil && in.State&(IDirtySync|IDirtyDatasync) == 0 {
+					if in.metaDirty {
+						age := k.W.Now() - in.metaSince
+						in.stats.MaxMetaAge = max(in.stats.MaxMetaAge, age)
+						in.stats.MetaWrites++
+						in.metaDirty = false
+					}
+				}
+			}
+			k.wsiFinish(th, m)
+			m.stage = wsiDone
+			return false
+		case wsiDone:
+			return false
+		}
+	}
+}
+
+// wsiFinish is the tail of writeback_single_inode (v3.2): clear I_SYNC and put the
+// inode on the list its state calls for.
+func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
+	in, wbc := m.in, &m.wc.Wbc
+	in.State &^= ISync
+	if in.State&IFreeing == 0 {
+		if in.State&IDirty != 0 && (wbc.SyncMode == WBSyncAll || wbc.TaggedWritepages) {
+			in.DirtiedWhen = k.W.Jiffies()
+		}
+		switch {
+		case !in.Dirty.Empty():
+			in.State |= IDirtyPages
+			if wbc.NrToWrite <= 0 {
+				k.requeueIO(in) // slice used up: queue for next turn
+			} else {
+				k.redirtyTail(in) // blocked by something other than congestion
+			}
+		case in.State&IDirty != 0:
+			k.redirtyTail(in) // the fs redirtied the inode during writeback
+		default:
+			listDelInit(in) // clean
+		}
+	}
+	if in.syncWait.Len() > 0 {
+		in.syncWait.WakeAll() // inode_sync_complete
+	}
+	if k.Tracing() {
+		k.trace(th, "writeback_single_inode", k.wsiPayload(m))
+	}
+}
+
+func (k *Kernel) wsiPayload(m *singleInodeWB) string {
+	in := m.in
+	state := StateString(in.State)
+	if state == "" {
+		state = "0"
+	}
+	return fmt.Sprintf("bdi %s: ino=%d state=%s dirtied_when=%d age=%d index=%d to_write=%d wrote=%d",
+		k.BDI.Name, in.Ino, state, in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ(),
+		in.WritebackIndex, m.nrToWrite, m.nrToWrite-m.wc.Wbc.NrToWrite)
+}

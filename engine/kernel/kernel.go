@@ -1,0 +1,292 @@
+// Package kernel models Linux dirty-page writeback (v3.2 semantics first): the page
+// cache's dirty/writeback state per inode, the per-bdi flusher with its work list and
+// b_dirty/b_io/b_more_io, write_cache_pages with nr_to_write, dirty limits and the
+// IO-less balance_dirty_pages throttling of writers. One Go file per kernel source
+// file it models; identifiers follow the kernel's, and each modelled function names
+// the kernel function and version in its comment.
+//
+// Kernel code that can block (submit_bio on a full request pool, waiting on page
+// writeback, sleeping in balance_dirty_pages) is written as resumable state machines:
+// a call returns true when its thread blocked, and the thread's owner calls it again
+// when the thread resumes; the machine continues from its saved state.
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// Tracer receives trace lines (comm, pid, cpu, event, payload in the kernel's format).
+type Tracer interface {
+	Emit(now sim.Time, comm string, pid, cpu int, event, payload string)
+}
+
+// Kernel is one simulated machine's writeback subsystem.
+type Kernel struct {
+	W    *sim.World
+	P    Params
+	CPUs *sim.CPUs
+	Q    *devices.Queue
+	FS   Filesystem
+	BDI  *BDI
+	G    GlobalStats
+
+	inodes  []*Inode
+	threads []*Thread
+	flusher *Flusher
+	nextPID int
+
+	tracer Tracer
+
+	// mm/page-writeback.c state
+	dirtyableMem     int64   // determine_dirtyable_memory(), pages
+	globalDirtyLimit int64   // global_dirty_limit (smoothed hard limit)
+	updateTime       int64   // global_update_bandwidth's update_time, jiffies
+	ratelimitPages   int64   // ratelimit_pages
+	bdpRatelimits    []int64 // per-CPU bdp_ratelimits
+
+	// accounting
+	irqCPU     sim.Time
+	busyLoops  int64
+	flusherGDS gdsRecord // flusher's global_dirty_state samples (harness write_bw)
+}
+
+// Filesystem is the per-filesystem behaviour behind the VFS: ->writepages,
+// ->writepage, ->write_inode, block mapping and the write path's hooks.
+type Filesystem interface {
+	Name() string
+	// Mount attaches the filesystem to the kernel; it may start background actors.
+	Mount(k *Kernel) error
+	// Create sets up a new regular file's filesystem state (layout on the device).
+	Create(in *Inode)
+	// WriteBegin is called before th dirties n pages of in starting at index (block
+	// allocation, journal handles). It returns extra CPU cost.
+	WriteBegin(th *Thread, in *Inode, index, n int64) sim.Time
+	// Writepages is ->writepages; it returns true when wc's thread blocked (call
+	// again when it resumes). Most filesystems call wc.WriteCachePages().
+	Writepages(wc *WritebackCtx) bool
+	// Writepage is one ->writepage call from write_cache_pages on page index of the
+	// dirty run [index, runEnd). It writes that page and may cluster further pages of
+	// the run, decrementing wc.Wbc.NrToWrite for them itself; it returns the number of
+	// pages written (≥ 1) and must start their writeback with wc.WritePages.
+	Writepage(wc *WritebackCtx, index, runEnd int64) int64
+	// OnePagePerWritepage reports that Writepage always writes exactly one page and
+	// never touches nr_to_write, so write_cache_pages may handle runs arithmetically
+	// (calling WritepageRun).
+	OnePagePerWritepage() bool
+	// WritepageRun performs n consecutive one-page ->writepage calls from index.
+	WritepageRun(wc *WritebackCtx, index, n int64)
+	// WriteInode is ->write_inode; a non-nil error (EAGAIN) leaves the inode dirty.
+	WriteInode(wc *WritebackCtx) error
+	// Sector maps page index of in to its device sector.
+	Sector(in *Inode, index int64) int64
+}
+
+// New creates the kernel model on world w with queue q and filesystem fs.
+func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, error) {
+	if p.CPUs < 1 {
+		return nil, fmt.Errorf("kernel: cpus %d < 1", p.CPUs)
+	}
+	if p.BdiName == "" {
+		p.BdiName = "8:0"
+	}
+	k := &Kernel{W: w, P: p, Q: q, FS: fs, CPUs: w.NewCPUs(p.CPUs), BDI: newBDI(p.BdiName), nextPID: 1000}
+	k.bdpRatelimits = make([]int64, p.CPUs)
+	k.dirtyableMem = dirtyableMemory(p.MemoryMB)
+	bg, thresh := k.dirtyLimits()
+	_ = bg
+	k.globalDirtyLimit = thresh
+	k.writebackSetRatelimit(thresh)
+	k.flusher = newFlusher(k)
+	if err := fs.Mount(k); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// dirtyableMemory models determine_dirtyable_memory() for an idle box whose page cache
+// holds the test files: total memory less what the kernel and user space pin
+// (1/16 of memory + 64 MB — 3776 MB dirtyable of a 4096M box, within the 3.5-3.9 GB
+// of kernel-notes §2.2).
+func dirtyableMemory(memMB int64) int64 {
+	pinned := memMB/16 + 64
+	if pinned > memMB/2 {
+		pinned = memMB / 2
+	}
+	return (memMB-pinned)<<(20-PageShift) + 1
+}
+
+// SetTracer enables trace output.
+func (k *Kernel) SetTracer(t Tracer) { k.tracer = t }
+
+// Tracing reports whether trace output is on.
+func (k *Kernel) Tracing() bool { return k.tracer != nil }
+
+func (k *Kernel) trace(th *Thread, event, payload string) {
+	if k.tracer == nil {
+		return
+	}
+	comm, pid, cpu := "<idle>", 0, 0
+	if th != nil {
+		comm, pid, cpu = th.Task.Comm, th.Task.PID, max(th.Task.CPU, 0)
+	}
+	k.tracer.Emit(k.W.Now(), comm, pid, cpu, event, payload)
+}
+
+// Thread is a task executing kernel code: its sim task, block-layer submission
+// context, pending CPU cost and balance_dirty_pages state (task_struct fields).
+type Thread struct {
+	Task *sim.Task
+	Sub  *devices.Submitter
+	cost sim.Time
+
+	// task_struct writeback fields
+	NrDirtied      int64 // nr_dirtied
+	NrDirtiedPause int64 // nr_dirtied_pause
+	bdp            bdpState
+	Stats          ThreadStats
+}
+
+// ThreadStats are per-thread throttling statistics.
+type ThreadStats struct {
+	Dirtied     int64    // pages dirtied (page chunks written)
+	Pauses      int64    // balance_dirty_pages sleeps
+	Paused      sim.Time // time slept in balance_dirty_pages
+	MaxPause    sim.Time
+	BdpCalls    int64
+	LastTaskBW  int64 // last task_ratelimit, pages/s
+	LastPauseJf int64
+}
+
+// NewThread creates a thread with a fresh task (pid assigned) on the kernel's CPUs.
+func (k *Kernel) NewThread(comm string) *Thread {
+	k.nextPID++
+	t := k.W.NewTask(comm, k.nextPID, k.CPUs)
+	th := &Thread{Task: t, NrDirtiedPause: 128 >> (PageShift - 10)}
+	th.Sub = k.Q.NewSubmitter(t)
+	k.threads = append(k.threads, th)
+	return th
+}
+
+// Threads lists every thread created so far.
+func (k *Kernel) Threads() []*Thread { return k.threads }
+
+// Charge adds CPU cost to be consumed at the thread's next yield.
+func (th *Thread) Charge(c sim.Time) { th.cost += c }
+
+// YieldCPU consumes the pending CPU cost as one burst. It reports true when the
+// thread now runs a burst (blocked until Resume).
+func (th *Thread) YieldCPU() bool {
+	if th.cost <= 0 {
+		return false
+	}
+	c := th.cost
+	th.cost = 0
+	th.Task.Compute(c)
+	return true
+}
+
+// NewInode creates a regular file on the filesystem.
+func (k *Kernel) NewInode() *Inode {
+	in := &Inode{Ino: uint64(len(k.inodes)) + 12}
+	k.inodes = append(k.inodes, in)
+	k.FS.Create(in)
+	return in
+}
+
+// Inodes lists the files.
+func (k *Kernel) Inodes() []*Inode { return k.inodes }
+
+func (k *Kernel) inode(ino uint64) *Inode { return k.inodes[ino-12] }
+
+// Flusher is the bdi's flusher thread.
+func (k *Kernel) Flusher() *Flusher { return k.flusher }
+
+// IrqCPU is CPU time spent in IO completion (not attributed to a thread).
+func (k *Kernel) IrqCPU() sim.Time { return k.irqCPU }
+
+// BusyLoops counts wb_writeback iterations that made no progress and retried at once.
+func (k *Kernel) BusyLoops() int64 { return k.busyLoops }
+
+// DirtyPages models generic_perform_write's per-page work for n pages of in
+// starting at index: write_begin (fs), copy, write_end → __set_page_dirty_nobuffers
+// → account_page_dirtied, then __mark_inode_dirty(I_DIRTY_PAGES) and the i_size
+// update's mark_inode_dirty when the file grows. It returns the pages newly dirtied.
+func (k *Kernel) DirtyPages(th *Thread, in *Inode, index, n int64, newSize int64) int64 {
+	added := in.Dirty.Add(index, n)
+	if added > 0 {
+		// account_page_dirtied (v3.2)
+		k.G.NrFileDirty += added
+		k.G.NrDirtied += added
+		k.BDI.Stats.Reclaimable += added
+		k.BDI.Stats.Dirtied += added
+		in.dirtied += added
+		k.markInodeDirty(in, IDirtyPages)
+	}
+	if newSize > in.Size {
+		in.Size = newSize
+		// generic_write_end: i_size changed → mark_inode_dirty (I_DIRTY)
+		k.markInodeDirty(in, IDirtySync|IDirtyDatasync)
+	}
+	return added
+}
+
+// EndIO is the block layer's completion for pages [index, index+pages) of inode ino:
+// end_page_writeback → test_clear_page_writeback (v3.2): NR_WRITEBACK down,
+// NR_WRITTEN and BDI_WRITTEN up, waiters on the inode's writeback woken.
+func (k *Kernel) EndIO(ino uint64, index, pages int64, op devices.Op) {
+	if op != devices.Write {
+		return
+	}
+	in := k.inode(ino)
+	n := in.Writeback.Remove(index, pages)
+	k.G.NrWriteback -= n
+	k.G.NrWritten += n
+	k.BDI.Stats.Writeback -= n
+	k.BDI.Stats.Written += n
+	in.written += n
+	k.irqCPU += sim.Time(n) * k.P.Costs.EndIOPage
+	if in.wbWait.Len() > 0 {
+		in.wbWait.WakeAll()
+	}
+}
+
+// gdsRecord keeps what the harness's write_bw() needs from the flusher's
+// global_dirty_state lines: the first line and the last 101 (time, NR_WRITTEN).
+type gdsRecord struct {
+	n     int64
+	first gdsSample
+	ring  [101]gdsSample
+}
+
+type gdsSample struct {
+	t       sim.Time
+	written int64
+}
+
+func (r *gdsRecord) add(s gdsSample) {
+	if r.n == 0 {
+		r.first = s
+	}
+	r.ring[r.n%int64(len(r.ring))] = s
+	r.n++
+}
+
+// HarnessWriteBW computes write_bw as Wu's compare script does from the flusher's
+// global_dirty_state lines: n = min(lines/10, 100); (written[-n] - written[0]) /
+// (time[-n] - time[0]) in pages/s. ok is false when there are too few lines.
+func (k *Kernel) HarnessWriteBW() (pagesPerSec float64, lines int64, ok bool) {
+	r := &k.flusherGDS
+	n := min(r.n/10, 100)
+	if n < 1 {
+		return 0, r.n, false
+	}
+	last := r.ring[(r.n-n)%int64(len(r.ring))]
+	dt := last.t - r.first.t
+	if dt <= 0 {
+		return 0, r.n, false
+	}
+	return float64(last.written-r.first.written) / dt.Seconds(), r.n, true
+}

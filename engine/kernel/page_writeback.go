@@ -1,0 +1,438 @@
+package kernel
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/wblab/wblab/engine/sim"
+)
+
+func ilog2(x int64) int64 {
+	if x <= 0 {
+		return 0
+	}
+	return int64(63 - bits.LeadingZeros64(uint64(x)))
+}
+
+func roundupPow2(x int64) int64 {
+	if x <= 1 {
+		return 1
+	}
+	return 1 << (64 - bits.LeadingZeros64(uint64(x-1)))
+}
+
+// dirtyLimits computes global_dirty_limits (v3.2) without tracing: background and
+// dirty thresholds in pages.
+func (k *Kernel) dirtyLimits() (background, dirty int64) {
+	avail := k.dirtyableMem
+	if k.P.DirtyBytes > 0 {
+		dirty = (k.P.DirtyBytes + PageSize - 1) / PageSize
+	} else {
+		dirty = int64(k.P.DirtyRatio) * avail / 100
+	}
+	if k.P.DirtyBackgroundBytes > 0 {
+		background = (k.P.DirtyBackgroundBytes + PageSize - 1) / PageSize
+	} else {
+		background = int64(k.P.DirtyBackgroundRatio) * avail / 100
+	}
+	if background >= dirty {
+		background = dirty / 2
+	}
+	return background, dirty
+}
+
+// globalDirtyLimits is global_dirty_limits (v3.2), which emits global_dirty_state.
+func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
+	background, dirty = k.dirtyLimits()
+	if th == k.flusher.th {
+		k.flusherGDS.add(gdsSample{k.W.Now(), k.G.NrWritten})
+	}
+	if k.Tracing() {
+		k.trace(th, "global_dirty_state", fmt.Sprintf(
+			"dirty=%d writeback=%d unstable=0 bg_thresh=%d thresh=%d limit=%d dirtied=%d written=%d",
+			k.G.NrFileDirty, k.G.NrWriteback, background, dirty, k.globalDirtyLimit, k.G.NrDirtied, k.G.NrWritten))
+	}
+	return background, dirty
+}
+
+// writebackSetRatelimit is writeback_set_ratelimit (v3.2).
+func (k *Kernel) writebackSetRatelimit(dirty int64) {
+	k.ratelimitPages = max(dirty/(int64(k.P.CPUs)*32), 16)
+}
+
+// DirtyLimits reports (bg_thresh, thresh, limit, setpoint) in pages as the tracepoints
+// compute them.
+func (k *Kernel) DirtyLimits() (bg, thresh, limit, setpoint int64) {
+	bg, thresh = k.dirtyLimits()
+	limit = max(thresh, k.globalDirtyLimit)
+	freerun := (thresh + bg) / 2
+	return bg, thresh, limit, (freerun + limit) / 2
+}
+
+// overBgroundThresh is over_bground_thresh (v3.2).
+func (k *Kernel) overBgroundThresh(th *Thread) bool {
+	bg, _ := k.globalDirtyLimits(th)
+	if k.G.NrFileDirty > bg {
+		return true
+	}
+	return k.BDI.Stats.Reclaimable > k.bdiDirtyLimit(bg)
+}
+
+// bdiDirtyLimit is bdi_dirty_limit (v3.2) for the only bdi: its writeout fraction is
+// 1 (all completions are its own), min_ratio 0, max_ratio 100.
+func (k *Kernel) bdiDirtyLimit(dirty int64) int64 { return dirty }
+
+// bdiStatError is bdi_stat_error(): nr_cpu_ids * BDI_STAT_BATCH.
+func (k *Kernel) bdiStatError() int64 {
+	n := int64(k.P.CPUs)
+	return n * 8 * (1 + ilog2(n))
+}
+
+// posRatioPolynom is the global part of bdi_position_ratio (v3.2):
+// 1 + ((setpoint - dirty) / (limit - setpoint))^3 in units of 1/1024.
+func posRatioPolynom(setpoint, dirty, limit int64) int64 {
+	x := ((setpoint - dirty) << ratelimitCalcShift) / (limit - setpoint + 1)
+	p := x
+	p = p * x >> ratelimitCalcShift
+	p = p * x >> ratelimitCalcShift
+	return p + 1<<ratelimitCalcShift
+}
+
+// bdiPositionRatio is bdi_position_ratio (v3.2): the global control line times the
+// bdi's linear line (slope 1/(8*write_bw)) and the bdi reserve area.
+func (k *Kernel) bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty int64) int64 {
+	writeBW := k.BDI.AvgWriteBandwidth
+	freerun := (thresh + bg) / 2
+	limit := max(thresh, k.globalDirtyLimit)
+	if dirty >= limit {
+		return 0
+	}
+	setpoint := (freerun + limit) / 2
+	pos := posRatioPolynom(setpoint, dirty, limit)
+
+	bdiThresh = min(bdiThresh, thresh)
+	bdiThresh = max(bdiThresh, (limit-dirty)/8)
+	x := (bdiThresh << 16) / (thresh + 1)
+	bdiSetpoint := setpoint * x >> 16
+	span := (thresh - bdiThresh + 8*writeBW) * x >> 16
+	xIntercept := bdiSetpoint + span
+	if bdiDirty < xIntercept-span/4 {
+		pos = pos * (xIntercept - bdiDirty) / (xIntercept - bdiSetpoint + 1)
+	} else {
+		pos /= 4
+	}
+	xIntercept = bdiThresh / 2
+	if bdiDirty < xIntercept {
+		if bdiDirty > xIntercept/8 {
+			pos = pos * xIntercept / bdiDirty
+		} else {
+			pos *= 8
+		}
+	}
+	return pos
+}
+
+// bdiMaxPause is bdi_max_pause (v3.2), in jiffies.
+func (k *Kernel) bdiMaxPause(bdiDirty int64) int64 {
+	hz := k.W.HZ()
+	bw := k.BDI.AvgWriteBandwidth
+	hi, lo := ilog2(bw), ilog2(k.BDI.DirtyRatelimit)
+	t := hz / 50
+	if hi > lo {
+		t += (hi - lo) * (20 * hz) / 1024
+	}
+	t = min(t, bdiDirty*hz/(8*bw+1))
+	return min(max(t, 4), max(hz/5, 1))
+}
+
+// dirtyPollInterval is dirty_poll_interval (v3.2): ~sqrt of the headroom.
+func dirtyPollInterval(dirty, thresh int64) int64 {
+	if thresh > dirty {
+		return 1 << (ilog2(thresh-dirty) >> 1)
+	}
+	return 1
+}
+
+// globalUpdateBandwidth is global_update_bandwidth + update_dirty_limit (v3.2):
+// the hard limit follows thresh up at once and down by 1/32 per 200 ms.
+func (k *Kernel) globalUpdateBandwidth(thresh, dirty int64) {
+	now := k.W.Jiffies()
+	interval := max(k.W.HZ()/5, 1)
+	if now < k.updateTime+interval {
+		return
+	}
+	limit := k.globalDirtyLimit
+	if limit < thresh {
+		limit = thresh
+	} else if t := max(thresh, dirty); limit > t {
+		limit -= (limit - t) >> 5
+	}
+	k.globalDirtyLimit = limit
+	k.updateTime = now
+}
+
+// bdiUpdateWriteBandwidth is bdi_update_write_bandwidth (v3.2).
+func (k *Kernel) bdiUpdateWriteBandwidth(elapsed, written int64) {
+	b := k.BDI
+	period := roundupPow2(3 * k.W.HZ())
+	avg, old := b.AvgWriteBandwidth, b.WriteBandwidth
+	bw := (written - b.writtenStamp) * k.W.HZ()
+	if elapsed > period {
+		bw /= elapsed
+		avg = bw
+	} else {
+		bw += old * (period - elapsed)
+		bw >>= ilog2(period)
+		if avg > old && old >= bw {
+			avg -= (avg - old) >> 3
+		}
+		if avg < old && old <= bw {
+			avg += (old - avg) >> 3
+		}
+	}
+	b.WriteBandwidth, b.AvgWriteBandwidth = bw, avg
+}
+
+// bdiUpdateDirtyRatelimit is bdi_update_dirty_ratelimit (v3.2).
+func (k *Kernel) bdiUpdateDirtyRatelimit(thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed int64) {
+	b := k.BDI
+	freerun := (thresh + bg) / 2
+	limit := max(thresh, k.globalDirtyLimit)
+	setpoint := (freerun + limit) / 2
+	writeBW := b.AvgWriteBandwidth
+	dirtyRatelimit := b.DirtyRatelimit
+
+	dirtyRate := (dirtied - b.dirtiedStamp) * k.W.HZ() / elapsed
+	pos := k.bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty)
+	taskRatelimit := dirtyRatelimit*pos>>ratelimitCalcShift + 1
+	balanced := taskRatelimit * writeBW / (dirtyRate | 1)
+
+	var step int64
+	if dirty < setpoint {
+		x := min(b.BalancedDirtyRatelimit, balanced, taskRatelimit)
+		if dirtyRatelimit < x {
+			step = x - dirtyRatelimit
+		}
+	} else {
+		x := max(b.BalancedDirtyRatelimit, balanced, taskRatelimit)
+		if dirtyRatelimit > x {
+			step = dirtyRatelimit - x
+		}
+	}
+	if sh := dirtyRatelimit / (2*step + 1); sh < 64 {
+		step >>= uint(sh)
+	} else {
+		step = 0
+	}
+	step = (step + 7) / 8
+	if dirtyRatelimit < balanced {
+		dirtyRatelimit += step
+	} else {
+		dirtyRatelimit -= step
+	}
+	b.DirtyRatelimit = max(dirtyRatelimit, 1)
+	b.BalancedDirtyRatelimit = balanced
+	if k.Tracing() {
+		kb := func(p int64) int64 { return p << (PageShift - 10) }
+		k.trace(nil, "bdi_dirty_ratelimit", fmt.Sprintf(
+			"bdi %s: write_bw=%d awrite_bw=%d dirty_rate=%d dirty_ratelimit=%d task_ratelimit=%d balanced_dirty_ratelimit=%d",
+			b.Name, kb(b.WriteBandwidth), kb(b.AvgWriteBandwidth), kb(dirtyRate), kb(b.DirtyRatelimit),
+			kb(taskRatelimit), kb(b.BalancedDirtyRatelimit)))
+	}
+}
+
+// bdiUpdateBandwidth is __bdi_update_bandwidth (v3.2), run at most every 200 ms.
+// thresh == 0 (the flusher's wb_update_bandwidth) updates the write bandwidth only.
+func (k *Kernel) bdiUpdateBandwidth(thresh, bg, dirty, bdiThresh, bdiDirty, startTime int64) {
+	b := k.BDI
+	now := k.W.Jiffies()
+	interval := max(k.W.HZ()/5, 1)
+	if now <= b.bwTimeStamp+interval {
+		return
+	}
+	elapsed := now - b.bwTimeStamp
+	dirtied, written := b.Stats.Dirtied, b.Stats.Written
+	// skip quiet periods: at least 1 s idle between two flusher runs
+	if !(elapsed > k.W.HZ() && b.bwTimeStamp < startTime) {
+		if thresh != 0 {
+			k.globalUpdateBandwidth(thresh, dirty)
+			k.bdiUpdateDirtyRatelimit(thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed)
+		}
+		k.bdiUpdateWriteBandwidth(elapsed, written)
+	}
+	b.dirtiedStamp, b.writtenStamp, b.bwTimeStamp = dirtied, written, now
+}
+
+// wbUpdateBandwidth is wb_update_bandwidth (v3.2), called by the flusher.
+func (k *Kernel) wbUpdateBandwidth(startTime int64) { k.bdiUpdateBandwidth(0, 0, 0, 0, 0, startTime) }
+
+// bdpState holds balance_dirty_pages' locals across its sleep.
+type bdpState struct {
+	active        bool
+	slept         bool
+	startTime     int64
+	pagesDirtied  int64
+	pause         int64
+	taskRatelimit int64
+	dirtyExceeded bool
+	nrReclaimable int64
+	nrDirty       int64
+	bg, thresh    int64
+	maxPause      int64
+	bdiDirty      int64
+}
+
+// BalanceDirtyPagesRatelimited is balance_dirty_pages_ratelimited_nr (v3.2): account
+// nr page-chunks dirtied by th and report whether balance_dirty_pages must run.
+func (k *Kernel) BalanceDirtyPagesRatelimited(th *Thread, nr int64) bool {
+	ratelimit := th.NrDirtiedPause
+	if k.BDI.DirtyExceeded {
+		ratelimit = min(ratelimit, 32>>(PageShift-10))
+	}
+	th.NrDirtied += nr
+	th.Stats.Dirtied += nr
+	cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
+	p := &k.bdpRatelimits[cpu]
+	if th.NrDirtied >= ratelimit {
+		*p = 0
+	} else {
+		*p += nr
+		if *p >= k.ratelimitPages {
+			*p = 0
+			ratelimit = 0
+		}
+	}
+	return th.NrDirtied >= ratelimit
+}
+
+// RatelimitRoom is how many more page-chunks th can dirty before
+// BalanceDirtyPagesRatelimited asks for balance_dirty_pages (≥ 1).
+func (k *Kernel) RatelimitRoom(th *Thread) int64 {
+	ratelimit := th.NrDirtiedPause
+	if k.BDI.DirtyExceeded {
+		ratelimit = min(ratelimit, 32>>(PageShift-10))
+	}
+	room := ratelimit - th.NrDirtied
+	cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
+	room = min(room, k.ratelimitPages-k.bdpRatelimits[cpu])
+	return max(room, 1)
+}
+
+// BalanceDirtyPages is the IO-less balance_dirty_pages (v3.2). Call it with
+// resume=false after BalanceDirtyPagesRatelimited asked for it; it returns a pause
+// the task must sleep (TASK_KILLABLE) before calling it again with resume=true, or 0
+// when it is done.
+func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
+	s := &th.bdp
+	b := k.BDI
+	hz := k.W.HZ()
+	if !resume {
+		*s = bdpState{active: true, startTime: k.W.Jiffies(), pagesDirtied: th.NrDirtied}
+		th.Charge(k.P.Costs.BalanceDirty)
+		th.Stats.BdpCalls++
+	}
+	for {
+		if s.slept {
+			s.slept = false
+			if s.taskRatelimit != 0 {
+				break
+			}
+			if s.bdiDirty <= k.bdiStatError() {
+				break
+			}
+		}
+		s.nrReclaimable = k.G.NrFileDirty
+		s.nrDirty = s.nrReclaimable + k.G.NrWriteback
+		s.bg, s.thresh = k.globalDirtyLimits(th)
+		freerun := (s.thresh + s.bg) / 2
+		if s.nrDirty <= freerun {
+			s.pause = 0
+			break
+		}
+		if !b.writebackRunning {
+			k.StartBackgroundWriteback()
+		}
+		bdiThresh := k.bdiDirtyLimit(s.thresh)
+		s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
+		s.dirtyExceeded = s.bdiDirty > bdiThresh || s.nrDirty > s.thresh
+		if s.dirtyExceeded && !b.DirtyExceeded {
+			b.DirtyExceeded = true
+		}
+		k.bdiUpdateBandwidth(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
+		s.maxPause = k.bdiMaxPause(s.bdiDirty)
+		pos := k.bdiPositionRatio(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
+		s.taskRatelimit = b.DirtyRatelimit * pos >> ratelimitCalcShift
+		th.Stats.LastTaskBW = s.taskRatelimit
+		var pause int64
+		if s.taskRatelimit == 0 {
+			pause = s.maxPause
+		} else {
+			pause = hz * s.pagesDirtied / s.taskRatelimit
+			if pause <= 0 {
+				k.traceBdp(th, s, bdiThresh, 0)
+				s.pause = 1 // avoid resetting nr_dirtied_pause below
+				break
+			}
+			pause = min(pause, s.maxPause)
+		}
+		k.traceBdp(th, s, bdiThresh, pause)
+		s.pause = pause
+		s.slept = true
+		th.Stats.Pauses++
+		d := k.W.JiffiesToTime(pause)
+		th.Stats.Paused += d
+		th.Stats.MaxPause = max(th.Stats.MaxPause, d)
+		return d
+	}
+	// after the loop
+	if !s.dirtyExceeded && b.DirtyExceeded {
+		b.DirtyExceeded = false
+	}
+	th.NrDirtied = 0
+	dr := b.DirtyRatelimit
+	switch {
+	case s.pause == 0: // freerun
+		th.NrDirtiedPause = dirtyPollInterval(s.nrDirty, s.thresh)
+	case s.pause <= s.maxPause/4 && s.pagesDirtied >= th.NrDirtiedPause:
+		th.NrDirtiedPause = min(max(dr*(s.maxPause/2)/hz, s.pagesDirtied+s.pagesDirtied/8), s.pagesDirtied*4)
+	case s.pause >= s.maxPause:
+		th.NrDirtiedPause = 1 | min(max(dr*(s.maxPause/2)/hz, s.pagesDirtied/4), s.pagesDirtied-s.pagesDirtied/8)
+	}
+	s.active = false
+	if b.writebackRunning {
+		return 0
+	}
+	if s.nrReclaimable > s.bg {
+		k.StartBackgroundWriteback()
+	}
+	return 0
+}
+
+func (k *Kernel) traceBdp(th *Thread, s *bdpState, bdiThresh, pause int64) {
+	if !k.Tracing() {
+		return
+	}
+	freerun := (s.thresh + s.bg) / 2
+	limit := max(s.thresh, k.globalDirtyLimit)
+	setpoint := (limit + freerun) / 2
+	bdiSetpoint := setpoint * bdiThresh / (s.thresh + 1)
+	kb := func(p int64) int64 { return p << (PageShift - 10) }
+	hz := k.W.HZ()
+	k.trace(th, "balance_dirty_pages", fmt.Sprintf(
+		"bdi %s: limit=%d setpoint=%d dirty=%d bdi_setpoint=%d bdi_dirty=%d dirty_ratelimit=%d task_ratelimit=%d dirtied=%d dirtied_pause=%d paused=%d pause=%d",
+		k.BDI.Name, limit, setpoint, s.nrDirty, bdiSetpoint, s.bdiDirty, kb(k.BDI.DirtyRatelimit), kb(s.taskRatelimit),
+		s.pagesDirtied, th.NrDirtiedPause, (k.W.Jiffies()-s.startTime)*1000/hz, pause*1000/hz))
+}
+
+// TaskRatelimitNow is the task_ratelimit balance_dirty_pages would compute now
+// (pages/s), for time series.
+func (k *Kernel) TaskRatelimitNow() int64 {
+	nrDirty := k.G.NrFileDirty + k.G.NrWriteback
+	bg, thresh := k.dirtyLimits()
+	if nrDirty <= (thresh+bg)/2 {
+		return 0
+	}
+	bdiDirty := k.BDI.Stats.Reclaimable + k.BDI.Stats.Writeback
+	pos := k.bdiPositionRatio(thresh, bg, nrDirty, k.bdiDirtyLimit(thresh), bdiDirty)
+	return k.BDI.DirtyRatelimit * pos >> ratelimitCalcShift
+}

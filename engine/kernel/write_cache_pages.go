@@ -1,0 +1,256 @@
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/wblab/wblab/devices"
+)
+
+// WritebackCtx is one ->writepages call in progress: the calling thread, the inode,
+// its writeback_control and write_cache_pages' cursor (so the call can block in
+// submit_bio or wait_on_page_writeback and resume where it stopped).
+type WritebackCtx struct {
+	K   *Kernel
+	Th  *Thread
+	In  *Inode
+	Wbc WritebackControl
+
+	wcp     wcpCursor
+	blocked bool // the last submission blocked the thread
+	// FSState is free for the filesystem's ->writepages (e.g. ext4's nr_to_write bump).
+	FSState [4]int64
+}
+
+// wcpCursor holds write_cache_pages' locals across blocking points.
+type wcpCursor struct {
+	started        bool
+	index, end     int64
+	writebackIndex int64 // mapping->writeback_index at entry ("prev offset")
+	doneIndex      int64
+	cycled, done   bool
+	rangeWhole     bool
+	tagged         bool
+	towrite        PageSet // PAGECACHE_TAG_TOWRITE
+}
+
+// maxBatchPages bounds the pages handled per step so CPU time and submissions
+// interleave like the kernel's per-page loop (one 512 KiB request's worth).
+const maxBatchPages = 128
+
+// WritePages starts writeback of the dirty pages [index, index+n) of wc's inode and
+// submits them: clear_page_dirty_for_io + set_page_writeback + submit_bio. The pages
+// must be dirty and not under writeback. If the block layer blocks the thread,
+// wc remembers it and the caller must return (blocked) after finishing its step.
+func (wc *WritebackCtx) WritePages(index, n int64) {
+	k, in := wc.K, wc.In
+	removed := in.Dirty.Remove(index, n)
+	in.Writeback.Add(index, n)
+	k.G.NrFileDirty -= removed
+	k.BDI.Stats.Reclaimable -= removed
+	k.G.NrWriteback += n
+	k.BDI.Stats.Writeback += n
+	if wc.wcp.tagged {
+		wc.wcp.towrite.Remove(index, n)
+	}
+	var flags devices.Flags
+	if wc.Wbc.SyncMode == WBSyncAll {
+		flags |= devices.FlagSync
+	}
+	if wc.Wbc.ForKupdate || wc.Wbc.ForBackground {
+		flags |= devices.FlagBackground
+	}
+	b := devices.Bio{Sector: k.FS.Sector(in, index), Pages: n, Op: devices.Write, Flags: flags,
+		Owner: k, Cookie: in.Ino, Index: index}
+	if k.Q.Submit(wc.Th.Sub, b) {
+		wc.blocked = true
+	}
+}
+
+// RedirtyPageForWritepage is redirty_page_for_writepage: the fs could not write
+// the page now; it stays dirty and wbc.pages_skipped counts it.
+func (wc *WritebackCtx) RedirtyPageForWritepage(n int64) { wc.Wbc.PagesSkipped += n }
+
+// nextRun finds the next run of pages write_cache_pages would look up from the
+// cursor: dirty (and TOWRITE-tagged for integrity writeback), within the range.
+func (c *wcpCursor) nextRun(in *Inode) (PageRun, bool) {
+	if !c.tagged {
+		r, ok := in.Dirty.Next(c.index)
+		if !ok || r.Start > c.end {
+			return PageRun{}, false
+		}
+		r.End = min(r.End, c.endExcl())
+		return r, true
+	}
+	for {
+		t, ok := c.towrite.Next(c.index)
+		if !ok || t.Start > c.end {
+			return PageRun{}, false
+		}
+		d, ok := in.Dirty.Next(t.Start)
+		if ok && d.Start < t.End {
+			return PageRun{d.Start, min(t.End, d.End, c.endExcl())}, true
+		}
+		// tagged pages no longer dirty: written by someone else
+		stop := t.End
+		if ok {
+			stop = min(stop, d.Start)
+		}
+		c.towrite.Remove(t.Start, stop-t.Start)
+	}
+}
+
+// endExcl is the exclusive end of the range, without overflowing at LLONG_MAX.
+func (c *wcpCursor) endExcl() int64 {
+	if c.end == longMax {
+		return longMax
+	}
+	return c.end + 1
+}
+
+// retry is write_cache_pages' "retry:" label: tag the range for integrity writeback.
+func (c *wcpCursor) retry(in *Inode) {
+	if c.tagged {
+		c.towrite.CopyRange(&in.Dirty, c.index, c.endExcl()) // tag_pages_for_writeback
+	}
+	c.doneIndex = c.index
+}
+
+// callsBeforeStop is how many consecutive one-page ->writepage calls write_cache_pages
+// makes before its nr_to_write check ends the loop (WB_SYNC_NONE), with the kernel's
+// termination rule: Chinner's fix stops at --nr_to_write <= 0; 2.6.36-rc1 only
+// decrements and stops while nr_to_write > 0, so it never stops once nr_to_write ≤ 0.
+func (k *Kernel) callsBeforeStop(nr int64) int64 {
+	if nr > 0 {
+		return nr
+	}
+	if k.P.Variants.WCPTerminateLE0 {
+		return 1
+	}
+	return longMax
+}
+
+// afterWritepageCalls applies write_cache_pages' per-call nr_to_write decrement and
+// check for n calls (the first n-1 of which cannot have stopped the loop).
+func (wc *WritebackCtx) afterWritepageCalls(n int64) {
+	wbc, c := &wc.Wbc, &wc.wcp
+	if wc.K.P.Variants.WCPTerminateLE0 {
+		wbc.NrToWrite -= n
+		if wbc.NrToWrite <= 0 && wbc.SyncMode == WBSyncNone {
+			c.done = true
+		}
+		return
+	}
+	if wbc.NrToWrite > 0 {
+		d := min(n, wbc.NrToWrite)
+		wbc.NrToWrite -= d
+		if wbc.NrToWrite == 0 && wbc.SyncMode == WBSyncNone {
+			c.done = true
+		}
+	}
+}
+
+// WriteCachePages is write_cache_pages (v3.2) driving the filesystem's ->writepage,
+// computed over runs of pages. It reports true when the thread blocked; call it again
+// when the thread resumes.
+func (wc *WritebackCtx) WriteCachePages() bool {
+	k, in, wbc, c, th := wc.K, wc.In, &wc.Wbc, &wc.wcp, wc.Th
+	if !c.started {
+		*c = wcpCursor{started: true, towrite: c.towrite}
+		if wbc.RangeCyclic {
+			c.writebackIndex = in.WritebackIndex
+			c.index = c.writebackIndex
+			c.cycled = c.index == 0
+			c.end = longMax
+		} else {
+			c.index, c.end = wbc.RangeStart, wbc.RangeEnd
+			c.rangeWhole = wbc.RangeStart == 0 && wbc.RangeEnd == longMax
+			c.cycled = true
+		}
+		c.tagged = wbc.SyncMode == WBSyncAll || wbc.TaggedWritepages
+		c.retry(in)
+	}
+	onePage := k.FS.OnePagePerWritepage()
+	for {
+		for !c.done && c.index <= c.end {
+			run, ok := c.nextRun(in)
+			if !ok {
+				break
+			}
+			s, e := run.Start, run.End
+			if wb, ok := in.Writeback.Next(s); ok && wb.Start < e {
+				if wb.Start == s {
+					if wbc.SyncMode == WBSyncNone {
+						c.index = min(e, wb.End) // PageWriteback: skip
+						c.doneIndex = c.index - 1
+						continue
+					}
+					th.Task.Wait(&in.wbWait) // wait_on_page_writeback
+					return true
+				}
+				e = wb.Start
+			}
+			c.doneIndex = s
+			if onePage {
+				n := e - s
+				if wbc.SyncMode == WBSyncNone {
+					n = min(n, k.callsBeforeStop(wbc.NrToWrite))
+				}
+				n = min(n, maxBatchPages)
+				room := k.Q.Room(th.Sub, devices.Bio{Sector: k.FS.Sector(in, s), Op: devices.Write})
+				n = max(1, min(n, room))
+				if k.Tracing() {
+					wc.traceWritepage(n)
+				}
+				k.FS.WritepageRun(wc, s, n)
+				wc.afterWritepageCalls(n)
+				c.index = s + n
+				c.doneIndex = s + n - 1
+			} else {
+				if k.Tracing() {
+					wc.traceWritepage(1)
+				}
+				written := k.FS.Writepage(wc, s, e)
+				wc.afterWritepageCalls(1)
+				c.index = s + max(written, 1)
+			}
+			if wc.blocked {
+				wc.blocked = false
+				return true
+			}
+			if th.YieldCPU() {
+				return true
+			}
+		}
+		if !c.cycled && !c.done {
+			// wrap around to the start of the file once
+			c.cycled = true
+			c.index, c.end = 0, c.writebackIndex-1
+			c.retry(in)
+			continue
+		}
+		break
+	}
+	if wbc.RangeCyclic || (c.rangeWhole && wbc.NrToWrite > 0) {
+		in.WritebackIndex = c.doneIndex
+	}
+	c.started = false
+	return false
+}
+
+func (wc *WritebackCtx) traceWritepage(calls int64) {
+	wbc := &wc.Wbc
+	end := "0x7fffffffffffffff"
+	if wbc.RangeEnd != longMax {
+		end = fmt.Sprintf("0x%x", (wbc.RangeEnd+1)*PageSize-1)
+	}
+	nr := wbc.NrToWrite
+	for i := int64(0); i < calls; i++ {
+		wc.K.trace(wc.Th, "wbc_writepage", fmt.Sprintf(
+			"bdi %s: towrt=%d skip=%d mode=%d kupd=%d bgrd=%d reclm=%d cyclic=%d start=0x%x end=%s",
+			wc.K.BDI.Name, nr, wbc.PagesSkipped, wbc.SyncMode, b2i(wbc.ForKupdate), b2i(wbc.ForBackground),
+			b2i(wbc.ForReclaim), b2i(wbc.RangeCyclic), wbc.RangeStart*PageSize, end))
+		if wc.K.P.Variants.WCPTerminateLE0 || nr > 0 {
+			nr--
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Result is what a run measured. Units are in the JSON names; MB = 2^20 bytes as the
+// harness's pages/256.
+type Result struct {
+	Case       string `json:"case"`
+	Kernel     string `json:"kernel"`
+	Device     string `json:"device"`
+	Filesystem string `json:"fs"`
+	Seed       uint64 `json:"seed"`
+
+	RuntimeS float64 `json:"runtime_s"`
+	// WriteBWMBps is write_bw as Wu's compare script computes it from the flusher's
+	// global_dirty_state lines (WriteBWMethod "harness"); for runs with fewer than
+	// ten such lines it is written/runtime ("average").
+	WriteBWMBps   float64 `json:"write_bw_MBps"`
+	WriteBWMethod string  `json:"write_bw_method"`
+	WrittenMB     float64 `json:"written_MB"`
+	DirtiedMB     float64 `json:"dirtied_MB"`
+	CPUS          float64 `json:"cpu_s"`
+	CPUByActor    []ActorCPU `json:"cpu_by_actor"`
+	Events        uint64     `json:"events"`
+	BusyLoops     int64      `json:"wb_busy_loops"`
+
+	DirtyAge DirtyAge       `json:"dirty_age"`
+	Tasks    []TaskResult   `json:"tasks"`
+	Flusher  FlusherResult  `json:"flusher"`
+	Iostat   IostatSummary  `json:"iostat"`
+	Inodes   []InodeResult  `json:"inodes,omitempty"`
+	Series   *Series        `json:"series,omitempty"`
+	Trace    []string       `json:"-"`
+	TraceDropped int        `json:"trace_dropped,omitempty"`
+}
+
+// ActorCPU is CPU time by actor (dd tasks summed, the flusher, IO completion).
+type ActorCPU struct {
+	Actor string  `json:"actor"`
+	CPUS  float64 `json:"cpu_s"`
+}
+
+// DirtyAge summarises how long inodes stayed dirty (starvation).
+type DirtyAge struct {
+	MaxS      float64 `json:"max_s"`       // largest now - dirtied_when at writeback_single_inode
+	MeanS     float64 `json:"mean_s"`      // mean over flusher writeback_single_inode calls
+	MaxMetaS  float64 `json:"max_meta_s"`  // largest time inode metadata stayed dirty before written
+}
+
+// TaskResult is one writer task.
+type TaskResult struct {
+	Comm       string  `json:"comm"`
+	PID        int     `json:"pid"`
+	DirtiedMB  float64 `json:"dirtied_MB"`
+	RateMBps   float64 `json:"rate_MBps"`
+	Pauses     int64   `json:"pauses"`
+	PausedS    float64 `json:"paused_s"`
+	MaxPauseMs float64 `json:"max_pause_ms"`
+	CPUS       float64 `json:"cpu_s"`
+	Done       bool    `json:"done"`
+	RuntimeS   float64 `json:"runtime_s,omitempty"` // start to exit, for count-limited dd
+}
+
+// FlusherResult summarises the flusher's work.
+type FlusherResult struct {
+	Works       map[string]int64 `json:"works"`
+	InodeCalls  int64            `json:"inode_calls"`
+	Wakeups     int64            `json:"wakeups"`
+	CPUS        float64          `json:"cpu_s"`
+}
+
+// IostatSummary is iostat -x over the whole run.
+type IostatSummary struct {
+	WriteIOPS  float64 `json:"w_s"`
+	WriteMBps  float64 `json:"wMB_s"`
+	AvgRqSz    float64 `json:"avgrq_sz"` // sectors
+	AvgQuSz    float64 `json:"avgqu_sz"`
+	AwaitMs    float64 `json:"await_ms"`
+	UtilPct    float64 `json:"util_pct"`
+	Merges     int64   `json:"wrqm"`
+}
+
+// InodeResult is one file's writeback statistics.
+type InodeResult struct {
+	Ino         uint64  `json:"ino"`
+	DirtiedMB   float64 `json:"dirtied_MB"`
+	WrittenMB   float64 `json:"written_MB"`
+	Calls       int64   `json:"writeback_calls"`
+	MaxAgeS     float64 `json:"max_age_s"`
+	MeanAgeS    float64 `json:"mean_age_s"`
+	MaxMetaAgeS float64 `json:"max_meta_age_s"`
+}
+
+// Series is the sampled time series, column-major: Data[i] holds the values of
+// Names[i]; Names[0] is "time_s". Units are part of the names.
+type Series struct {
+	IntervalS float64     `json:"interval_s"`
+	Names     []string    `json:"names"`
+	Data      [][]float64 `json:"data"`
+}
+
+// Column returns the values of a named column.
+func (s *Series) Column(name string) ([]float64, bool) {
+	if s == nil {
+		return nil, false
+	}
+	for i, n := range s.Names {
+		if n == name {
+			return s.Data[i], true
+		}
+	}
+	return nil, false
+}
+
+// WriteSeriesCSV writes the time series as CSV, first column time_s.
+func (r *Result) WriteSeriesCSV(w io.Writer) error {
+	if r.Series == nil {
+		return fmt.Errorf("result has no time series")
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(r.Series.Names); err != nil {
+		return err
+	}
+	rows := 0
+	if len(r.Series.Data) > 0 {
+		rows = len(r.Series.Data[0])
+	}
+	rec := make([]string, len(r.Series.Names))
+	for i := 0; i < rows; i++ {
+		for j := range rec {
+			rec[j] = strconv.FormatFloat(r.Series.Data[j][i], 'f', -1, 64)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteTrace writes the recorded trace lines.
+func (r *Result) WriteTrace(w io.Writer) error {
+	for _, l := range r.Trace {
+		if _, err := io.WriteString(w, l+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteSummary prints a human-readable summary.
+func (r *Result) WriteSummary(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "case      %s\n", r.Case)
+	fmt.Fprintf(&b, "kernel    %s   device %s   fs %s   seed %d\n", r.Kernel, r.Device, r.Filesystem, r.Seed)
+	fmt.Fprintf(&b, "runtime   %.1f s simulated, %d events\n", r.RuntimeS, r.Events)
+	fmt.Fprintf(&b, "write_bw  %.2f MB/s (%s)\n", r.WriteBWMBps, r.WriteBWMethod)
+	fmt.Fprintf(&b, "written   %.1f MB   dirtied %.1f MB\n", r.WrittenMB, r.DirtiedMB)
+	fmt.Fprintf(&b, "cpu       %.2f s:", r.CPUS)
+	for _, a := range r.CPUByActor {
+		fmt.Fprintf(&b, " %s %.2f s;", a.Actor, a.CPUS)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "iostat    w/s %.1f  wMB/s %.2f  avgrq-sz %.0f  avgqu-sz %.2f  await %.1f ms  util %.1f%%\n",
+		r.Iostat.WriteIOPS, r.Iostat.WriteMBps, r.Iostat.AvgRqSz, r.Iostat.AvgQuSz, r.Iostat.AwaitMs, r.Iostat.UtilPct)
+	fmt.Fprintf(&b, "dirty age max %.1f s, mean %.1f s; inode metadata max %.1f s\n", r.DirtyAge.MaxS, r.DirtyAge.MeanS, r.DirtyAge.MaxMetaS)
+	n := len(r.Tasks)
+	show := min(n, 10)
+	for _, t := range r.Tasks[:show] {
+		fmt.Fprintf(&b, "  %s-%d  %.1f MB at %.2f MB/s, %d pauses (%.1f s, max %.0f ms)", t.Comm, t.PID, t.DirtiedMB, t.RateMBps, t.Pauses, t.PausedS, t.MaxPauseMs)
+		if t.Done {
+			fmt.Fprintf(&b, ", finished in %.2f s", t.RuntimeS)
+		}
+		b.WriteString("\n")
+	}
+	if n > show {
+		fmt.Fprintf(&b, "  ... %d more tasks\n", n-show)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

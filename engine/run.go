@@ -1,0 +1,290 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/fs"
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
+	"github.com/wblab/wblab/engine/workload"
+)
+
+// RunOptions tune a run without changing its result.
+type RunOptions struct {
+	// Progress, when set, is called from the simulation loop at every time-series
+	// sample with the simulated time reached and the run length.
+	Progress func(done, total sim.Time)
+}
+
+// Run simulates cfg and returns what it measured. The same Config gives the same
+// Result on every platform. ctx cancels the run between events.
+func Run(ctx context.Context, cfg Config) (*Result, error) { return RunWith(ctx, cfg, RunOptions{}) }
+
+// RunWith is Run with options.
+func RunWith(ctx context.Context, cfg Config, opt RunOptions) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := newSimulation(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.opt = opt
+	s.ctx = ctx
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+// simulation is one run's objects.
+type simulation struct {
+	cfg    Config
+	opt    RunOptions
+	ctx    context.Context
+	w      *sim.World
+	k      *kernel.Kernel
+	q      *devices.Queue
+	dds    []*workload.DD
+	tr     *trace.Buffer
+	runEnd sim.Time
+
+	sampleEvery sim.Time
+	sampler     sim.Timer
+	samples     [][]float64
+	prevStats   devices.Iostat
+	prevT       sim.Time
+	failure     error
+}
+
+func newSimulation(cfg Config) (*simulation, error) {
+	preset, err := kernel.LookupPreset(cfg.Kernel)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
+	}
+	variants, err := cfg.Variants.Apply(preset.Variants)
+	if err != nil {
+		return nil, fmt.Errorf("variants: %w", err)
+	}
+	w := sim.NewWorld(cfg.HZ, cfg.Seed)
+	q, err := devices.New(w, cfg.Device)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fs.New(cfg.Filesystem)
+	if err != nil {
+		return nil, err
+	}
+	p := kernel.Params{
+		CPUs: cfg.CPUs, MemoryMB: cfg.MemoryMB,
+		DirtyBytes: cfg.DirtyBytes, DirtyRatio: cfg.DirtyRatio,
+		DirtyBackgroundBytes: cfg.DirtyBackgroundBytes, DirtyBackgroundRatio: cfg.DirtyBackgroundRatio,
+		DirtyExpireCs: cfg.DirtyExpireCs, DirtyWritebackCs: cfg.DirtyWritebackCs,
+		Variants: variants, Costs: kernel.DefaultCosts(), BdiName: "8:0",
+	}
+	k, err := kernel.New(w, p, q, f)
+	if err != nil {
+		return nil, err
+	}
+	s := &simulation{cfg: cfg, w: w, k: k, q: q, runEnd: cfg.Runtime.Time()}
+	if cfg.TraceLines > 0 {
+		s.tr = trace.New(cfg.TraceLines)
+		k.SetTracer(s.tr)
+	}
+	for i := 0; i < cfg.Workload.DD; i++ {
+		d := workload.NewDD(k, cfg.Workload.BS, cfg.Workload.Count, cfg.Workload.Fsync)
+		d.Start(0)
+		s.dds = append(s.dds, d)
+	}
+	s.sampleEvery = cfg.SampleInterval.Time()
+	if s.sampleEvery == 0 {
+		s.sampleEvery = max(s.runEnd/600/sim.Millisecond*sim.Millisecond, 10*sim.Millisecond)
+	}
+	s.samples = make([][]float64, len(seriesNames))
+	s.sampler.Fn = s.sample
+	w.At(&s.sampler, 0)
+	if cfg.CheckInvariants {
+		last := sim.Time(0)
+		w.AfterEvent = func() {
+			if s.failure != nil {
+				return
+			}
+			if w.Now() < last {
+				s.fail(fmt.Errorf("invariant time-monotonic: %v after %v", w.Now(), last))
+				return
+			}
+			last = w.Now()
+			if err := k.CheckInvariants(); err != nil {
+				s.fail(err)
+			}
+		}
+	}
+	return s, nil
+}
+
+func (s *simulation) fail(err error) {
+	cfgJSON, _ := json.Marshal(s.cfg)
+	s.failure = fmt.Errorf("%w (at t=%.6fs, seed %d; config %s)", err, s.w.Now().Seconds(), s.cfg.Seed, cfgJSON)
+	s.w.CancelRun()
+}
+
+func (s *simulation) run() error {
+	err := s.w.Run(s.runEnd)
+	if s.failure != nil {
+		return s.failure
+	}
+	if err != nil {
+		if s.ctx.Err() != nil {
+			return s.ctx.Err()
+		}
+		return err
+	}
+	return nil
+}
+
+var seriesNames = []string{
+	"time_s", "dirty_MB", "writeback_MB", "bg_thresh_MB", "thresh_MB", "limit_MB", "setpoint_MB",
+	"dirty_ratelimit_MBps", "balanced_ratelimit_MBps", "task_ratelimit_MBps",
+	"write_bw_MBps", "avg_write_bw_MBps", "iostat_wMBps", "iostat_avgqu_sz", "iostat_await_ms",
+	"b_dirty_inodes", "b_io_inodes", "b_more_io_inodes", "dirtied_MB", "written_MB",
+}
+
+const pagesPerMB = 256.0
+
+func (s *simulation) sample() {
+	if s.ctx != nil && s.ctx.Err() != nil {
+		s.w.CancelRun()
+		return
+	}
+	k := s.k
+	now := s.w.Now()
+	bg, thresh, limit, setpoint := k.DirtyLimits()
+	st := s.q.Stats()
+	dt := (now - s.prevT).Seconds()
+	var wMBps, avgqu, await float64
+	if dt > 0 {
+		wMBps = float64(st.Sectors[devices.Write]-s.prevStats.Sectors[devices.Write]) / 2048 / dt
+		avgqu = float64(st.TimeInQueue-s.prevStats.TimeInQueue) / float64(now-s.prevT)
+		if ios := st.IOs[devices.Write] - s.prevStats.IOs[devices.Write]; ios > 0 {
+			await = float64(st.Ticks[devices.Write]-s.prevStats.Ticks[devices.Write]) / float64(ios) / 1e6
+		}
+	}
+	s.prevStats, s.prevT = st, now
+	b := k.BDI
+	d, io, more := b.ListLens()
+	row := []float64{
+		now.Seconds(), mb(k.G.NrFileDirty), mb(k.G.NrWriteback), mb(bg), mb(thresh), mb(limit), mb(setpoint),
+		mb(b.DirtyRatelimit), mb(b.BalancedDirtyRatelimit), mb(k.TaskRatelimitNow()),
+		mb(b.WriteBandwidth), mb(b.AvgWriteBandwidth), wMBps, avgqu, await,
+		float64(d), float64(io), float64(more), mb(k.G.NrDirtied), mb(k.G.NrWritten),
+	}
+	for i, v := range row {
+		s.samples[i] = append(s.samples[i], v)
+	}
+	if s.opt.Progress != nil {
+		s.opt.Progress(now, s.runEnd)
+	}
+	if next := now + s.sampleEvery; next <= s.runEnd {
+		s.w.At(&s.sampler, next)
+	}
+}
+
+func mb(pages int64) float64 { return float64(pages) / pagesPerMB }
+
+func (s *simulation) result() *Result {
+	k, cfg := s.k, s.cfg
+	runtime := s.w.Now().Seconds()
+	r := &Result{
+		Case: CaseOf(cfg).String(), Kernel: cfg.Kernel, Device: cfg.Device.Name, Filesystem: cfg.Filesystem,
+		Seed: cfg.Seed, RuntimeS: runtime, Events: s.w.Events(), BusyLoops: k.BusyLoops(),
+		WrittenMB: mb(k.G.NrWritten), DirtiedMB: mb(k.G.NrDirtied),
+	}
+	if cfg.Case != "" {
+		r.Case = cfg.Case
+	}
+	if bw, _, ok := k.HarnessWriteBW(); ok {
+		r.WriteBWMBps, r.WriteBWMethod = bw/pagesPerMB, "harness"
+	} else if runtime > 0 {
+		r.WriteBWMBps, r.WriteBWMethod = mb(k.G.NrWritten)/runtime, "average"
+	}
+	// CPU by actor
+	var ddCPU sim.Time
+	for _, d := range s.dds {
+		th := d.Thread()
+		ddCPU += th.Task.CPUTime()
+		tr := TaskResult{Comm: th.Task.Comm, PID: th.Task.PID, DirtiedMB: float64(d.Written()) / (1 << 20),
+			Pauses: th.Stats.Pauses, PausedS: th.Stats.Paused.Seconds(), MaxPauseMs: float64(th.Stats.MaxPause) / 1e6,
+			CPUS: th.Task.CPUTime().Seconds(), Done: d.Done}
+		end := s.w.Now()
+		if d.Done {
+			end = d.Ended
+			tr.RuntimeS = (d.Ended - d.Started).Seconds()
+		}
+		if el := (end - d.Started).Seconds(); el > 0 {
+			tr.RateMBps = tr.DirtiedMB / el
+		}
+		r.Tasks = append(r.Tasks, tr)
+	}
+	fl := k.Flusher()
+	flCPU := fl.Thread().Task.CPUTime()
+	r.CPUByActor = []ActorCPU{
+		{"dd", ddCPU.Seconds()},
+		{fl.Thread().Task.Comm, flCPU.Seconds()},
+		{"irq", k.IrqCPU().Seconds()},
+	}
+	r.CPUS = (ddCPU + flCPU + k.IrqCPU()).Seconds()
+	works := map[string]int64{}
+	for reason, n := range fl.Stats.Works {
+		if n > 0 {
+			works[kernel.Reason(reason).String()] = n
+		}
+	}
+	r.Flusher = FlusherResult{Works: works, InodeCalls: fl.Stats.InodeCalls, Wakeups: fl.Stats.Wakeups, CPUS: flCPU.Seconds()}
+	// dirty age
+	var sumAge sim.Time
+	var calls int64
+	for _, in := range k.Inodes() {
+		st := in.Stats()
+		sumAge += st.SumAge
+		calls += st.WritebackCalls
+		r.DirtyAge.MaxS = max(r.DirtyAge.MaxS, st.MaxAge.Seconds())
+		r.DirtyAge.MaxMetaS = max(r.DirtyAge.MaxMetaS, st.MaxMetaAge.Seconds())
+		ir := InodeResult{Ino: in.Ino, DirtiedMB: mb(in.Dirtied()), WrittenMB: mb(in.Written()), Calls: st.WritebackCalls,
+			MaxAgeS: st.MaxAge.Seconds(), MaxMetaAgeS: st.MaxMetaAge.Seconds()}
+		if st.WritebackCalls > 0 {
+			ir.MeanAgeS = (st.SumAge / sim.Time(st.WritebackCalls)).Seconds()
+		}
+		r.Inodes = append(r.Inodes, ir)
+	}
+	if calls > 0 {
+		r.DirtyAge.MeanS = (sumAge / sim.Time(calls)).Seconds()
+	}
+	sort.Slice(r.Inodes, func(i, j int) bool { return r.Inodes[i].Ino < r.Inodes[j].Ino })
+	// iostat over the run
+	st := s.q.Stats()
+	if runtime > 0 {
+		ios := st.IOs[devices.Write]
+		r.Iostat = IostatSummary{
+			WriteIOPS: float64(ios) / runtime,
+			WriteMBps: float64(st.Sectors[devices.Write]) / 2048 / runtime,
+			AvgQuSz:   float64(st.TimeInQueue) / float64(s.w.Now()),
+			UtilPct:   100 * float64(st.Busy) / float64(s.w.Now()),
+			Merges:    st.Merges[devices.Write],
+		}
+		if ios > 0 {
+			r.Iostat.AvgRqSz = float64(st.Sectors[devices.Write]) / float64(ios)
+			r.Iostat.AwaitMs = float64(st.Ticks[devices.Write]) / float64(ios) / 1e6
+		}
+	}
+	r.Series = &Series{IntervalS: s.sampleEvery.Seconds(), Names: append([]string(nil), seriesNames...), Data: s.samples}
+	if s.tr != nil {
+		r.Trace = s.tr.Lines()
+		r.TraceDropped = s.tr.Dropped()
+	}
+	return r
+}

@@ -1,0 +1,146 @@
+// Package workload has the simulated user tasks: dd writers.
+package workload
+
+import (
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// DD is one `dd if=/dev/zero of=FILE bs=BS [count=COUNT] [conv=fsync]` task. It
+// writes its file sequentially through the page cache: generic_perform_write's
+// per-page chunks, balance_dirty_pages_ratelimited after each, and
+// balance_dirty_pages when asked. Work is done in batches up to the next
+// ratelimit check, never per page.
+type DD struct {
+	k     *kernel.Kernel
+	th    *kernel.Thread
+	in    *kernel.Inode
+	bs    int64
+	chunk int64 // bytes per generic_perform_write iteration (min(bs, page))
+	total int64 // bytes to write; 0 = unlimited
+	fsync bool
+
+	pos   int64 // bytes written so far
+	batch int64 // chunks in the current CPU burst
+	state int
+	fs    *kernel.Fsync
+
+	Started, Ended sim.Time
+	Done           bool
+}
+
+const (
+	ddWrite = iota
+	ddDirtied
+	ddBalance
+	ddFsync
+	ddExit
+)
+
+// maxBatchChunks bounds one CPU burst of copying.
+const maxBatchChunks = 1024
+
+// NewDD creates a dd task writing a new file; call Start to run it.
+func NewDD(k *kernel.Kernel, bs, count int64, fsync bool) *DD {
+	d := &DD{k: k, bs: bs, chunk: min(bs, kernel.PageSize), total: count * bs, fsync: fsync}
+	d.th = k.NewThread("dd")
+	d.in = k.NewInode()
+	d.th.Task.Resume = d.resume
+	return d
+}
+
+// Start makes the task runnable at time at.
+func (d *DD) Start(at sim.Time) { d.Started = at; d.th.Task.StartAt(at) }
+
+// Thread is the dd's kernel thread.
+func (d *DD) Thread() *kernel.Thread { return d.th }
+
+// Inode is the file being written.
+func (d *DD) Inode() *kernel.Inode { return d.in }
+
+// Written is the bytes written by write() so far.
+func (d *DD) Written() int64 { return d.pos }
+
+func (d *DD) resume() {
+	k, th := d.k, d.th
+	for {
+		switch d.state {
+		case ddWrite:
+			if d.total > 0 && d.pos >= d.total {
+				if d.fsync {
+					d.fs = k.StartFsync(th, d.in)
+					d.state = ddFsync
+					continue
+				}
+				d.finish()
+				return
+			}
+			n := min(k.RatelimitRoom(th), maxBatchChunks)
+			if d.total > 0 {
+				n = min(n, (d.total-d.pos+d.chunk-1)/d.chunk)
+			}
+			d.batch = n
+			d.state = ddDirtied
+			th.Task.Compute(d.cost(n))
+			return
+		case ddDirtied:
+			n := d.batch
+			end := d.pos + n*d.chunk
+			if d.total > 0 {
+				end = min(end, d.total)
+			}
+			first := d.pos / kernel.PageSize
+			last := (end - 1) / kernel.PageSize
+			k.DirtyPages(th, d.in, first, last-first+1, end)
+			d.pos = end
+			d.state = ddWrite
+			if k.BalanceDirtyPagesRatelimited(th, n) {
+				d.state = ddBalance
+				if p := k.BalanceDirtyPages(th, false); p > 0 {
+					th.Task.Sleep(p)
+					return
+				}
+				d.state = ddWrite
+			}
+			if th.YieldCPU() {
+				return
+			}
+		case ddBalance:
+			if p := k.BalanceDirtyPages(th, true); p > 0 {
+				th.Task.Sleep(p)
+				return
+			}
+			d.state = ddWrite
+			if th.YieldCPU() {
+				return
+			}
+		case ddFsync:
+			if k.RunFsync(d.fs) {
+				return
+			}
+			d.finish()
+			return
+		case ddExit:
+			return
+		}
+	}
+}
+
+func (d *DD) finish() {
+	d.state = ddExit
+	d.Done = true
+	d.Ended = d.k.W.Now()
+	d.th.Task.Exit()
+}
+
+// cost is the CPU time of n write chunks: the write() syscalls that start in them,
+// the copies, and the page-cache work for the pages they touch.
+func (d *DD) cost(n int64) sim.Time {
+	c := &d.k.P.Costs
+	end := d.pos + n*d.chunk
+	syscalls := (end+d.bs-1)/d.bs - (d.pos+d.bs-1)/d.bs
+	pages := (end-1)/kernel.PageSize - d.pos/kernel.PageSize + 1
+	copyCost := sim.Time(n*d.chunk) * c.CopyPage / kernel.PageSize
+	fsCost := d.k.FS.WriteBegin(d.th, d.in, d.pos/kernel.PageSize, pages)
+	return sim.Time(syscalls)*c.WriteSyscall + copyCost + sim.Time(pages)*c.NewDirtyPage + fsCost
+}
