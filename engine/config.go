@@ -206,8 +206,8 @@ func (c *Config) Validate() error {
 	if c.DirtyBackgroundBytes == 0 && c.DirtyBackgroundRatio == 0 {
 		return fmt.Errorf("dirty_background_bytes/dirty_background_ratio: both 0; set one (ratio in [1, 100])")
 	}
-	if c.Workload.BS%512 != 0 {
-		return fmt.Errorf("workload.bs: %d is not a multiple of 512", c.Workload.BS)
+	if bs := c.Workload.BS; bs%4096 != 0 && 4096%bs != 0 {
+		return fmt.Errorf("workload.bs: %d must divide 4096 (512, 1024, 2048) or be a multiple of 4096", bs)
 	}
 	if c.Workload.Fsync && c.Workload.Count == 0 {
 		return fmt.Errorf("workload.fsync: conv=fsync needs workload.count > 0 (the dd must finish to fsync)")

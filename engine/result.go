@@ -21,23 +21,23 @@ type Result struct {
 	// WriteBWMBps is write_bw as Wu's compare script computes it from the flusher's
 	// global_dirty_state lines (WriteBWMethod "harness"); for runs with fewer than
 	// ten such lines it is written/runtime ("average").
-	WriteBWMBps   float64 `json:"write_bw_MBps"`
-	WriteBWMethod string  `json:"write_bw_method"`
-	WrittenMB     float64 `json:"written_MB"`
-	DirtiedMB     float64 `json:"dirtied_MB"`
-	CPUS          float64 `json:"cpu_s"`
+	WriteBWMBps   float64    `json:"write_bw_MBps"`
+	WriteBWMethod string     `json:"write_bw_method"`
+	WrittenMB     float64    `json:"written_MB"`
+	DirtiedMB     float64    `json:"dirtied_MB"`
+	CPUS          float64    `json:"cpu_s"`
 	CPUByActor    []ActorCPU `json:"cpu_by_actor"`
 	Events        uint64     `json:"events"`
 	BusyLoops     int64      `json:"wb_busy_loops"`
 
-	DirtyAge DirtyAge       `json:"dirty_age"`
-	Tasks    []TaskResult   `json:"tasks"`
-	Flusher  FlusherResult  `json:"flusher"`
-	Iostat   IostatSummary  `json:"iostat"`
-	Inodes   []InodeResult  `json:"inodes,omitempty"`
-	Series   *Series        `json:"series,omitempty"`
-	Trace    []string       `json:"-"`
-	TraceDropped int        `json:"trace_dropped,omitempty"`
+	DirtyAge     DirtyAge      `json:"dirty_age"`
+	Tasks        []TaskResult  `json:"tasks"`
+	Flusher      FlusherResult `json:"flusher"`
+	Iostat       IostatSummary `json:"iostat"`
+	Inodes       []InodeResult `json:"inodes,omitempty"`
+	Series       *Series       `json:"series,omitempty"`
+	Trace        []string      `json:"-"`
+	TraceDropped int           `json:"trace_dropped,omitempty"`
 }
 
 // ActorCPU is CPU time by actor (dd tasks summed, the flusher, IO completion).
@@ -48,9 +48,9 @@ type ActorCPU struct {
 
 // DirtyAge summarises how long inodes stayed dirty (starvation).
 type DirtyAge struct {
-	MaxS      float64 `json:"max_s"`       // largest now - dirtied_when at writeback_single_inode
-	MeanS     float64 `json:"mean_s"`      // mean over flusher writeback_single_inode calls
-	MaxMetaS  float64 `json:"max_meta_s"`  // largest time inode metadata stayed dirty before written
+	MaxS     float64 `json:"max_s"`      // largest now - dirtied_when at writeback_single_inode
+	MeanS    float64 `json:"mean_s"`     // mean over flusher writeback_single_inode calls
+	MaxMetaS float64 `json:"max_meta_s"` // largest time inode metadata stayed dirty before written
 }
 
 // TaskResult is one writer task.
@@ -69,21 +69,21 @@ type TaskResult struct {
 
 // FlusherResult summarises the flusher's work.
 type FlusherResult struct {
-	Works       map[string]int64 `json:"works"`
-	InodeCalls  int64            `json:"inode_calls"`
-	Wakeups     int64            `json:"wakeups"`
-	CPUS        float64          `json:"cpu_s"`
+	Works      map[string]int64 `json:"works"`
+	InodeCalls int64            `json:"inode_calls"`
+	Wakeups    int64            `json:"wakeups"`
+	CPUS       float64          `json:"cpu_s"`
 }
 
 // IostatSummary is iostat -x over the whole run.
 type IostatSummary struct {
-	WriteIOPS  float64 `json:"w_s"`
-	WriteMBps  float64 `json:"wMB_s"`
-	AvgRqSz    float64 `json:"avgrq_sz"` // sectors
-	AvgQuSz    float64 `json:"avgqu_sz"`
-	AwaitMs    float64 `json:"await_ms"`
-	UtilPct    float64 `json:"util_pct"`
-	Merges     int64   `json:"wrqm"`
+	WriteIOPS float64 `json:"w_s"`
+	WriteMBps float64 `json:"wMB_s"`
+	AvgRqSz   float64 `json:"avgrq_sz"` // sectors
+	AvgQuSz   float64 `json:"avgqu_sz"`
+	AwaitMs   float64 `json:"await_ms"`
+	UtilPct   float64 `json:"util_pct"`
+	Merges    int64   `json:"wrqm"`
 }
 
 // InodeResult is one file's writeback statistics.

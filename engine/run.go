@@ -14,6 +14,9 @@ import (
 	"github.com/wblab/wblab/engine/workload"
 )
 
+// Time is simulated time in nanoseconds.
+type Time = sim.Time
+
 // RunOptions tune a run without changing its result.
 type RunOptions struct {
 	// Progress, when set, is called from the simulation loop at every time-series

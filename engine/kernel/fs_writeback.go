@@ -304,10 +304,7 @@ func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 
 func (k *Kernel) wsiPayload(m *singleInodeWB) string {
 	in := m.in
-	state := StateString(in.State)
-	if state == "" {
-		state = "0"
-	}
+	state := StateString(in.State) // __print_flags prints nothing for no bits
 	return fmt.Sprintf("bdi %s: ino=%d state=%s dirtied_when=%d age=%d index=%d to_write=%d wrote=%d",
 		k.BDI.Name, in.Ino, state, in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ(),
 		in.WritebackIndex, m.nrToWrite, m.nrToWrite-m.wc.Wbc.NrToWrite)

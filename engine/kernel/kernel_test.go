@@ -16,11 +16,11 @@ type testFS struct {
 	redirtyMeta bool
 }
 
-func (f *testFS) Name() string                                   { return "test" }
-func (f *testFS) Mount(k *Kernel) error                          { f.k = k; return nil }
-func (f *testFS) Create(in *Inode)                               {}
+func (f *testFS) Name() string                                      { return "test" }
+func (f *testFS) Mount(k *Kernel) error                             { f.k = k; return nil }
+func (f *testFS) Create(in *Inode)                                  {}
 func (f *testFS) WriteBegin(*Thread, *Inode, int64, int64) sim.Time { return 0 }
-func (f *testFS) Writepages(wc *WritebackCtx) bool               { return wc.WriteCachePages() }
+func (f *testFS) Writepages(wc *WritebackCtx) bool                  { return wc.WriteCachePages() }
 func (f *testFS) Writepage(wc *WritebackCtx, index, runEnd int64) int64 {
 	f.WritepageRun(wc, index, 1)
 	return 1
@@ -99,11 +99,11 @@ func TestQueueIOOrdering(t *testing.T) {
 
 func TestRedirtyTailDirtiedWhenRule(t *testing.T) {
 	tests := []struct {
-		name       string
-		headWhen   int64 // dirtied_when of b_dirty's head (-1: b_dirty empty)
-		inodeWhen  int64
-		now        int64
-		wantWhen   int64
+		name      string
+		headWhen  int64 // dirtied_when of b_dirty's head (-1: b_dirty empty)
+		inodeWhen int64
+		now       int64
+		wantWhen  int64
 	}{
 		{"older than head: loses its age", 500, 100, 2000, 2000},
 		{"newer than head: keeps dirtied_when", 500, 800, 2000, 800},

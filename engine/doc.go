@@ -1,0 +1,33 @@
+// Package engine is wblab's public API: a deterministic simulation of Linux
+// dirty-page writeback (the per-bdi flusher, write_cache_pages, dirty limits and
+// balance_dirty_pages throttling) on a modelled block device and filesystem.
+//
+// # Contract
+//
+// A Config describes one machine and workload: filesystem, kernel preset and
+// switches, device, CPUs, memory, the vm.dirty_* sysctls, the dd writers, the run
+// length and a seed. Build one with DefaultConfig or ConfigForCase, which reads the
+// source threads' case names ("thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X", see
+// ParseCase). Config.Validate rejects every invalid field with an error that starts
+// with the field's name and gives the allowed range; Run validates first and never
+// panics on a valid Config.
+//
+// Run simulates the Config and returns a Result. Simulated time is a virtual clock;
+// nothing reads the wall clock and all randomness comes from Config.Seed, so the same
+// Config gives a byte-identical Result natively and under GOOS=js GOARCH=wasm. A run
+// of the harness's 600 s case takes milliseconds to a few hundred milliseconds.
+//
+// # Units
+//
+// Config sizes are bytes, ratios percent, durations Go durations (JSON "600s").
+// Result values carry their units in their names: MB is 2^20 bytes (the harness's
+// pages/256), MBps is MB per simulated second, _s seconds, _ms milliseconds.
+// write_bw_MBps is computed the way Wu Fengguang's compare script computes it: from
+// the NR_WRITTEN values in the flusher's global_dirty_state trace lines, over the run
+// minus its final stretch.
+//
+// Time series (Result.Series) are sampled at a fixed interval (1 s for a 600 s run)
+// and bounded in size; Result.WriteSeriesCSV writes them with a time_s column first.
+// With Config.TraceLines > 0, the newest trace lines in the kernel's v3.2 text format
+// are kept in Result.Trace.
+package engine

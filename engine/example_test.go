@@ -1,0 +1,32 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wblab/wblab/engine"
+)
+
+// Run one of the Wu 2011 thread's cases for a simulated minute.
+func Example() {
+	cfg, err := engine.ConfigForCase("thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X")
+	if err != nil {
+		panic(err)
+	}
+	cfg.Runtime = engine.Duration(60 * time.Second)
+	r, err := engine.Run(context.Background(), cfg)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s on %s: write_bw %.1f MB/s, %d dd tasks, %.0f MB written\n",
+		r.Case, r.Device, r.WriteBWMBps, len(r.Tasks), r.WrittenMB)
+
+	// Bad input is an error naming the field and its range.
+	cfg.Workload.DD = 0
+	_, err = engine.Run(context.Background(), cfg)
+	fmt.Println(err)
+	// Output:
+	// thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X on simple: write_bw 58.5 MB/s, 10 dd tasks, 3512 MB written
+	// workload.dd: 0 out of range [1, 10000]
+}

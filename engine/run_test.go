@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runCase runs a case with invariants checked after every event.
+func runCase(t testing.TB, name string, runtime time.Duration, mutate func(*Config)) *Result {
+	t.Helper()
+	cfg, err := ConfigForCase(name)
+	require.NoError(t, err)
+	cfg.Runtime = Duration(runtime)
+	cfg.CheckInvariants = true
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	r, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	return r
+}
+
+func col(t *testing.T, r *Result, name string) []float64 {
+	t.Helper()
+	v, ok := r.Series.Column(name)
+	require.True(t, ok, name)
+	return v
+}
+
+// meanAfter averages a column over the rows with time ≥ from seconds.
+func meanAfter(t *testing.T, r *Result, name string, from float64) float64 {
+	ts, vs := col(t, r, "time_s"), col(t, r, name)
+	sum, n := 0.0, 0
+	for i := range ts {
+		if ts[i] >= from {
+			sum += vs[i]
+			n++
+		}
+	}
+	require.Positive(t, n)
+	return sum / float64(n)
+}
+
+func TestDirtySettlesAroundSetpoint(t *testing.T) {
+	r := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 120*time.Second, nil)
+	setpoint := meanAfter(t, r, "setpoint_MB", 30)
+	assert.InDelta(t, 87.5, setpoint, 0.5)
+	total := meanAfter(t, r, "dirty_MB", 30) + meanAfter(t, r, "writeback_MB", 30)
+	assert.InEpsilon(t, setpoint, total, 0.08, "dirty+writeback %.1f MB vs setpoint %.1f MB", total, setpoint)
+	// never above the hard limit once settled
+	ts, d, wb, lim := col(t, r, "time_s"), col(t, r, "dirty_MB"), col(t, r, "writeback_MB"), col(t, r, "limit_MB")
+	for i := range ts {
+		if ts[i] > 30 {
+			assert.LessOrEqual(t, d[i]+wb[i], lim[i]*1.02, "t=%v", ts[i])
+		}
+	}
+}
+
+func TestDirtyRateConvergesToBandwidth(t *testing.T) {
+	r := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 120*time.Second, nil)
+	devMBps := float64(r.Iostat.WriteMBps)
+	require.Greater(t, devMBps, 50.0)
+	assert.InEpsilon(t, devMBps, r.Tasks[0].RateMBps, 0.05, "dd rate vs device write rate")
+	assert.InEpsilon(t, devMBps, r.WriteBWMBps, 0.03, "harness write_bw vs device")
+	assert.InEpsilon(t, devMBps, meanAfter(t, r, "dirty_ratelimit_MBps", 60), 0.10, "dirty_ratelimit → write bandwidth")
+	assert.Equal(t, "harness", r.WriteBWMethod)
+}
+
+func TestTenDDFairness(t *testing.T) {
+	r := runCase(t, "thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X", 120*time.Second, nil)
+	require.Len(t, r.Tasks, 10)
+	share := r.Iostat.WriteMBps / 10
+	for _, task := range r.Tasks {
+		assert.InEpsilon(t, share, task.RateMBps, 0.10, "%s-%d", task.Comm, task.PID)
+	}
+	assert.InEpsilon(t, share, meanAfter(t, r, "dirty_ratelimit_MBps", 60), 0.15, "dirty_ratelimit → bw/10")
+}
+
+func TestKupdateWritesSmallFileAfterExpiry(t *testing.T) {
+	// 1 MB written once stays far below the background threshold: only kupdate
+	// writes it, once dirty_expire (30 s) has passed, on a 5 s flusher period.
+	r := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 45*time.Second, func(c *Config) {
+		c.Workload.Count = 256
+		c.SampleInterval = Duration(100 * time.Millisecond)
+	})
+	ts, written := col(t, r, "time_s"), col(t, r, "written_MB")
+	first := -1.0
+	for i := range ts {
+		if written[i] > 0 {
+			first = ts[i]
+			break
+		}
+	}
+	assert.GreaterOrEqual(t, first, 30.0)
+	assert.LessOrEqual(t, first, 36.0)
+	assert.Equal(t, 1.0, r.WrittenMB)
+	assert.Positive(t, r.Flusher.Works["periodic"])
+	assert.Zero(t, r.Flusher.Works["background"])
+}
+
+func TestFsyncReturnsAfterPagesWritten(t *testing.T) {
+	r := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 60*time.Second, func(c *Config) {
+		c.Workload.Count = 50 * 256 // 50 MB, below the threshold: only fsync writes it out
+		c.Workload.Fsync = true
+	})
+	task := r.Tasks[0]
+	require.True(t, task.Done, "dd finished")
+	require.Len(t, r.Inodes, 1)
+	assert.Equal(t, 50.0, r.Inodes[0].WrittenMB, "all pages written")
+	// 50 MB at the simple device's 60 MiB/s: the dd cannot return before ~0.83 s
+	assert.Greater(t, task.RuntimeS, 0.8)
+	assert.Less(t, task.RuntimeS, 5.0)
+	// nothing is written after the dd returned
+	ts, written := col(t, r, "time_s"), col(t, r, "written_MB")
+	for i := range ts {
+		if ts[i] >= task.RuntimeS+0.1 {
+			assert.Equal(t, 50.0, written[i])
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	run := func() []byte {
+		r := runCase(t, "thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X", 30*time.Second, func(c *Config) { c.TraceLines = 1000 })
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		return append(b, []byte(r.Trace[len(r.Trace)-1])...)
+	}
+	assert.Equal(t, run(), run())
+}
+
+func TestSeedChangesNothingWithoutRandomness(t *testing.T) {
+	// the generic model on the simple device draws no random numbers: the seed is
+	// recorded but the physics is the same
+	a := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 20*time.Second, nil)
+	b := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 20*time.Second, func(c *Config) { c.Seed = 7 })
+	assert.Equal(t, a.WrittenMB, b.WrittenMB)
+	assert.Equal(t, uint64(7), b.Seed)
+}
+
+func TestValidateRejectsBadFields(t *testing.T) {
+	tests := []struct {
+		field  string
+		mutate func(*Config)
+		want   string
+	}{
+		{"fs", func(c *Config) { c.Filesystem = "ntfs" }, `fs: "ntfs" is not a filesystem`},
+		{"fs unmodelled", func(c *Config) { c.Filesystem = "xfs" }, `fs: "xfs" is not modelled yet`},
+		{"kernel", func(c *Config) { c.Kernel = "9.9" }, `kernel: "9.9" is not a kernel preset`},
+		{"variants", func(c *Config) { c.Variants = map[string]bool{"nope": true} }, `variants: "nope" is not a kernel switch`},
+		{"cpus", func(c *Config) { c.CPUs = 0 }, "cpus: 0 out of range [1, 256]"},
+		{"memory", func(c *Config) { c.MemoryMB = 1 << 30 }, "memory_MB: 1073741824 out of range"},
+		{"dd", func(c *Config) { c.Workload.DD = 100000 }, "workload.dd: 100000 out of range [1, 10000]"},
+		{"bs", func(c *Config) { c.Workload.BS = 100 }, "workload.bs: 100 out of range"},
+		{"bs shape", func(c *Config) { c.Workload.BS = 6144 }, "workload.bs: 6144"},
+		{"runtime", func(c *Config) { c.Runtime = Duration(365 * 24 * time.Hour) }, "runtime (ns)"},
+		{"runtime tiny", func(c *Config) { c.Runtime = 1 }, "runtime (ns): 1 out of range"},
+		{"hz", func(c *Config) { c.HZ = 99 }, "hz: 99 is not a kernel HZ"},
+		{"dirty both zero", func(c *Config) { c.DirtyBytes, c.DirtyRatio = 0, 0 }, "dirty_bytes/dirty_ratio: both 0"},
+		{"dirty bytes > memory", func(c *Config) { c.DirtyBytes = 8 << 30 }, "dirty_bytes: 8589934592 out of range"},
+		{"ratio", func(c *Config) { c.DirtyBackgroundRatio = 101 }, "dirty_background_ratio: 101 out of range [0, 100]"},
+		{"expire", func(c *Config) { c.DirtyExpireCs = 0 }, "dirty_expire_centisecs: 0 out of range"},
+		{"fsync needs count", func(c *Config) { c.Workload.Fsync = true }, "workload.fsync"},
+		{"device", func(c *Config) { c.Device.QueueDepth = 0 }, "device.qd: 0 out of range"},
+		{"trace", func(c *Config) { c.TraceLines = -1 }, "trace_lines: -1 out of range"},
+	}
+	for _, tc := range tests {
+		c := DefaultConfig()
+		tc.mutate(&c)
+		err := c.Validate()
+		require.Error(t, err, tc.field)
+		assert.Contains(t, err.Error(), tc.want, tc.field)
+		_, err = Run(context.Background(), c)
+		require.Error(t, err, tc.field)
+	}
+	c := DefaultConfig()
+	require.NoError(t, c.Validate())
+}
+
+func TestConfigJSONRoundTrip(t *testing.T) {
+	c := DefaultConfig()
+	c.Variants = map[string]bool{"scaled_chunk": false}
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	var d Config
+	require.NoError(t, json.Unmarshal(b, &d))
+	assert.Equal(t, c, d)
+	assert.Contains(t, string(b), `"runtime":"10m0s"`)
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := DefaultConfig()
+	n := 0
+	_, err := RunWith(ctx, cfg, RunOptions{Progress: func(done, total Time) {
+		n++
+		if n == 5 {
+			cancel()
+		}
+	}})
+	require.ErrorIs(t, err, context.Canceled)
+}
