@@ -331,3 +331,43 @@ func TestWritebackSingleInodeOutcomes(t *testing.T) {
 		})
 	}
 }
+
+func TestSyncWritesEverythingDirtiedBefore(t *testing.T) {
+	k, _ := newTestKernel(t, nil)
+	th := k.NewThread("sync")
+	var ins []*Inode
+	for i := 0; i < 5; i++ {
+		in := k.NewInode()
+		k.DirtyPages(th, in, 0, 1000, 1000*PageSize)
+		ins = append(ins, in)
+	}
+	require.NoError(t, k.W.Run(sim.Second))
+	var work *WbWritebackWork
+	done := sim.Time(-1)
+	step := 0
+	th.Task.Resume = func() {
+		switch step {
+		case 0:
+			step = 1
+			work = k.SyncInodesSb()
+			if work.Wait(th) {
+				return
+			}
+			fallthrough
+		case 1:
+			done = k.W.Now()
+			th.Task.Exit()
+		}
+	}
+	th.Task.Start()
+	require.NoError(t, k.W.Run(30*sim.Second))
+	require.True(t, work.Done())
+	require.Positive(t, done)
+	for _, in := range ins {
+		assert.Equal(t, int64(1000), in.Written(), "inode %d", in.Ino)
+		assert.Equal(t, "", in.OnList())
+	}
+	// 20 MB at 60 MiB/s takes about a third of a second
+	assert.InDelta(t, 1.33, done.Seconds(), 0.1)
+	require.NoError(t, k.CheckInvariants())
+}

@@ -56,3 +56,13 @@ func (k *Kernel) RunFsync(f *Fsync) bool {
 		}
 	}
 }
+
+// SyncInodesSb is sync_inodes_sb (v3.2) from th: queue a WB_SYNC_ALL work for every
+// inode and return it; th waits with work.Wait until the flusher completes it.
+// (wait_sb_inodes follows: the work's WB_SYNC_ALL writeback_single_inode already
+// waits on each inode's pages in this single-bdi model.)
+func (k *Kernel) SyncInodesSb() *WbWritebackWork {
+	w := &WbWritebackWork{NrPages: longMax, SyncMode: WBSyncAll, Reason: ReasonSync}
+	k.QueueWork(w)
+	return w
+}
