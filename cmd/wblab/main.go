@@ -1,0 +1,630 @@
+// Command wblab runs the writeback simulator from the command line.
+//
+//	wblab run [flags] [CASE]   simulate one case and print a summary (or JSON)
+//	wblab presets [--json]     list kernels, kernel switches, devices, filesystems
+//	wblab help [run|presets]   print help
+//
+// Exit status: 0 on success, 2 on bad input (flag, case name or config), 1 when a run
+// fails or its output cannot be written.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/kernel"
+)
+
+// Exit statuses.
+const (
+	exitOK     = 0
+	exitFailed = 1 // the run failed, or writing its output did
+	exitUsage  = 2 // bad input
+)
+
+// The run length range of Config.Validate, checked early for a message in seconds.
+const (
+	minRuntime = engine.Duration(time.Millisecond)
+	maxRuntime = engine.Duration(24 * time.Hour)
+)
+
+// defaultTraceLines is the trace buffer size when --trace is given without --trace-lines.
+const defaultTraceLines = 100_000
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole command: it parses args, writes to stdout/stderr and returns the
+// exit status. It never panics (a bug is reported as an internal error, status 1).
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return runContext(ctx, args, stdout, stderr)
+}
+
+// runContext is run with a context that cancels a simulation in progress.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "wblab: internal error: %v (this is a bug in wblab; please report it with the command line)\n", r)
+			code = exitFailed
+		}
+	}()
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage())
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(ctx, args[1:], stdout, stderr)
+	case "presets":
+		return presetsCmd(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		return helpCmd(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "wblab: unknown command %q (commands: run, presets, help)\n", args[0])
+	return exitUsage
+}
+
+func usage() string {
+	return `wblab: a deterministic simulator of Linux dirty-page writeback
+
+Usage:
+  wblab run [flags] [CASE]   simulate one case (default ` + defaultCase() + `)
+  wblab presets [--json]     list kernels, kernel switches, devices and filesystems
+  wblab help [run|presets]   show help for a command
+
+CASE is a harness case name like thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X.
+Run "wblab help run" for the flags.
+`
+}
+
+// wrap breaks a comma-separated list into lines of at most width columns, indenting
+// the continuation lines by indent spaces.
+func wrap(s string, indent, width int) string {
+	var b strings.Builder
+	col := indent
+	for i, w := range strings.Split(s, " ") {
+		if i > 0 {
+			if col+1+len(w) > width {
+				b.WriteString("\n" + strings.Repeat(" ", indent))
+				col = indent
+			} else {
+				b.WriteByte(' ')
+				col++
+			}
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
+}
+
+// seconds formats a duration as the harness writes it: 600s.
+func seconds(d engine.Duration) string {
+	return strconv.FormatFloat(time.Duration(d).Seconds(), 'f', -1, 64) + "s"
+}
+
+func defaultCase() string { return engine.CaseOf(engine.DefaultConfig()).String() }
+
+func helpCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage())
+		return exitOK
+	}
+	switch args[0] {
+	case "run":
+		fmt.Fprint(stdout, runHelp())
+	case "presets":
+		fmt.Fprint(stdout, presetsHelp)
+	default:
+		fmt.Fprintf(stderr, "wblab help: unknown command %q (commands: run, presets)\n", args[0])
+		return exitUsage
+	}
+	return exitOK
+}
+
+func runHelp() string {
+	d := engine.DefaultConfig()
+	dc := engine.CaseOf(d)
+	var kernels []string
+	for _, p := range kernel.Presets() {
+		kernels = append(kernels, p.Name)
+	}
+	var devs []string
+	for _, s := range devices.Presets() {
+		devs = append(devs, s.Name)
+	}
+	return fmt.Sprintf(`Usage: wblab run [flags] [CASE]
+
+Simulates one case and prints a summary (or, with --json, the Result as JSON).
+
+CASE is a case name in the Wu 2011 threads' form:
+  [thresh=SIZE/]FS-<N>dd-BS-<N>p-MEMORY-DIRTY:BACKGROUND-KERNEL
+  e.g. thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X
+DIRTY is vm.dirty_bytes when a size (100M) or vm.dirty_ratio when a bare number (20);
+BACKGROUND is dirty_background_ratio (10) or dirty_background_bytes (50M). KERNEL is X
+(use --kernel) or a kernel preset's release string. Sizes take k/M/G (binary) suffixes.
+Default case: %s
+Flags override the case's fields. Flags may come before or after CASE; -flag and --flag
+are the same.
+
+Case fields:
+  --fs NAME          filesystem (default %s; runnable: %s)
+  --dd N             number of dd writers, [1, %d] (default %d)
+  --bs SIZE          dd block size, a multiple of 512 in [512, 64M] (default %s)
+  --cpus N           CPUs, [1, %d] (default %d)
+  --memory SIZE      memory, whole MiB in [%dM, %dM] (default %s)
+  --dirty LIMIT      dirty threshold: bytes in [8k, memory] like 100M, or a ratio
+                     in [1, 100] like 20 (default %s)
+  --background LIMIT background threshold: a ratio in [1, 100] like 10, or bytes in
+                     [4k, memory] like 50M (default %s)
+
+Machine and kernel:
+  --kernel K         kernel preset (default %s); presets:
+                     %s
+  --variants LIST    kernel switch overrides, name=true|false,... (default none: the
+                     preset's switches); switches:
+                     %s
+  --device D         device preset NAME[,key=value...] (default %s); presets:
+                     %s
+                     keys (see wblab presets):
+                     %s
+  --hz N             kernel HZ: 100, 250, 300 or 1000 (default %d)
+  --expire-cs N      vm.dirty_expire_centisecs, [1, 360000] (default %d)
+  --writeback-cs N   vm.dirty_writeback_centisecs, [0, 360000]; 0 disables periodic
+                     writeback (default %d)
+
+Workload and run:
+  --count N          blocks each dd writes, [0, 2^40/bs]; 0 writes until the run ends
+                     (default 0)
+  --fsync            conv=fsync: each dd fsyncs its file after its last block (needs
+                     --count > 0; default off)
+  --runtime DUR      simulated run length, [1ms, 24h], like 600s, 10m, 1.5s or a number
+                     of seconds (default %s)
+  --seed N           random seed, an unsigned 64-bit integer (default %d)
+  --check            check the model's invariants after every event (slow; default off)
+
+Output:
+  --json             print the Result as JSON instead of the summary (default off)
+  --series FILE      write the sampled time series as CSV, first column time_s
+                     (default none)
+  --sample DUR       time-series interval, [1ms, runtime]; 0 picks one giving at most
+                     %d rows (default 0)
+  --trace FILE       write the trace in the kernel's text format, flusher comms
+                     like flush-8:0 (default none)
+  --trace-lines N    keep the newest N trace lines, [1, %d] (default %d with --trace;
+                     0 without)
+
+Exit status: 0 ok, 1 the run failed or its output could not be written, 2 bad input.
+`,
+		dc, d.Filesystem, strings.Join(engine.Filesystems(), ", "),
+		engine.MaxDD, d.Workload.DD, dc.BS, engine.MaxCPUs, d.CPUs,
+		engine.MinMemoryMB, engine.MaxMemoryMB, dc.Memory, dc.Dirty, dc.Background,
+		d.Kernel, wrap(strings.Join(kernels, ", "), 21, 88), wrap(strings.Join(kernel.VariantNames(), ", "), 21, 88),
+		engine.DefaultDevice, wrap(strings.Join(devs, ", "), 21, 88), wrap(strings.Join(devices.Keys(), ", "), 21, 88),
+		d.HZ, d.DirtyExpireCs, d.DirtyWritebackCs,
+		seconds(d.Runtime), d.Seed,
+		engine.MaxSamples, engine.MaxTraceLines, defaultTraceLines)
+}
+
+// usageError is bad input: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func badInput(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// runOpts are the parsed flags of "wblab run".
+type runOpts struct {
+	caseName   string
+	caseParts  [][2]string            // case part, value, in flag order
+	setters    []func(*engine.Config) // non-case settings, in flag order
+	set        func(*engine.Config)   // applies setters and the boolean flags
+	fsync      bool
+	check      bool
+	kernelSet  bool
+	traceLines bool
+	json       bool
+	series     string
+	trace      string
+}
+
+// parseRunArgs parses the flags and CASE of "wblab run". It returns flag.ErrHelp for
+// -h/--help.
+func parseRunArgs(args []string) (*runOpts, error) {
+	o := &runOpts{}
+	fs := newRunFlags(o)
+
+	// Go's flag package stops at the first non-flag argument; CASE may come anywhere.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(positional) > 1 {
+		return nil, badInput("want at most one CASE, got %d: %s", len(positional), strings.Join(positional, " "))
+	}
+	if len(positional) == 1 {
+		o.caseName = positional[0]
+	}
+	o.traceLines = isSet(fs, "trace-lines")
+	o.kernelSet = isSet(fs, "kernel")
+	for _, name := range []string{"series", "trace"} {
+		if isSet(fs, name) && strings.TrimSpace(fs.Lookup(name).Value.String()) == "" {
+			return nil, badInput("--%s: want a file name", name)
+		}
+	}
+	setters := o.setters
+	fsync, check := isSet(fs, "fsync"), isSet(fs, "check")
+	o.set = func(c *engine.Config) {
+		for _, s := range setters {
+			s(c)
+		}
+		if fsync {
+			c.Workload.Fsync = o.fsync
+		}
+		if check {
+			c.CheckInvariants = o.check
+		}
+	}
+	return o, nil
+}
+
+// newRunFlags defines the flags of "wblab run" (documented in runHelp), storing into o.
+func newRunFlags(o *runOpts) *flag.FlagSet {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+
+	for _, part := range engine.CaseParts {
+		if part == "kernel" {
+			continue // --kernel names a preset, not a release
+		}
+		fs.Func(part, "", func(v string) error {
+			o.caseParts = append(o.caseParts, [2]string{part, v})
+			return nil
+		})
+	}
+	// setting registers a flag whose value is parsed now and applied to the config later.
+	setting := func(name string, parse func(v string) (func(*engine.Config), error)) {
+		fs.Func(name, "", func(v string) error {
+			apply, err := parse(v)
+			if err != nil {
+				return err
+			}
+			o.setters = append(o.setters, apply)
+			return nil
+		})
+	}
+	intFlag := func(name string, set func(*engine.Config, int64)) {
+		setting(name, func(v string) (func(*engine.Config), error) {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return nil, errors.New("want an integer")
+			}
+			return func(c *engine.Config) { set(c, n) }, nil
+		})
+	}
+	setting("kernel", func(v string) (func(*engine.Config), error) {
+		p, err := kernel.LookupPreset(strings.TrimSpace(v))
+		if err != nil {
+			return nil, err
+		}
+		return func(c *engine.Config) { c.Kernel = p.Name }, nil
+	})
+	setting("variants", func(v string) (func(*engine.Config), error) {
+		ov := kernel.Overrides{}
+		for _, kv := range strings.Split(v, ",") {
+			if strings.TrimSpace(kv) == "" {
+				continue
+			}
+			k, b, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, fmt.Errorf("%q is not name=true|false (switches: %s)", kv, strings.Join(kernel.VariantNames(), ", "))
+			}
+			on, err := strconv.ParseBool(strings.TrimSpace(b))
+			if err != nil {
+				return nil, fmt.Errorf("%q: want true or false", kv)
+			}
+			ov[strings.TrimSpace(k)] = on
+		}
+		if err := ov.Validate(); err != nil {
+			return nil, err
+		}
+		return func(c *engine.Config) {
+			if c.Variants == nil {
+				c.Variants = kernel.Overrides{}
+			}
+			for k, b := range ov {
+				c.Variants[k] = b
+			}
+		}, nil
+	})
+	setting("device", func(v string) (func(*engine.Config), error) {
+		spec, err := devices.ParseSpec(v)
+		if err != nil {
+			return nil, err
+		}
+		return func(c *engine.Config) { c.Device = spec }, nil
+	})
+	durFlag := func(name string, lo, hi engine.Duration, set func(*engine.Config, engine.Duration)) {
+		setting(name, func(v string) (func(*engine.Config), error) {
+			d, err := engine.ParseDuration(v)
+			if err != nil {
+				return nil, err
+			}
+			if d < lo || d > hi {
+				return nil, fmt.Errorf("%v out of range [%v, %v]", d, lo, hi)
+			}
+			return func(c *engine.Config) { set(c, d) }, nil
+		})
+	}
+	durFlag("runtime", minRuntime, maxRuntime, func(c *engine.Config, d engine.Duration) { c.Runtime = d })
+	durFlag("sample", 0, maxRuntime, func(c *engine.Config, d engine.Duration) { c.SampleInterval = d })
+	setting("seed", func(v string) (func(*engine.Config), error) {
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return nil, errors.New("want an unsigned integer in [0, 18446744073709551615]")
+		}
+		return func(c *engine.Config) { c.Seed = n }, nil
+	})
+	intFlag("count", func(c *engine.Config, n int64) { c.Workload.Count = n })
+	intFlag("hz", func(c *engine.Config, n int64) { c.HZ = clampInt(n) })
+	intFlag("expire-cs", func(c *engine.Config, n int64) { c.DirtyExpireCs = clampInt(n) })
+	intFlag("writeback-cs", func(c *engine.Config, n int64) { c.DirtyWritebackCs = clampInt(n) })
+	intFlag("trace-lines", func(c *engine.Config, n int64) { c.TraceLines = clampInt(n) })
+	fs.BoolVar(&o.fsync, "fsync", false, "")
+	fs.BoolVar(&o.check, "check", false, "")
+	fs.BoolVar(&o.json, "json", false, "")
+	fs.StringVar(&o.series, "series", "", "")
+	fs.StringVar(&o.trace, "trace", "", "")
+	return fs
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// clampInt converts to int, saturating, so out-of-range values reach Validate's range
+// check instead of wrapping.
+func clampInt(n int64) int {
+	const maxInt, minInt = int64(^uint(0) >> 1), -int64(^uint(0)>>1) - 1
+	return int(min(max(n, minInt), maxInt))
+}
+
+// buildConfig turns the parsed flags into a validated Config.
+func buildConfig(o *runOpts) (engine.Config, error) {
+	cfg := engine.DefaultConfig()
+	c := engine.CaseOf(cfg)
+	if o.caseName != "" {
+		var err error
+		if c, err = engine.ParseCase(o.caseName); err != nil {
+			return cfg, usageError{err}
+		}
+	}
+	for _, pv := range o.caseParts {
+		if err := c.Set(pv[0], pv[1]); err != nil {
+			return cfg, badInput("--%s %q: %w", pv[0], pv[1], err)
+		}
+	}
+	// The parts checked together (dirty and background at most the memory).
+	c, err := engine.ParseCase(c.String())
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	if !o.kernelSet {
+		if _, err := c.KernelPreset(); err != nil {
+			return cfg, usageError{err}
+		}
+	}
+	c.Apply(&cfg)
+	o.set(&cfg)
+	if o.trace != "" && !o.traceLines {
+		cfg.TraceLines = defaultTraceLines
+	}
+	if o.trace != "" && cfg.TraceLines == 0 {
+		return cfg, badInput("--trace-lines: 0 with --trace %s; want [1, %d]", o.trace, engine.MaxTraceLines)
+	}
+	cfg.Case = engine.CaseOf(cfg).String()
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseRunArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, runHelp())
+		return exitOK
+	}
+	if err != nil {
+		return report(stderr, err)
+	}
+	cfg, err := buildConfig(o)
+	if err != nil {
+		return report(stderr, err)
+	}
+	// Open the output files before a long run, so a bad path fails at once.
+	var series, trace *os.File
+	for _, out := range []struct {
+		flag, path string
+		f          **os.File
+	}{{"series", o.series, &series}, {"trace", o.trace, &trace}} {
+		if out.path == "" {
+			continue
+		}
+		f, err := os.Create(out.path)
+		if err != nil {
+			return report(stderr, badInput("--%s: %w", out.flag, err))
+		}
+		defer f.Close()
+		*out.f = f
+	}
+
+	res, err := engine.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "wblab run: %s: %v\n", cfg.Case, err)
+		return exitFailed
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(res)
+	} else {
+		err = res.WriteSummary(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "wblab run: writing the result: %v\n", err)
+		return exitFailed
+	}
+	for _, out := range []struct {
+		flag  string
+		f     *os.File
+		write func(io.Writer) error
+	}{{"series", series, res.WriteSeriesCSV}, {"trace", trace, res.WriteTrace}} {
+		if out.f == nil {
+			continue
+		}
+		if err := out.write(out.f); err != nil {
+			fmt.Fprintf(stderr, "wblab run: --%s %s: %v\n", out.flag, out.f.Name(), err)
+			return exitFailed
+		}
+		if err := out.f.Close(); err != nil {
+			fmt.Fprintf(stderr, "wblab run: --%s %s: %v\n", out.flag, out.f.Name(), err)
+			return exitFailed
+		}
+	}
+	return exitOK
+}
+
+// report prints an error and returns its exit status.
+func report(stderr io.Writer, err error) int {
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "wblab run: %v\n(see wblab help run)\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "wblab run: %v\n", err)
+	return exitFailed
+}
+
+const presetsHelp = `Usage: wblab presets [--json]
+
+Lists the kernel presets, the kernel switches (--variants), the device presets and
+their override keys (--device NAME,key=value), and the filesystems.
+  --json   print the lists as JSON (default off)
+`
+
+// presetList is what "wblab presets" prints.
+type presetList struct {
+	Kernels     []namedDoc     `json:"kernels"`
+	Switches    []namedDoc     `json:"switches"`
+	Devices     []devices.Spec `json:"devices"`
+	DeviceKeys  []string       `json:"device_keys"`
+	Filesystems []string       `json:"filesystems"`
+}
+
+type namedDoc struct {
+	Name    string `json:"name"`
+	Doc     string `json:"doc"`
+	Default bool   `json:"default,omitempty"`
+}
+
+func presets() presetList {
+	d := engine.DefaultConfig()
+	var l presetList
+	for _, p := range kernel.Presets() {
+		l.Kernels = append(l.Kernels, namedDoc{p.Name, p.Doc, p.Name == d.Kernel})
+	}
+	for _, n := range kernel.VariantNames() {
+		l.Switches = append(l.Switches, namedDoc{Name: n, Doc: kernel.VariantDocs[n]})
+	}
+	l.Devices = devices.Presets()
+	l.DeviceKeys = devices.Keys()
+	l.Filesystems = append([]string(nil), engine.Filesystems()...)
+	sort.Strings(l.Filesystems)
+	return l
+}
+
+func presetsCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("presets", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, presetsHelp)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "wblab presets: %v\n(see wblab help presets)\n", err)
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "wblab presets: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	l := presets()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(l); err != nil {
+			fmt.Fprintf(stderr, "wblab presets: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	fmt.Fprintln(stdout, "Kernels (--kernel, or the release at the end of a case name):")
+	for _, k := range l.Kernels {
+		mark := ""
+		if k.Default {
+			mark = " (default)"
+		}
+		fmt.Fprintf(stdout, "  %-28s %s%s\n", k.Name, k.Doc, mark)
+	}
+	fmt.Fprintln(stdout, "\nKernel switches (--variants name=true|false,...):")
+	for _, s := range l.Switches {
+		fmt.Fprintf(stdout, "  %-28s %s\n", s.Name, s.Doc)
+	}
+	fmt.Fprintln(stdout, "\nDevices (--device NAME[,key=value...]):")
+	for _, s := range l.Devices {
+		mark := ""
+		if s.Name == engine.DefaultDevice {
+			mark = " (default)"
+		}
+		fmt.Fprintf(stdout, "  %-28s %s%s\n", s.Name, s.Doc, mark)
+	}
+	fmt.Fprintf(stdout, "  device keys: %s\n", wrap(strings.Join(l.DeviceKeys, ", "), 2+len("device keys: "), 88))
+	fmt.Fprintln(stdout, "\nFilesystems (--fs, or the first field of a case name):")
+	for _, f := range l.Filesystems {
+		fmt.Fprintf(stdout, "  %s\n", f)
+	}
+	return exitOK
+}
