@@ -200,8 +200,26 @@ func parseSizeText(v string) (n int64, suffixed, ok bool) {
 	return n * mult, mult > 1, true
 }
 
+// tooLarge reports whether v is digits with an optional suffix that overflow.
+func tooLarge(v string) bool {
+	d := strings.TrimRight(v, "kKmMgG")
+	if len(v)-len(d) > 1 || d == "" || (len(d) > 1 && d[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if !isDigit(d[i]) {
+			return false
+		}
+	}
+	_, _, ok := parseSizeText(v)
+	return !ok
+}
+
 func parseBS(v string) (Size, error) {
 	n, _, ok := parseSizeText(v)
+	if tooLarge(v) {
+		return Size{}, caseErr(partBS, "%q is too large; want a multiple of 512 in [512, %d] (512 to 64M)", v, MaxBS)
+	}
 	if !ok {
 		return Size{}, caseErr(partBS, "%q is not a block size; want bytes with an optional k/M suffix like 512, 4k, 64k or 1M", v)
 	}
@@ -213,6 +231,9 @@ func parseBS(v string) (Size, error) {
 
 func parseMemory(v string) (Size, error) {
 	n, suffixed, ok := parseSizeText(v)
+	if tooLarge(v) {
+		return Size{}, caseErr(partMemory, "%q is too large; want a whole number of MiB in [%dM, %dM]", v, MinMemoryMB, MaxMemoryMB)
+	}
 	if !ok || !suffixed {
 		return Size{}, caseErr(partMemory, "%q is not a memory size; want a size with an M or G suffix like 4096M or 4G", v)
 	}
@@ -225,6 +246,9 @@ func parseMemory(v string) (Size, error) {
 // parseLimit reads a size (bytes) or a bare number (ratio, percent).
 func parseLimit(part, v, what string, minBytes, memBytes int64) (Limit, error) {
 	n, suffixed, ok := parseSizeText(v)
+	if tooLarge(v) {
+		return Limit{}, caseErr(part, "%q is too large; want a size like 100M (bytes, in [%d, memory]) or a bare percentage in [1, 100]", v, minBytes)
+	}
 	if !ok {
 		return Limit{}, caseErr(part, "%q is not a %s; want a size like 100M (bytes, in [%d, memory]) or a bare percentage in [1, 100]", v, what, minBytes)
 	}
