@@ -1,7 +1,11 @@
 // Package devices is wblab's block layer and device models: bios, per-task plugging,
 // merging into requests up to max_sectors_kb, the legacy request pool with congestion
-// marks, dispatch up to the device's queue depth, service-time models and iostat
-// accounting. It imports only engine/sim.
+// marks or blk-mq style tags, a deadline-like elevator, dispatch up to the device's
+// queue depth, blk-wbt, service-time models (simple, HDD, SATA SSD, NVMe, capped
+// virtual disk) and iostat accounting. It imports only engine/sim.
+//
+// Everything is deterministic: no goroutines, channels, wall clock or package-level
+// mutable state; times are integer nanoseconds and sizes integer bytes or pages.
 package devices
 
 import "github.com/wblab/wblab/engine/sim"
@@ -25,14 +29,20 @@ func (o Op) String() string {
 // Flags are REQ_* bits that matter to the block layer and blk-wbt.
 type Flags uint16
 
-// Request flags.
+// Request flags. What the kernel sets (kernel-notes §3.5): WB_SYNC_ALL writeback,
+// fsync and jbd/jbd2 commit writes carry FlagSync; for_background and for_kupdate
+// writeback carry FlagBackground (v4.10+ wbc_to_write_flags); journal and inode
+// metadata carry FlagMeta; O_DIRECT writes carry FlagSync|FlagIdle; writes issued by
+// kswapd (reclaim) carry FlagKswapd.
 const (
 	FlagSync       Flags = 1 << iota // REQ_SYNC: WB_SYNC_ALL writeback, jbd commit writes, O_DIRECT
 	FlagBackground                   // REQ_BACKGROUND: kupdate / background writeback (v4.10+)
 	FlagMeta                         // REQ_META
-	FlagFUA                          // REQ_FUA
+	FlagFUA                          // REQ_FUA: written through the device's volatile cache; never merged
 	FlagPrio                         // REQ_PRIO
 	FlagIdle                         // REQ_IDLE (with SYNC: O_DIRECT, not throttled by wbt)
+	FlagKswapd                       // issued by kswapd: wbt limit is max (current_is_kswapd)
+	FlagReadahead                    // REQ_RAHEAD (trace "A" only)
 )
 
 // Geometry.
@@ -73,26 +83,48 @@ type segment struct {
 	pages  int64
 }
 
-// Request is a merged block request.
+// Request is a merged block request. Requests are pooled by the queue: a pointer is
+// valid only between Device.Issue and Queue.Complete.
 type Request struct {
 	Sector   int64
 	Pages    int64
 	Op       Op
 	Flags    Flags
-	Submit   sim.Time // allocated (entered the queue)
+	Submit   sim.Time // allocated (entered the queue): diskstats start time
 	Dispatch sim.Time // issued to the device
-	segs     []segment
-	inUse    bool
-	issued   bool
-	wbtLimit bool // counted in wbt inflight
-	next     *Request
+
+	q     *Queue
+	segs  []segment
+	comm  *sim.Task // task that allocated the request (trace comm)
+	class int8      // pool the request came from
+	state reqState
+	wbt   bool // counted in wbt inflight (a throttled write)
+	seq   uint64
+	// elevator
+	fifoPrev, fifoNext *Request
+	expire             sim.Time
+	// device-owned per-request event (parallel models, HDD cache acks)
+	timer sim.Timer
+	done  sim.Time // device: scheduled completion
 }
+
+type reqState uint8
+
+const (
+	rqFree reqState = iota
+	rqPlugged
+	rqQueued // in the elevator
+	rqIssued
+)
 
 // EndSector is the sector after the request.
 func (r *Request) EndSector() int64 { return r.Sector + r.Pages*PageSectors }
 
 // Bytes is the request size in bytes.
 func (r *Request) Bytes() int64 { return r.Pages * PageSize }
+
+// Sectors is the request size in 512-byte sectors.
+func (r *Request) Sectors() int64 { return r.Pages * PageSectors }
 
 func (r *Request) addSeg(b *Bio, pages int64) {
 	if n := len(r.segs); n > 0 {
@@ -103,4 +135,19 @@ func (r *Request) addSeg(b *Bio, pages int64) {
 		}
 	}
 	r.segs = append(r.segs, segment{b.Owner, b.Cookie, b.Index, pages})
+}
+
+// prependSeg adds the front-merged pages [b.Index, b.Index+pages) before the others.
+func (r *Request) prependSeg(b *Bio, pages int64) {
+	if len(r.segs) > 0 {
+		s := &r.segs[0]
+		if s.owner == b.Owner && s.cookie == b.Cookie && b.Index+pages == s.index {
+			s.index -= pages
+			s.pages += pages
+			return
+		}
+	}
+	r.segs = append(r.segs, segment{})
+	copy(r.segs[1:], r.segs)
+	r.segs[0] = segment{b.Owner, b.Cookie, b.Index, pages}
 }

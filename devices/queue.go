@@ -5,62 +5,167 @@ import (
 )
 
 // Device is a service-time model behind a request queue. The queue issues at most
-// QueueDepth requests at once; the device calls Queue.Complete for each when done.
+// QueueDepth requests at once; the device calls Queue.Complete for each when done,
+// always from a later event (never from inside Issue).
 type Device interface {
 	Issue(r *Request)
 	QueueDepth() int
 }
 
-// Queue is a request queue (v3.2 legacy single queue): a pool of nr_requests per
-// direction with congestion marks, back-merging into queued requests up to
-// max_sectors_kb, FIFO dispatch to the device up to its queue depth.
+// timerDevice is a Device that schedules per-request events on the request's own
+// timer (parallel servers, HDD cache acknowledgements): no allocation per request.
+type timerDevice interface {
+	requestTimer(r *Request)
+}
+
+// Queue is a request queue: per-task plugs, bio merging up to max_sectors_kb, the
+// legacy request pool (v3.2: nr_requests per sync/async with congestion marks) or
+// blk-mq tags, blk-wbt, a deadline or noop elevator, and dispatch to the device up to
+// its queue depth.
 type Queue struct {
 	w        *sim.World
 	spec     Spec
 	dev      Device
+	tdev     timerDevice
+	qd       int
 	maxPages int64
 
-	pool      [2]reqPool
-	queued    []*Request // allocated, not yet issued (the elevator), FIFO
-	inflight  int        // issued to the device
-	blocked   []*Submitter
-	stats     Iostat
-	lastAcct  sim.Time
-	nQueued   int // requests allocated and not completed (diskstats in_flight)
+	reqs      []Request
+	pools     [2]reqPool // legacy: [0] sync (reads, REQ_SYNC writes), [1] async writes; mq: [0] tags
+	poolWait  [2]waitList
 	congested [2]bool
+
+	elv      elevator
+	wbt      wbt
+	inflight int // issued to the device
+	nQueued  int // allocated and not completed (diskstats in_flight)
+	seq      uint64
+
+	stats    Iostat
+	lastAcct sim.Time
+
+	tracer     Tracer
+	devName    string // "8:0" (wbt events)
+	devNum     string // "8,0" (block events)
+	cur        *sim.Task
+	segScratch []segment
 }
 
 type reqPool struct {
 	free  []*Request
 	alloc int
+	size  int
+}
+
+type waitKind uint8
+
+const (
+	waitNone waitKind = iota
+	waitWBT
+	waitPool
+)
+
+// waitList is a FIFO of blocked submitters, linked through Submitter.next.
+type waitList struct {
+	head, tail *Submitter
+	n          int
+}
+
+func (l *waitList) push(s *Submitter, front bool) {
+	s.next = nil
+	switch {
+	case l.head == nil:
+		l.head, l.tail = s, s
+	case front:
+		s.next = l.head
+		l.head = s
+	default:
+		l.tail.next = s
+		l.tail = s
+	}
+	l.n++
+}
+
+func (l *waitList) pop() *Submitter {
+	s := l.head
+	if s == nil {
+		return nil
+	}
+	l.head = s.next
+	if l.head == nil {
+		l.tail = nil
+	}
+	s.next = nil
+	l.n--
+	return s
 }
 
 // Submitter is one task's view of the queue: its plug and the bios it is blocked on.
 type Submitter struct {
-	q       *Queue
-	Task    *sim.Task
-	pending []Bio
-	wq      sim.WaitQueue
-	plugged bool
-	plug    []*Request
+	q        *Queue
+	Task     *sim.Task
+	pending  []Bio
+	wq       sim.WaitQueue
+	plugged  bool
+	plug     []*Request
+	wbtToken bool // a wbt slot acquired for the next new request
+	waiting  waitKind
+	next     *Submitter
 }
 
 // NewQueue builds the queue for spec in front of dev.
 func NewQueue(w *sim.World, spec Spec, dev Device) *Queue {
-	q := &Queue{w: w, spec: spec, dev: dev, maxPages: int64(spec.MaxSectorsKB) * 1024 / PageSize}
+	q := &Queue{w: w, spec: spec, dev: dev, qd: dev.QueueDepth(),
+		maxPages: int64(spec.MaxSectorsKB) * 1024 / PageSize, devName: "8:0", devNum: "8,0"}
+	q.tdev, _ = dev.(timerDevice)
 	if q.maxPages < 1 {
 		q.maxPages = 1
 	}
-	for d := range q.pool {
-		for i := 0; i < spec.NrRequests; i++ {
-			q.pool[d].free = append(q.pool[d].free, &Request{})
-		}
+	if q.qd < 1 {
+		q.qd = 1
+	}
+	if spec.PlugCount < 1 {
+		q.spec.PlugCount = 16
+	}
+	nr := spec.NrRequests
+	if nr < 1 {
+		nr = 128
+		q.spec.NrRequests = nr
+	}
+	npools := 2
+	if spec.BlkMQ {
+		npools = 1
+	}
+	q.reqs = make([]Request, nr*npools)
+	for i := range q.reqs {
+		r := &q.reqs[i]
+		r.q = q
+		r.class = int8(i / nr)
+		r.timer.Fn = func() { q.requestTimer(r) }
+		q.pools[r.class].free = append(q.pools[r.class].free, r)
+	}
+	for c := 0; c < npools; c++ {
+		q.pools[c].size = nr
+	}
+	q.elv.init(q)
+	q.wbt.init(q)
+	if d, ok := dev.(interface{ attach(*Queue) }); ok {
+		d.attach(q)
 	}
 	return q
 }
 
+func (q *Queue) requestTimer(r *Request) {
+	if q.tdev != nil {
+		q.tdev.requestTimer(r)
+	}
+}
+
 // Spec is the queue's configuration.
 func (q *Queue) Spec() Spec { return q.spec }
+
+// Device is the service model behind the queue.
+func (q *Queue) Device() Device { return q.dev }
 
 // NewSubmitter returns the submission context of task t.
 func (q *Queue) NewSubmitter(t *sim.Task) *Submitter { return &Submitter{q: q, Task: t} }
@@ -74,14 +179,51 @@ func (q *Queue) Inflight() int { return q.inflight }
 // Queued is the number of requests allocated and not yet completed.
 func (q *Queue) Queued() int { return q.nQueued }
 
-// Congested reports the bdi congestion mark of direction op (on at 7/8 of
-// nr_requests + 1, off below nr - nr/8 - nr/16 - 1).
-func (q *Queue) Congested(op Op) bool { return q.congested[op] }
+// Pending is the number of requests in the elevator (allocated, unplugged, not issued).
+func (q *Queue) Pending() int { return q.elv.count }
+
+// Waiters is the number of submitters blocked (on wbt or on the request pool).
+func (q *Queue) Waiters() int { return q.wbt.waiters.n + q.poolWait[0].n + q.poolWait[1].n }
+
+// Congested reports the bdi congestion mark for op as v3.2 sets it on the legacy
+// pool: Write is the async pool (bdi_write_congested), Read the sync pool. It goes
+// on when the pool's allocated count reaches nr - nr/8 + 1 (113 of 128) and off
+// below nr - nr/8 - nr/16 - 1 (103). blk-mq queues never mark congestion.
+func (q *Queue) Congested(op Op) bool {
+	if q.spec.BlkMQ {
+		return false
+	}
+	if op == Write {
+		return q.congested[1]
+	}
+	return q.congested[0]
+}
+
+// class is the pool a request for op/flags comes from: rw_is_sync for legacy queues.
+func (q *Queue) class(op Op, f Flags) int {
+	if q.spec.BlkMQ || op == Read || f&FlagSync != 0 {
+		return 0
+	}
+	return 1
+}
+
+// FreeRequests is the number of free requests (tags) in the pool op/flags uses.
+func (q *Queue) FreeRequests(op Op, f Flags) int { return len(q.pools[q.class(op, f)].free) }
+
+// NoteDirtySleep tells wbt that a task slept in balance_dirty_pages now
+// (wb->dirty_sleep = jiffies, v4.10+): for the next second (HZ) throttled writes use
+// wb_max and completions wake waiters at wb_normal (wb_recent_wait). The 2016 draft's
+// dirty_sleeping count is modelled the same way.
+func (q *Queue) NoteDirtySleep(now sim.Time) { q.wbt.noteDirtySleep(now) }
 
 // Stats returns the cumulative iostat counters, accounted up to now.
 func (q *Queue) Stats() Iostat {
 	q.account()
-	return q.stats
+	st := q.stats
+	st.At = q.w.Now()
+	st.InFlight = q.nQueued
+	st.Issued = q.inflight
+	return st
 }
 
 func (q *Queue) account() {
@@ -89,100 +231,154 @@ func (q *Queue) account() {
 	dt := now - q.lastAcct
 	if dt > 0 {
 		q.stats.TimeInQueue += sim.Time(q.nQueued) * dt
-		if q.inflight > 0 {
+		q.stats.DeviceTimeInQueue += sim.Time(q.inflight) * dt
+		if q.nQueued > 0 {
 			q.stats.Busy += dt
+		}
+		if q.inflight > 0 {
+			q.stats.DeviceBusy += dt
 		}
 	}
 	q.lastAcct = now
 }
 
-// mergeTarget finds a request not yet issued that bio b can back-merge into.
-func (q *Queue) mergeTarget(s *Submitter, b *Bio) *Request {
-	for i := len(s.plug) - 1; i >= 0; i-- {
-		if r := s.plug[i]; r.Op == b.Op && r.EndSector() == b.Sector && r.Pages < q.maxPages {
-			return r
-		}
-	}
-	for i := len(q.queued) - 1; i >= 0; i-- {
-		if r := q.queued[i]; r.Op == b.Op && r.EndSector() == b.Sector && r.Pages < q.maxPages {
-			return r
-		}
-	}
-	return nil
+func mergeable(r *Request, b *Bio) bool {
+	return r.Op == b.Op && (r.Flags|b.Flags)&FlagFUA == 0
 }
 
-// Room reports how many pages of a run starting like b the queue accepts now
-// without blocking the submitter.
-func (q *Queue) Room(s *Submitter, b Bio) int64 {
-	if len(s.pending) > 0 {
+// mergeRoom is the number of pages of b that can back-merge into a request now.
+func (q *Queue) mergeRoom(s *Submitter, b *Bio) int64 {
+	for i := len(s.plug) - 1; i >= 0; i-- {
+		if r := s.plug[i]; mergeable(r, b) && r.EndSector() == b.Sector && r.Pages < q.maxPages {
+			return q.maxPages - r.Pages
+		}
+	}
+	if r := q.elv.backMergeTarget(b); r != nil && r.Pages < q.maxPages {
+		return q.maxPages - r.Pages
+	}
+	return 0
+}
+
+// merge merges the head of b into a plugged or queued request (attempt_plug_merge,
+// then elv_merge: back merge, or front merge when all of b fits). It returns the
+// pages merged.
+func (q *Queue) merge(s *Submitter, b *Bio) int64 {
+	if b.Flags&FlagFUA != 0 {
 		return 0
 	}
-	var room int64
-	if r := q.mergeTarget(s, &b); r != nil {
-		room = q.maxPages - r.Pages
+	for i := len(s.plug) - 1; i >= 0; i-- {
+		r := s.plug[i]
+		if !mergeable(r, b) {
+			continue
+		}
+		if r.EndSector() == b.Sector && r.Pages < q.maxPages {
+			n := min(b.Pages, q.maxPages-r.Pages)
+			r.addSeg(b, n)
+			r.Pages += n
+			r.Flags |= b.Flags & (FlagSync | FlagMeta | FlagPrio)
+			return n
+		}
+		if b.EndSector() == r.Sector && r.Pages+b.Pages <= q.maxPages {
+			r.prependSeg(b, b.Pages)
+			r.Sector, r.Pages = b.Sector, r.Pages+b.Pages
+			r.Flags |= b.Flags & (FlagSync | FlagMeta | FlagPrio)
+			return b.Pages
+		}
 	}
-	return room + int64(len(q.pool[b.Op].free))*q.maxPages
+	if r := q.elv.backMergeTarget(b); r != nil && r.Pages < q.maxPages {
+		n := min(b.Pages, q.maxPages-r.Pages)
+		q.elv.backMerge(r, b, n)
+		return n
+	}
+	if r := q.elv.frontMergeTarget(b); r != nil && r.Pages+b.Pages <= q.maxPages {
+		q.elv.frontMerge(r, b)
+		return b.Pages
+	}
+	return 0
 }
 
-// Submit queues bio b for s. It reports true when the submitter must block
-// (get_request_wait: the pool is empty); the queue then puts s.Task on a wait
-// queue and wakes it once every page of b has a request.
+// Room reports how many pages of a run starting like b the queue accepts now without
+// blocking the submitter: merge room plus free requests (limited by the wbt slots b
+// may take) times max_sectors_kb.
+func (q *Queue) Room(s *Submitter, b Bio) int64 {
+	if s.Blocked() {
+		return 0
+	}
+	room := int64(0)
+	if b.Flags&FlagFUA == 0 {
+		room = q.mergeRoom(s, &b)
+	}
+	avail := int64(len(q.pools[q.class(b.Op, b.Flags)].free))
+	if q.wbt.throttles(&b) {
+		avail = min(avail, int64(q.wbt.slots(b.Flags)))
+	}
+	return room + avail*q.maxPages
+}
+
+// Submit queues bio b for s. It reports true when the submitter must block (no
+// request in the pool: get_request_wait; or over the wbt limit: wbt_wait); the queue
+// then flushes s's plug, puts s.Task on a wait queue and wakes it once every page of
+// b has a request. Pages admitted after the wake-up go straight to the elevator.
 func (q *Queue) Submit(s *Submitter, b Bio) bool {
 	if b.Pages <= 0 {
 		return false
 	}
 	q.account()
-	if len(s.pending) == 0 && q.admit(s, &b) {
-		q.dispatch()
-		return false
+	q.cur = s.Task
+	defer func() { q.cur = nil }()
+	if b.Op == Read {
+		q.wbt.noteReadIssue()
+	}
+	if !s.Blocked() {
+		if q.admit(s, &b, true, false) {
+			q.dispatch()
+			return false
+		}
 	}
 	s.pending = append(s.pending, b)
-	if !q.isBlocked(s) {
-		q.blocked = append(q.blocked, s)
-	}
 	s.flushPlug()
 	q.dispatch()
 	s.Task.Wait(&s.wq)
 	return true
 }
 
-func (q *Queue) isBlocked(s *Submitter) bool {
-	for _, x := range q.blocked {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// admit merges or allocates requests for b, advancing b; it reports whether all of b
-// was admitted.
-func (q *Queue) admit(s *Submitter, b *Bio) bool {
+// admit merges or allocates requests for b, advancing b. It reports whether all of b
+// was admitted; otherwise s is put on the wbt or pool wait list (at the front when
+// front is set: it was already first in line).
+func (q *Queue) admit(s *Submitter, b *Bio, fromTask, front bool) bool {
+	now := q.w.Now()
 	for b.Pages > 0 {
-		n := int64(0)
-		if r := q.mergeTarget(s, b); r != nil {
-			n = min(b.Pages, q.maxPages-r.Pages)
-			r.addSeg(b, n)
-			r.Pages += n
-			r.Flags |= b.Flags & (FlagSync | FlagMeta | FlagFUA | FlagPrio)
-			q.stats.Merges[b.Op]++
+		n := q.merge(s, b)
+		if n > 0 {
+			q.stats.Merges[b.Op] += n
 		} else {
-			r := q.alloc(b.Op)
+			if q.wbt.throttles(b) && !s.wbtToken {
+				if !q.wbt.acquire(b.Flags, fromTask) {
+					s.waiting = waitWBT
+					q.wbt.waiters.push(s, front)
+					return false
+				}
+				s.wbtToken = true
+			}
+			cl := q.class(b.Op, b.Flags)
+			r := q.alloc(cl)
 			if r == nil {
+				s.waiting = waitPool
+				q.poolWait[cl].push(s, front)
 				return false
 			}
 			n = min(b.Pages, q.maxPages)
+			q.seq++
 			r.Sector, r.Pages, r.Op, r.Flags = b.Sector, n, b.Op, b.Flags
-			r.Submit = q.w.Now()
+			r.Submit, r.comm, r.seq = now, s.Task, q.seq
+			r.wbt, s.wbtToken = s.wbtToken, false
 			r.segs = r.segs[:0]
 			r.addSeg(b, n)
-			if s.plugged {
-				s.plug = append(s.plug, r)
-				if len(s.plug) >= plugFlushCount {
-					s.flushPlug()
-				}
+			q.stats.Merges[b.Op] += n - 1 // the other pages of a run stand for merged bios
+			if s.plugged && fromTask {
+				s.addToPlug(r)
 			} else {
-				q.queued = append(q.queued, r)
+				q.elv.add(r)
 			}
 		}
 		b.Sector += n * PageSectors
@@ -192,35 +388,29 @@ func (q *Queue) admit(s *Submitter, b *Bio) bool {
 	return true
 }
 
-// plugFlushCount is BLK_MAX_REQUEST_COUNT (v3.2).
-const plugFlushCount = 16
-
-func (q *Queue) alloc(op Op) *Request {
-	p := &q.pool[op]
+func (q *Queue) alloc(cl int) *Request {
+	p := &q.pools[cl]
 	if len(p.free) == 0 {
 		return nil
 	}
 	r := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
 	p.alloc++
-	r.inUse = true
 	q.nQueued++
-	nr := q.spec.NrRequests
-	if p.alloc >= nr-nr/8+1 {
-		q.congested[op] = true
+	if nr := p.size; p.alloc >= nr-nr/8+1 {
+		q.congested[cl] = true
 	}
 	return r
 }
 
 func (q *Queue) free(r *Request) {
-	p := &q.pool[r.Op]
-	r.inUse, r.issued = false, false
+	p := &q.pools[r.class]
+	r.state, r.comm, r.wbt = rqFree, nil, false
 	p.free = append(p.free, r)
 	p.alloc--
 	q.nQueued--
-	nr := q.spec.NrRequests
-	if p.alloc < nr-nr/8-nr/16-1 {
-		q.congested[r.Op] = false
+	if nr := p.size; p.alloc < nr-nr/8-nr/16-1 {
+		q.congested[r.class] = false
 	}
 }
 
@@ -229,86 +419,157 @@ func (s *Submitter) StartPlug() { s.plugged = true }
 
 // FinishPlug is blk_finish_plug: the plugged requests go to the queue.
 func (s *Submitter) FinishPlug() {
+	s.q.account()
+	s.q.cur = s.Task
 	s.flushPlug()
 	s.plugged = false
 	s.q.dispatch()
+	s.q.cur = nil
+}
+
+// FlushPlug sends the plugged requests to the queue and keeps the plug: what
+// schedule() does when a plugged task sleeps (blk_schedule_flush_plug). Call it before
+// a plugged task sleeps for any reason other than a blocking Submit.
+func (s *Submitter) FlushPlug() {
+	if len(s.plug) == 0 {
+		return
+	}
+	s.q.account()
+	s.q.cur = s.Task
+	s.flushPlug()
+	s.q.dispatch()
+	s.q.cur = nil
+}
+
+// Plugged reports whether s is between StartPlug and FinishPlug.
+func (s *Submitter) Plugged() bool { return s.plugged }
+
+// PluggedRequests is the number of requests held in s's plug.
+func (s *Submitter) PluggedRequests() int { return len(s.plug) }
+
+// addToPlug adds r to the plug, flushing first when the plug holds PlugCount
+// requests (BLK_MAX_REQUEST_COUNT) or its last request reaches PlugBytes
+// (BLK_PLUG_FLUSH_SIZE, v6).
+func (s *Submitter) addToPlug(r *Request) {
+	sp := &s.q.spec
+	if n := len(s.plug); n >= sp.PlugCount || (sp.PlugBytes > 0 && n > 0 && s.plug[n-1].Bytes() >= sp.PlugBytes) {
+		s.flushPlug()
+	}
+	r.state = rqPlugged
+	s.plug = append(s.plug, r)
 }
 
 func (s *Submitter) flushPlug() {
 	if len(s.plug) == 0 {
 		return
 	}
-	s.q.queued = append(s.q.queued, s.plug...)
-	for i := range s.plug {
+	for i, r := range s.plug {
+		s.q.elv.add(r)
 		s.plug[i] = nil
 	}
 	s.plug = s.plug[:0]
 }
 
-// Blocked reports whether s waits for requests.
+// Blocked reports whether s waits for requests or wbt.
 func (s *Submitter) Blocked() bool { return len(s.pending) > 0 }
 
 func (q *Queue) dispatch() {
-	for q.inflight < q.dev.QueueDepth() && len(q.queued) > 0 {
-		r := q.queued[0]
-		copy(q.queued, q.queued[1:])
-		q.queued[len(q.queued)-1] = nil
-		q.queued = q.queued[:len(q.queued)-1]
-		r.issued = true
+	for q.inflight < q.qd {
+		r := q.elv.next(q.w.Now())
+		if r == nil {
+			return
+		}
+		r.state = rqIssued
 		r.Dispatch = q.w.Now()
 		q.inflight++
+		q.wbt.issue(r)
+		if q.tracer != nil {
+			q.traceRq("block_rq_issue", r)
+		}
 		q.dev.Issue(r)
 	}
 }
 
-// Complete is called by the device when r is done.
+// Complete is called by the device when r is done: accounting, wbt, freeing the
+// request, waking blocked submitters, dispatching more, then one EndIO per segment.
 func (q *Queue) Complete(r *Request) {
 	q.account()
 	now := q.w.Now()
 	st := &q.stats
 	st.IOs[r.Op]++
-	st.Sectors[r.Op] += r.Pages * PageSectors
+	st.Sectors[r.Op] += r.Sectors()
 	st.Ticks[r.Op] += now - r.Submit
+	st.ServiceTicks[r.Op] += now - r.Dispatch
 	q.inflight--
+	if q.tracer != nil {
+		q.traceRq("block_rq_complete", r)
+	}
+	q.wbt.done(r, now)
 	// copy the segments out: the request goes back to the pool before EndIO runs
-	var segBuf [8]segment
-	segs := append(segBuf[:0], r.segs...)
+	base := len(q.segScratch)
+	q.segScratch = append(q.segScratch, r.segs...)
 	op := r.Op
 	q.free(r)
+	q.kick()
 	q.dispatch()
-	q.unblock()
-	for _, sg := range segs {
-		sg.owner.EndIO(sg.cookie, sg.index, sg.pages, op)
-	}
-}
-
-// unblock admits the pending bios of blocked submitters, FIFO, while requests last.
-func (q *Queue) unblock() {
-	for len(q.blocked) > 0 {
-		s := q.blocked[0]
-		for len(s.pending) > 0 {
-			if !q.admit(s, &s.pending[0]) {
-				q.dispatch()
-				return
-			}
-			s.pending = s.pending[1:]
+	for i := base; i < len(q.segScratch); i++ {
+		sg := q.segScratch[i]
+		if sg.owner != nil {
+			sg.owner.EndIO(sg.cookie, sg.index, sg.pages, op)
 		}
-		s.pending = nil
-		copy(q.blocked, q.blocked[1:])
-		q.blocked[len(q.blocked)-1] = nil
-		q.blocked = q.blocked[:len(q.blocked)-1]
-		s.flushPlug()
-		q.dispatch()
-		s.wq.WakeAll()
+	}
+	clear(q.segScratch[base:])
+	q.segScratch = q.segScratch[:base]
+}
+
+// kick resumes blocked submitters while requests and wbt slots allow, FIFO per wait
+// list: pool waiters while their pool has free requests, then wbt waiters when wbt
+// decided to wake them.
+func (q *Queue) kick() {
+	for progress := true; progress; {
+		progress = false
+		for cl := range q.pools {
+			for len(q.pools[cl].free) > 0 && q.poolWait[cl].head != nil {
+				q.resume(q.poolWait[cl].pop(), true)
+				progress = true
+			}
+		}
+		b := &q.wbt
+		wake := b.wake
+		b.wake = wakeNone
+		switch {
+		case b.waiters.head == nil:
+		case wake == wakeOne:
+			q.resume(b.waiters.pop(), true)
+			progress = true
+		case wake == wakeAll && b.draft:
+			// every waiter retries may_queue once, in order; the 2016 draft has no
+			// FIFO fairness, so a sync write behind a background one may pass
+			for n := b.waiters.n; n > 0; n-- {
+				q.resume(b.waiters.pop(), false)
+			}
+			progress = true
+		case wake == wakeAll:
+			// rq_qos_wake_function: waiters take slots in order; the first that
+			// cannot stops the walk
+			for b.waiters.head != nil && b.canAcquire(b.waiters.head.pending[0].Flags) {
+				q.resume(b.waiters.pop(), true)
+				progress = true
+			}
+		}
 	}
 }
 
-// Iostat are cumulative /proc/diskstats-style counters.
-type Iostat struct {
-	IOs         [2]int64    // completed requests per direction
-	Merges      [2]int64    // bios merged into an existing request
-	Sectors     [2]int64    // sectors transferred
-	Ticks       [2]sim.Time // total time from allocation to completion
-	Busy        sim.Time    // time with at least one request at the device (io_ticks)
-	TimeInQueue sim.Time    // integral of requests in the queue over time (weighted io_ticks)
+// resume continues admitting a blocked submitter's pending bios; when all are in, it
+// wakes the task.
+func (q *Queue) resume(s *Submitter, front bool) {
+	s.waiting = waitNone
+	for len(s.pending) > 0 {
+		if !q.admit(s, &s.pending[0], false, front) {
+			return
+		}
+		copy(s.pending, s.pending[1:])
+		s.pending = s.pending[:len(s.pending)-1]
+	}
+	s.wq.WakeAll()
 }

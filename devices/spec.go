@@ -9,57 +9,599 @@ import (
 	"github.com/wblab/wblab/engine/sim"
 )
 
-// Spec describes a device and its queue. Every field has a key in the
-// "--device NAME,key=value" form (see Keys).
+// Models are the service-time models a Spec can name.
+const (
+	ModelSimple = "simple" // one server: fixed cost per request + size / bandwidth
+	ModelHDD    = "hdd"    // seek + rotation + zoned media rate, write cache, NCQ
+	ModelSSD    = "ssd"    // channels + serial FTL cost for random writes + link bandwidth
+	ModelNVMe   = "nvme"   // many servers: latency + size / bandwidth, deep queues
+	ModelCapped = "capped" // token-bucket bw / iops cap in front of a fast medium
+)
+
+// Elevators.
+const (
+	ElevatorDeadline = "deadline" // sort + merge, read/write FIFOs with expiry (v3.2 deadline-iosched)
+	ElevatorNoop     = "noop"     // FIFO + merge (noop, blk-mq "none")
+)
+
+// Spec describes a device and its queue. It is embedded in the engine's Config as
+// "device"; every field has a key in the "--device NAME,key=value" form (see Keys,
+// KeysFor, Params). Integer units: bytes, bytes/s, nanoseconds.
 type Spec struct {
-	Name         string `json:"name"`
-	Model        string `json:"model"`          // service model: "simple"
-	BandwidthBps int64  `json:"bw_Bps"`         // sustained transfer rate, bytes/s
-	RequestNs    int64  `json:"req_ns"`         // fixed cost per request, ns
-	QueueDepth   int    `json:"qd"`             // requests issued to the device at once
-	MaxSectorsKB int    `json:"max_sectors_kb"` // largest merged request
-	NrRequests   int    `json:"nr_requests"`    // request pool per direction
-	Rotational   bool   `json:"rotational"`
-	Doc          string `json:"doc,omitempty"`
+	Name  string `json:"name"`
+	Model string `json:"model"` // simple | hdd | ssd | nvme | capped
+	Doc   string `json:"doc,omitempty"`
+
+	// Block layer (kernel-notes §7.1).
+	QueueDepth      int    `json:"qd"`             // requests issued to the device at once (NCQ / tag depth)
+	MaxSectorsKB    int    `json:"max_sectors_kb"` // largest merged request: 512 (v3.2) / 1280 (v4.x-v6.x)
+	NrRequests      int    `json:"nr_requests"`    // legacy: requests per pool (sync, async); mq: tags
+	BlkMQ           bool   `json:"mq"`             // blk-mq tags (one shared pool, no congestion marks)
+	PlugCount       int    `json:"plug_count"`     // plug flush at this many requests: 16 (v3.2) / 32 (v6)
+	PlugBytes       int64  `json:"plug_bytes"`     // and when the last plugged request is this big: 0 / 128 KiB (v6)
+	Elevator        string `json:"elevator"`       // deadline | noop
+	ReadExpireMs    int    `json:"read_expire_ms"` // deadline read_expire (HZ/2)
+	WriteExpireMs   int    `json:"write_expire_ms"`
+	WritesStarved   int    `json:"writes_starved"`
+	FifoBatch       int    `json:"fifo_batch"`
+	Rotational      bool   `json:"rotational"`
+	WriteCacheBytes int64  `json:"wcache"` // volatile write cache; > 0 sets QUEUE_FLAG_WC; the HDD model buffers writes in it
+
+	// blk-wbt (kernel-notes §3).
+	WBT      bool  `json:"wbt"`        // wbt enabled
+	WBTLatNs int64 `json:"wbt_lat_ns"` // min_lat_nsec; 0 = wbt_default_latency_nsec (2 ms / 75 ms rotational)
+	WBTDepth int   `json:"wbt_depth"`  // RWB_DEF_DEPTH: 16 merged, 64 in the 2016 drafts
+	WBTQD1   bool  `json:"wbt_qd1"`    // the 2016 QD=1 patch: 2/2/1, 1/1/1 when scaled down
+	WBTV6    bool  `json:"wbt_v6"`     // v6.x rq_depth: max_depth <= 2 => normal = max, background = 1
+	WBTDraft bool  `json:"wbt_draft"`  // 2016 draft: unsigned scale_step, no UNKNOWN_WRITES, wake one, no FIFO fairness
+
+	// Service models.
+	BandwidthBps   int64 `json:"bw_Bps"`           // simple: rate; hdd: outer-zone media rate; ssd/nvme: write link; capped: cap (0 = none)
+	ReadBps        int64 `json:"read_bw_Bps"`      // ssd/nvme read link (0 = bw)
+	RequestNs      int64 `json:"req_ns"`           // per-request cost (simple, ssd/nvme/capped writes, hdd command overhead)
+	ReadRequestNs  int64 `json:"read_req_ns"`      // ssd/nvme per-read cost (0 = req_ns)
+	Channels       int   `json:"channels"`         // requests served concurrently inside the device
+	ChannelBps     int64 `json:"chan_bw_Bps"`      // transfer rate of one request inside the device
+	ReadChannelBps int64 `json:"read_chan_bw_Bps"` // same for reads (0 = chan_bw)
+	FTLNs          int64 `json:"ftl_ns"`           // ssd: serial flash-translation cost of a non-sequential write
+	RPM            int   `json:"rpm"`
+	SeekTrackNs    int64 `json:"seek_track_ns"` // track-to-track seek
+	SeekAvgNs      int64 `json:"seek_avg_ns"`   // average seek over uniformly random pairs
+	SeekFullNs     int64 `json:"seek_full_ns"`  // full-stroke seek
+	CapacityBytes  int64 `json:"capacity"`
+	InnerBps       int64 `json:"bw_inner_Bps"` // hdd inner-zone media rate
+	IfaceBps       int64 `json:"iface_bw_Bps"` // hdd link rate (SATA 3 Gb/s ~ 300 MB/s) for cached writes
+	IOPS           int64 `json:"iops"`         // capped: IOPS cap (0 = none)
+	BurstNs        int64 `json:"burst_ns"`     // capped: token bucket depth as time at the cap rate
+}
+
+// pkind is how a parameter's value is written.
+type pkind uint8
+
+const (
+	kInt   pkind = iota // integer
+	kBytes              // size: 4k, 60MiB
+	kRate               // bytes/s: 60MiB, 170MB (decimal), 1G
+	kUs                 // microseconds (decimals allowed), stored in ns
+	kMs                 // milliseconds, stored in ns
+	kBool               // on/off, true/false, 1/0
+	kEnum
+)
+
+// param is one overridable Spec field: its key, the models it applies to, its unit
+// and range (in stored units), and where it lives.
+type param struct {
+	key      string
+	json     string
+	models   string // "" = all; else space-separated models
+	kind     pkind
+	min, max int64 // stored units
+	enum     []string
+	doc      string
+}
+
+// Validation limits.
+const (
+	MaxQueueDepth   = 65536
+	MaxBandwidthBps = 1 << 40
+)
+
+const allModels = ModelSimple + " " + ModelHDD + " " + ModelSSD + " " + ModelNVMe + " " + ModelCapped
+
+// params is the table of every key. Ranges are in stored units.
+func params() []param {
+	us, ms := int64(sim.Microsecond), int64(sim.Millisecond)
+	return []param{
+		{key: "qd", json: "qd", kind: kInt, min: 1, max: MaxQueueDepth, doc: "requests issued to the device at once"},
+		{key: "max_sectors_kb", json: "max_sectors_kb", kind: kInt, min: 4, max: 32768, doc: "largest merged request, KiB"},
+		{key: "nr_requests", json: "nr_requests", kind: kInt, min: 4, max: 65536, doc: "legacy pool size per sync/async, or mq tags"},
+		{key: "mq", json: "mq", kind: kBool, max: 1, doc: "blk-mq tags instead of the legacy request pool"},
+		{key: "plug_count", json: "plug_count", kind: kInt, min: 1, max: 4096, doc: "plug flush at this many requests (16 v3.2, 32 v6)"},
+		{key: "plug_bytes", json: "plug_bytes", kind: kBytes, min: 0, max: 1 << 30, doc: "plug flush when the last request reaches this size (0 = off; 128k v6)"},
+		{key: "elevator", json: "elevator", kind: kEnum, enum: []string{ElevatorDeadline, ElevatorNoop}, doc: "deadline or noop"},
+		{key: "read_expire_ms", json: "read_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline read_expire"},
+		{key: "write_expire_ms", json: "write_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline write_expire"},
+		{key: "writes_starved", json: "writes_starved", kind: kInt, min: 1, max: 1024, doc: "deadline writes_starved"},
+		{key: "fifo_batch", json: "fifo_batch", kind: kInt, min: 1, max: 4096, doc: "deadline fifo_batch"},
+		{key: "rotational", json: "rotational", kind: kBool, max: 1, doc: "queue/rotational (wbt default latency)"},
+		{key: "wcache", json: "wcache", kind: kBytes, min: 0, max: 1 << 34, doc: "volatile write cache size (0 = off)"},
+		{key: "wbt", json: "wbt", kind: kBool, max: 1, doc: "blk-wbt on/off"},
+		{key: "wbt_lat_us", json: "wbt_lat_ns", kind: kUs, min: 0, max: 10_000 * ms, doc: "wbt min_lat (0 = default: 2000 non-rotational, 75000 rotational)"},
+		{key: "wbt_depth", json: "wbt_depth", kind: kInt, min: 1, max: 4096, doc: "RWB_DEF_DEPTH (16; 64 in the 2016 drafts)"},
+		{key: "wbt_qd1", json: "wbt_qd1", kind: kBool, max: 1, doc: "the 2016 QD=1 patch (2/2/1, 1/1/1 scaled down)"},
+		{key: "wbt_v6", json: "wbt_v6", kind: kBool, max: 1, doc: "v6.x limits (max_depth<=2: normal=max, bg=1)"},
+		{key: "wbt_draft", json: "wbt_draft", kind: kBool, max: 1, doc: "2016 draft wbt (unsigned step, wake one)"},
+
+		{key: "bw", json: "bw_Bps", models: "simple hdd ssd nvme", kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "transfer rate (hdd: outer zone; ssd/nvme: write link)"},
+		{key: "bw", json: "bw_Bps", models: ModelCapped, kind: kRate, min: 0, max: MaxBandwidthBps, doc: "bandwidth cap (0 = none)"},
+		{key: "read_bw", json: "read_bw_Bps", models: "ssd nvme", kind: kRate, min: 0, max: MaxBandwidthBps, doc: "read link rate (0 = bw)"},
+		{key: "req_us", json: "req_ns", models: allModels, kind: kUs, min: 0, max: int64(sim.Second), doc: "per-request cost (hdd: command overhead)"},
+		{key: "read_req_us", json: "read_req_ns", models: "ssd nvme", kind: kUs, min: 0, max: int64(sim.Second), doc: "per-read cost (0 = req_us)"},
+		{key: "channels", json: "channels", models: "ssd nvme capped", kind: kInt, min: 1, max: 4096, doc: "requests served concurrently"},
+		{key: "chan_bw", json: "chan_bw_Bps", models: "ssd nvme capped", kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "transfer rate of one request"},
+		{key: "read_chan_bw", json: "read_chan_bw_Bps", models: "ssd nvme", kind: kRate, min: 0, max: MaxBandwidthBps, doc: "same for reads (0 = chan_bw)"},
+		{key: "ftl_us", json: "ftl_ns", models: "ssd nvme", kind: kUs, min: 0, max: int64(sim.Second), doc: "serial cost of a non-sequential write"},
+		{key: "rpm", json: "rpm", models: ModelHDD, kind: kInt, min: 1000, max: 20000, doc: "spindle speed"},
+		{key: "seek_track_us", json: "seek_track_ns", models: ModelHDD, kind: kUs, min: 10 * us, max: 100 * ms, doc: "track-to-track seek"},
+		{key: "seek_avg_us", json: "seek_avg_ns", models: ModelHDD, kind: kUs, min: 100 * us, max: 200 * ms, doc: "average seek (random pairs)"},
+		{key: "seek_full_us", json: "seek_full_ns", models: ModelHDD, kind: kUs, min: 100 * us, max: 500 * ms, doc: "full-stroke seek"},
+		{key: "capacity", json: "capacity", models: ModelHDD, kind: kBytes, min: 1 << 30, max: 1 << 50, doc: "disk size"},
+		{key: "bw_inner", json: "bw_inner_Bps", models: ModelHDD, kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "inner-zone media rate"},
+		{key: "iface_bw", json: "iface_bw_Bps", models: ModelHDD, kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "host link rate for cached writes"},
+		{key: "iops", json: "iops", models: ModelCapped, kind: kInt, min: 0, max: 100_000_000, doc: "IOPS cap (0 = none)"},
+		{key: "burst_ms", json: "burst_ns", models: ModelCapped, kind: kMs, min: 0, max: 3600 * int64(sim.Second), doc: "token bucket depth in time at the cap"},
+	}
+}
+
+func (p param) applies(model string) bool {
+	return p.models == "" || strings.Contains(" "+p.models+" ", " "+model+" ")
+}
+
+// ptr returns the address of the field behind key.
+func (s *Spec) ptr(key string) any {
+	switch key {
+	case "qd":
+		return &s.QueueDepth
+	case "max_sectors_kb":
+		return &s.MaxSectorsKB
+	case "nr_requests":
+		return &s.NrRequests
+	case "mq":
+		return &s.BlkMQ
+	case "plug_count":
+		return &s.PlugCount
+	case "plug_bytes":
+		return &s.PlugBytes
+	case "elevator":
+		return &s.Elevator
+	case "read_expire_ms":
+		return &s.ReadExpireMs
+	case "write_expire_ms":
+		return &s.WriteExpireMs
+	case "writes_starved":
+		return &s.WritesStarved
+	case "fifo_batch":
+		return &s.FifoBatch
+	case "rotational":
+		return &s.Rotational
+	case "wcache":
+		return &s.WriteCacheBytes
+	case "wbt":
+		return &s.WBT
+	case "wbt_lat_us":
+		return &s.WBTLatNs
+	case "wbt_depth":
+		return &s.WBTDepth
+	case "wbt_qd1":
+		return &s.WBTQD1
+	case "wbt_v6":
+		return &s.WBTV6
+	case "wbt_draft":
+		return &s.WBTDraft
+	case "bw":
+		return &s.BandwidthBps
+	case "read_bw":
+		return &s.ReadBps
+	case "req_us":
+		return &s.RequestNs
+	case "read_req_us":
+		return &s.ReadRequestNs
+	case "channels":
+		return &s.Channels
+	case "chan_bw":
+		return &s.ChannelBps
+	case "read_chan_bw":
+		return &s.ReadChannelBps
+	case "ftl_us":
+		return &s.FTLNs
+	case "rpm":
+		return &s.RPM
+	case "seek_track_us":
+		return &s.SeekTrackNs
+	case "seek_avg_us":
+		return &s.SeekAvgNs
+	case "seek_full_us":
+		return &s.SeekFullNs
+	case "capacity":
+		return &s.CapacityBytes
+	case "bw_inner":
+		return &s.InnerBps
+	case "iface_bw":
+		return &s.IfaceBps
+	case "iops":
+		return &s.IOPS
+	case "burst_ms":
+		return &s.BurstNs
+	}
+	return nil
+}
+
+func (p param) scale() int64 {
+	switch p.kind {
+	case kUs:
+		return int64(sim.Microsecond)
+	case kMs:
+		return int64(sim.Millisecond)
+	}
+	return 1
+}
+
+// show formats a stored value in the key's units.
+func (p param) show(v int64) string {
+	switch p.kind {
+	case kBytes:
+		return FormatBytes(v)
+	case kRate:
+		return FormatBytes(v) + "/s"
+	case kUs, kMs:
+		return fixed(v, p.scale())
+	case kBool:
+		if v != 0 {
+			return "on"
+		}
+		return "off"
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func (p param) rangeText() string {
+	switch p.kind {
+	case kBool:
+		return "on|off"
+	case kEnum:
+		return strings.Join(p.enum, "|")
+	}
+	unit := map[pkind]string{kUs: " us", kMs: " ms"}[p.kind]
+	return fmt.Sprintf("[%s, %s]%s", p.show(p.min), p.show(p.max), unit)
+}
+
+// fixed prints v/scale with up to 3 decimals, without floats.
+func fixed(v, scale int64) string {
+	whole, frac := v/scale, v%scale
+	if frac == 0 {
+		return strconv.FormatInt(whole, 10)
+	}
+	s := fmt.Sprintf("%d.%0*d", whole, len(strconv.FormatInt(scale, 10))-1, frac)
+	return strings.TrimRight(s, "0")
+}
+
+// parseFixed parses a non-negative decimal ("12.5") into value*scale, exactly.
+func parseFixed(v string, scale int64) (int64, bool) {
+	whole, frac, _ := strings.Cut(v, ".")
+	if whole == "" && frac == "" {
+		return 0, false
+	}
+	w := int64(0)
+	if whole != "" {
+		n, err := strconv.ParseInt(whole, 10, 64)
+		if err != nil || n < 0 || n > (1<<62)/scale {
+			return 0, false
+		}
+		w = n * scale
+	}
+	digits := len(strconv.FormatInt(scale, 10)) - 1
+	if len(frac) > digits {
+		return 0, false
+	}
+	if frac != "" {
+		f, err := strconv.ParseInt(frac+strings.Repeat("0", digits-len(frac)), 10, 64)
+		if err != nil || f < 0 {
+			return 0, false
+		}
+		w += f
+	}
+	return w, true
+}
+
+func (s *Spec) get(p param) int64 {
+	switch f := s.ptr(p.key).(type) {
+	case *int:
+		return int64(*f)
+	case *int64:
+		return *f
+	case *bool:
+		if *f {
+			return 1
+		}
+	}
+	return 0
+}
+
+// Params lists the parameters that apply to model ("" = all keys), with their doc
+// and allowed range, for help texts and UIs.
+func Params(model string) []ParamInfo {
+	var out []ParamInfo
+	seen := map[string]bool{}
+	for _, p := range params() {
+		if (model != "" && !p.applies(model)) || seen[p.key] {
+			continue
+		}
+		seen[p.key] = true
+		out = append(out, ParamInfo{Key: p.key, JSON: p.json, Doc: p.doc, Range: p.rangeText()})
+	}
+	return out
+}
+
+// ParamInfo describes one key for help texts.
+type ParamInfo struct {
+	Key, JSON, Doc, Range string
+}
+
+// Keys lists every override key accepted by ParseSpec for some model.
+func Keys() []string { return KeysFor("") }
+
+// KeysFor lists the override keys valid for model ("" = every model).
+func KeysFor(model string) []string {
+	var out []string
+	for _, p := range Params(model) {
+		out = append(out, p.Key)
+	}
+	return out
+}
+
+func (s *Spec) param(key string) (param, bool) {
+	for _, p := range params() {
+		if p.key == key && p.applies(s.Model) {
+			return p, true
+		}
+	}
+	return param{}, false
+}
+
+// Set overrides one parameter by key and checks it against its range. Errors name the
+// key, the value, the allowed range and the valid keys for the spec's model.
+func (s *Spec) Set(key, val string) error {
+	p, ok := s.param(key)
+	if !ok {
+		return fmt.Errorf("device %s: unknown key %q for model %s (keys: %s)", s.Name, key, s.Model, strings.Join(KeysFor(s.Model), ", "))
+	}
+	bad := func(what string) error {
+		return fmt.Errorf("device %s: %s=%q: %s, allowed %s (keys: %s)", s.Name, key, val, what, p.rangeText(), strings.Join(KeysFor(s.Model), ", "))
+	}
+	var n int64
+	switch p.kind {
+	case kEnum:
+		for _, e := range p.enum {
+			if val == e {
+				*s.ptr(key).(*string) = val
+				return nil
+			}
+		}
+		return bad("not a choice")
+	case kBool:
+		switch strings.ToLower(val) {
+		case "1", "on", "true", "yes", "y":
+			n = 1
+		case "0", "off", "false", "no", "n":
+		default:
+			return bad("want on or off")
+		}
+	case kInt:
+		v, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return bad("want an integer")
+		}
+		n = v
+	case kBytes, kRate:
+		v, err := parseSize(val, true)
+		if err != nil {
+			return bad(err.Error())
+		}
+		n = v
+	case kUs, kMs:
+		v, ok := parseFixed(val, p.scale())
+		if !ok {
+			return bad("want a non-negative number")
+		}
+		n = v
+	}
+	if n < p.min || n > p.max {
+		return bad("out of range")
+	}
+	switch f := s.ptr(key).(type) {
+	case *int:
+		*f = int(n)
+	case *int64:
+		*f = n
+	case *bool:
+		*f = n != 0
+	}
+	if key == "wbt_lat_us" && n == 0 {
+		// as /sys/block/X/queue/wbt_lat_usec: 0 disables wbt
+		s.WBT = false
+	}
+	return nil
+}
+
+// Validate checks every field that applies to the model against its allowed range,
+// naming the field (key and JSON name) and the range.
+func (s Spec) Validate() error {
+	switch s.Model {
+	case ModelSimple, ModelHDD, ModelSSD, ModelNVMe, ModelCapped:
+	default:
+		return fmt.Errorf("device.model: %q is not a model (models: %s)", s.Model, strings.ReplaceAll(allModels, " ", ", "))
+	}
+	for _, p := range params() {
+		if !p.applies(s.Model) {
+			continue
+		}
+		if p.kind == kEnum {
+			v := *s.ptr(p.key).(*string)
+			if !contains(p.enum, v) {
+				return fmt.Errorf("device.%s (json %q): %q is not one of %s", p.key, p.json, v, p.rangeText())
+			}
+			continue
+		}
+		if v := s.get(p); v < p.min || v > p.max {
+			return fmt.Errorf("device.%s (json %q): %s out of range %s", p.key, p.json, p.show(v), p.rangeText())
+		}
+	}
+	if s.Model == ModelHDD {
+		t, a, f := s.SeekTrackNs, s.SeekAvgNs, s.SeekFullNs
+		if f <= t {
+			return fmt.Errorf("device.seek_full_us: %s must exceed seek_track_us %s", fixed(f, 1000), fixed(t, 1000))
+		}
+		// seek(x) = t + b*sqrt(x) + c*x must be increasing: avg in [t + F/3, t + 11F/15]
+		lo, hi := t+(f-t)/3, t+(f-t)*11/15
+		if a < lo || a > hi {
+			return fmt.Errorf("device.seek_avg_us: %s out of range [%s, %s] us for these track-to-track and full-stroke seeks",
+				fixed(a, 1000), fixed(lo, 1000), fixed(hi, 1000))
+		}
+		if s.InnerBps > s.BandwidthBps {
+			return fmt.Errorf("device.bw_inner: %s/s must not exceed bw %s/s", FormatBytes(s.InnerBps), FormatBytes(s.BandwidthBps))
+		}
+	}
+	return nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 // presets are the built-in devices. Parameters live here, one place, with their source.
-var presets = map[string]Spec{
-	// simple: a plain disk with a fixed bandwidth and per-request cost; the
-	// foundation's device, close to the Wu 2011 disk's sequential rate through a
-	// filesystem (~55-60 MB/s, kernel-notes §4.5).
-	"simple": {Name: "simple", Model: "simple", BandwidthBps: 60 << 20, RequestNs: 200_000,
-		QueueDepth: 31, MaxSectorsKB: 512, NrRequests: 128, Rotational: true,
-		Doc: "fixed-rate disk: 60 MiB/s + 0.2 ms per request, QD 31, 512 KiB requests"},
+func presets() []Spec {
+	ms, us := int64(sim.Millisecond), int64(sim.Microsecond)
+	// block layer of the v3.2 era (kernel-notes §7.1): legacy pool of 128 per sync/async
+	// with congestion marks 113/103, BLK_MAX_REQUEST_COUNT 16, 512 KiB requests,
+	// deadline defaults read_expire HZ/2, write_expire 5*HZ, writes_starved 2, fifo_batch 16.
+	or := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	legacy := func(s Spec) Spec {
+		or(&s.MaxSectorsKB, 512)
+		or(&s.NrRequests, 128)
+		or(&s.PlugCount, 16)
+		or(&s.ReadExpireMs, 500)
+		or(&s.WriteExpireMs, 5000)
+		or(&s.WritesStarved, 2)
+		or(&s.FifoBatch, 16)
+		or(&s.WBTDepth, 16)
+		if s.Elevator == "" {
+			s.Elevator = ElevatorDeadline
+		}
+		return s
+	}
+	// modern (v6.x) blk-mq: tags, 32 requests or 128 KiB per plug, 1280 KiB requests
+	// (BLK_DEF_MAX_SECTORS_CAP), "none" scheduler, wbt with v6 limits.
+	modern := func(s Spec) Spec {
+		or(&s.MaxSectorsKB, 1280)
+		or(&s.PlugCount, 32)
+		if s.Elevator == "" {
+			s.Elevator = ElevatorNoop
+		}
+		s.PlugBytes, s.BlkMQ = 128<<10, true
+		s.WBT, s.WBTV6, s.WBTQD1 = true, true, true
+		return legacy(s)
+	}
+	return []Spec{
+		// simple: the foundation's device, a plain disk with a fixed bandwidth and
+		// per-request cost, close to the Wu 2011 disk's sequential rate through a
+		// filesystem (~55-60 MB/s, kernel-notes §4.5). FIFO dispatch (noop), no wbt.
+		func() Spec {
+			s := legacy(Spec{Name: "simple", Model: ModelSimple, BandwidthBps: 60 << 20, RequestNs: 200 * us,
+				QueueDepth: 31, Rotational: true,
+				Doc: "fixed-rate disk: 60 MiB/s + 0.2 ms per request, QD 31, 512 KiB requests, noop, no wbt"})
+			s.Elevator = ElevatorNoop
+			return s
+		}(),
+		// wu2011-hdd: Wu Fengguang's 2011 test disk, a 7200 rpm SATA HDD behind a v3.2
+		// legacy queue. Parameters are typical of 2011 500 GB 7200 rpm drives
+		// (kernel-notes §7.2: 1 / 8.5 / 18 ms seeks, 8.33 ms revolution, 125 MB/s outer
+		// and ~half inner, NCQ 31, 16 MiB of its cache used for write-back, SATA 3 Gb/s);
+		// the filesystem issue fits them to the thread's tables (~45-58 MB/s via a fs).
+		legacy(Spec{Name: "wu2011-hdd", Model: ModelHDD, QueueDepth: 31, Rotational: true,
+			RPM: 7200, SeekTrackNs: 1 * ms, SeekAvgNs: 8500 * us, SeekFullNs: 18 * ms,
+			CapacityBytes: 500_000_000_000, BandwidthBps: 125_000_000, InnerBps: 65_000_000,
+			IfaceBps: 300_000_000, RequestNs: 50 * us, WriteCacheBytes: 16 << 20,
+			Doc: "2011 7200 rpm SATA HDD: seek 1/8.5/18 ms, 125-65 MB/s zoned, NCQ 31, 16 MiB write cache, v3.2 queue, no wbt"}),
+		// chinner2010-vm: Dave Chinner's 2010 8p test VM storage (thread: XFS buffered
+		// writes reach ~750 MB/s once write_cache_pages is fixed, so the storage must be
+		// faster: 2 GB/s, 32 concurrent requests at 0.1 ms + size/500 MB/s). Virtio
+		// disks report rotational=1; 2.6.36 legacy queue; no wbt.
+		legacy(Spec{Name: "chinner2010-vm", Model: ModelNVMe, QueueDepth: 128, Rotational: true,
+			Channels: 32, RequestNs: 100 * us, ReadRequestNs: 100 * us, ChannelBps: 500_000_000,
+			BandwidthBps: 2_000_000_000, ReadBps: 2_000_000_000,
+			Doc: "fast VM storage (Chinner 2010): 2 GB/s, 32 concurrent requests, 0.1 ms each, QD 128, legacy queue"}),
+		// kara2016-qd1: the Kara 2016 wbt thread's disk: a rotational SATA disk with
+		// queue depth 1 (no NCQ) and ~100 MB/s sequential (dd of 10 GB in ~105 s through
+		// ext4 at the start of the disk), v4.6 legacy queue with 1280 KiB requests and
+		// the 2016 wbt draft (RWB_DEF_DEPTH 64, no QD=1 patch: wbt_qd1=on selects it).
+		legacy(Spec{Name: "kara2016-qd1", Model: ModelHDD, QueueDepth: 1, Rotational: true,
+			MaxSectorsKB: 1280, RPM: 7200, SeekTrackNs: 1 * ms, SeekAvgNs: 8500 * us, SeekFullNs: 18 * ms,
+			CapacityBytes: 1_000_000_000_000, BandwidthBps: 110_000_000, InnerBps: 55_000_000,
+			IfaceBps: 300_000_000, RequestNs: 50 * us, WriteCacheBytes: 16 << 20,
+			WBT: true, WBTDraft: true, WBTDepth: 64,
+			Doc: "2016 rotational disk at queue depth 1: 110-55 MB/s, 16 MiB write cache, v4.6 queue, 2016 wbt draft"}),
+		// nvme: a modern PCIe 3.0 x4 NVMe SSD: ~3.5 GB/s read / 3 GB/s write, 128
+		// internal servers at 20 us (write) / 80 us (read) + size/1 GB/s, tag depth 1023,
+		// volatile write cache, v6.x blk-mq + wbt (kernel-notes §7.2).
+		modern(Spec{Name: "nvme", Model: ModelNVMe, QueueDepth: 1023, NrRequests: 1023,
+			Channels: 128, RequestNs: 20 * us, ReadRequestNs: 80 * us, ChannelBps: 1_000_000_000,
+			ReadChannelBps: 1_500_000_000, BandwidthBps: 3_000_000_000, ReadBps: 3_500_000_000,
+			WriteCacheBytes: 1 << 20,
+			Doc:             "modern NVMe: 3 GB/s write, 3.5 GB/s read, 128 servers, 20/80 us, QD 1023, blk-mq, wbt (v6)"}),
+		// x25e: Intel X25-E 64 GB SLC SATA SSD (Axboe 2009): 250 MB/s sequential read,
+		// 170 MB/s sequential write (SATA link stage), 3,300 random 4 KiB write IOPS (a
+		// serial 303 us FTL cost per non-sequential write), ~35,000 random reads at depth
+		// (10 channels at 275 us + size/400 MB/s), NCQ 32, 2.6.30-era legacy queue.
+		legacy(Spec{Name: "x25e", Model: ModelSSD, QueueDepth: 32,
+			Channels: 10, RequestNs: 85 * us, ReadRequestNs: 275 * us, ChannelBps: 400_000_000,
+			FTLNs: 303 * us, BandwidthBps: 170_000_000, ReadBps: 250_000_000,
+			Doc: "Intel X25-E SATA SSD: 170 MB/s write, 250 MB/s read, 3,300 random 4k write IOPS, NCQ 32"}),
+		// capped: a cloud block volume (e.g. AWS gp3 baseline 3,000 IOPS, 125 MiB/s) or
+		// QEMU throttling.bps-write/iops-write: a token bucket with 100 ms of burst in
+		// front of a fast medium (64 servers, 0.5 ms network round trip), blk-mq + wbt.
+		modern(Spec{Name: "capped", Model: ModelCapped, QueueDepth: 128, NrRequests: 256,
+			Channels: 64, RequestNs: 500 * us, ChannelBps: 1_000_000_000,
+			BandwidthBps: 125 << 20, IOPS: 3000, BurstNs: 100 * ms,
+			Doc: "throttled cloud volume: token bucket 125 MiB/s and 3000 IOPS (100 ms burst) over 0.5 ms storage, blk-mq, wbt"}),
+	}
 }
 
-// Presets lists the built-in devices by name.
+// Presets lists the built-in devices, sorted by name.
 func Presets() []Spec {
-	out := make([]Spec, 0, len(presets))
-	for _, s := range presets {
-		out = append(out, s)
-	}
+	out := presets()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// Keys lists the override keys accepted by ParseSpec.
-func Keys() []string {
-	return []string{"bw", "req_us", "qd", "max_sectors_kb", "nr_requests", "rotational"}
-}
-
 // Preset returns the named preset.
 func Preset(name string) (Spec, error) {
-	s, ok := presets[name]
-	if !ok {
-		names := make([]string, 0, len(presets))
-		for n := range presets {
-			names = append(names, n)
+	var names []string
+	for _, s := range Presets() {
+		if s.Name == name {
+			return s, nil
 		}
-		sort.Strings(names)
-		return Spec{}, fmt.Errorf("device: unknown preset %q (presets: %s)", name, strings.Join(names, ", "))
+		names = append(names, s.Name)
 	}
-	return s, nil
+	return Spec{}, fmt.Errorf("device: unknown preset %q (presets: %s)", name, strings.Join(names, ", "))
 }
 
 // ParseSpec parses "NAME[,key=value...]": a preset and overrides of its parameters.
@@ -72,7 +614,7 @@ func ParseSpec(text string) (Spec, error) {
 	for _, kv := range parts[1:] {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return Spec{}, fmt.Errorf("device: override %q is not key=value (keys: %s)", kv, strings.Join(Keys(), ", "))
+			return Spec{}, fmt.Errorf("device %s: override %q is not key=value (keys: %s)", s.Name, kv, strings.Join(KeysFor(s.Model), ", "))
 		}
 		if err := s.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
 			return Spec{}, err
@@ -81,90 +623,61 @@ func ParseSpec(text string) (Spec, error) {
 	return s, s.Validate()
 }
 
-// Set overrides one parameter by key.
-func (s *Spec) Set(key, val string) error {
-	bad := func(what string) error {
-		return fmt.Errorf("device: %s=%q: %s", key, val, what)
+// String is the spec in ParseSpec form: the preset name and the fields that differ
+// from it (or every key when the name is not a preset).
+func (s Spec) String() string {
+	base, err := Preset(s.Name)
+	if err != nil || base.Model != s.Model {
+		base = Spec{}
 	}
-	switch key {
-	case "bw":
-		n, err := ParseBytes(val)
-		if err != nil {
-			return bad(err.Error())
+	var b strings.Builder
+	b.WriteString(s.Name)
+	for _, p := range params() {
+		if !p.applies(s.Model) {
+			continue
 		}
-		s.BandwidthBps = n
-	case "req_us":
-		n, err := strconv.ParseFloat(val, 64)
-		if err != nil {
-			return bad("want microseconds, e.g. 200 or 12.5")
+		var cur, old string
+		if p.kind == kEnum {
+			cur, old = *s.ptr(p.key).(*string), *base.ptr(p.key).(*string)
+		} else {
+			cur, old = p.show(s.get(p)), p.show(base.get(p))
 		}
-		s.RequestNs = int64(n * 1000)
-	case "qd", "max_sectors_kb", "nr_requests":
-		n, err := strconv.Atoi(val)
-		if err != nil {
-			return bad("want an integer")
+		if cur != old {
+			b.WriteString("," + p.key + "=" + strings.ReplaceAll(strings.TrimSuffix(cur, "/s"), " ", ""))
 		}
-		switch key {
-		case "qd":
-			s.QueueDepth = n
-		case "max_sectors_kb":
-			s.MaxSectorsKB = n
-		default:
-			s.NrRequests = n
-		}
-	case "rotational":
-		b, err := strconv.ParseBool(val)
-		if err != nil {
-			return bad("want true or false")
-		}
-		s.Rotational = b
-	default:
-		return fmt.Errorf("device: unknown key %q (keys: %s)", key, strings.Join(Keys(), ", "))
 	}
-	return nil
-}
-
-// Limits for validation.
-const (
-	MaxQueueDepth   = 65536
-	MaxBandwidthBps = 1 << 40
-)
-
-// Validate checks every field against its allowed range.
-func (s Spec) Validate() error {
-	switch {
-	case s.Model != "simple":
-		return fmt.Errorf("device.model: %q is not a model (models: simple)", s.Model)
-	case s.BandwidthBps < 1<<20 || s.BandwidthBps > MaxBandwidthBps:
-		return fmt.Errorf("device.bw: %d B/s out of range [1MiB/s, 1TiB/s]", s.BandwidthBps)
-	case s.RequestNs < 0 || s.RequestNs > int64(sim.Second):
-		return fmt.Errorf("device.req_us: %d ns out of range [0, 1s]", s.RequestNs)
-	case s.QueueDepth < 1 || s.QueueDepth > MaxQueueDepth:
-		return fmt.Errorf("device.qd: %d out of range [1, %d]", s.QueueDepth, MaxQueueDepth)
-	case s.MaxSectorsKB < 4 || s.MaxSectorsKB > 32768:
-		return fmt.Errorf("device.max_sectors_kb: %d out of range [4, 32768]", s.MaxSectorsKB)
-	case s.NrRequests < 4 || s.NrRequests > 65536:
-		return fmt.Errorf("device.nr_requests: %d out of range [4, 65536]", s.NrRequests)
-	}
-	return nil
+	return b.String()
 }
 
 // ParseBytes parses sizes like 512, 4k, 60MiB, 1G (binary units; "B" and "iB" optional).
-func ParseBytes(v string) (int64, error) {
+func ParseBytes(v string) (int64, error) { return parseSize(v, false) }
+
+// parseSize parses a size; "k/M/G/T" and "KiB/MiB/..." are binary; with decimal set,
+// "kB/MB/GB/TB" are decimal (rates as drive makers write them). A trailing "/s" is allowed.
+func parseSize(v string, decimal bool) (int64, error) {
 	t := strings.TrimSpace(v)
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "/s"), "B")
+	t = strings.TrimSuffix(t, "/s")
+	dec := false
+	if decimal && len(t) >= 2 && t[len(t)-1] == 'B' && !strings.HasSuffix(t, "iB") && strings.ContainsAny(t[len(t)-2:len(t)-1], "kKMGT") {
+		dec = true
+	}
+	t = strings.TrimSuffix(t, "B")
 	t = strings.TrimSuffix(t, "i")
 	mult := int64(1)
 	if n := len(t); n > 0 {
+		base := int64(1024)
+		if dec {
+			base = 1000
+		}
 		switch t[n-1] {
 		case 'k', 'K':
-			mult = 1 << 10
+			mult = base
 		case 'm', 'M':
-			mult = 1 << 20
+			mult = base * base
 		case 'g', 'G':
-			mult = 1 << 30
+			mult = base * base * base
 		case 't', 'T':
-			mult = 1 << 40
+			mult = base * base * base * base
 		}
 		if mult > 1 {
 			t = t[:n-1]
@@ -172,7 +685,7 @@ func ParseBytes(v string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("want a size like 4k, 60MiB or 1G")
+		return 0, fmt.Errorf("want a size like 4k, 60MiB, 170MB or 1G")
 	}
 	if n > (1<<62)/mult {
 		return 0, fmt.Errorf("size too large")
@@ -180,14 +693,34 @@ func ParseBytes(v string) (int64, error) {
 	return n * mult, nil
 }
 
+// FormatBytes prints n with the largest binary unit that divides it exactly
+// (4k -> "4KiB"), else in bytes; decimal multiples of 1000 print as "kB/MB/GB".
+func FormatBytes(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	for _, u := range []struct {
+		div int64
+		s   string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}, {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}} {
+		if n%u.div == 0 {
+			return strconv.FormatInt(n/u.div, 10) + u.s
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 // New builds the queue and device model for spec.
 func New(w *sim.World, spec Spec) (*Queue, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	d := &simpleDevice{w: w, spec: spec}
-	q := NewQueue(w, spec, d)
-	d.q = q
-	d.timer.Fn = d.done
-	return q, nil
+	var dev Device
+	switch spec.Model {
+	case ModelHDD:
+		dev = newHDD(w, spec)
+	default:
+		dev = newParallel(w, spec)
+	}
+	return NewQueue(w, spec, dev), nil
 }
