@@ -94,7 +94,7 @@ func seekCurve(track, avg, full int64) (a, b, c int64) {
 	return track, b, f - b
 }
 
-func (d *hdd) attach(q *Queue)  { d.q = q }
+func (d *hdd) attach(q *Queue) { d.q = q }
 func (d *hdd) QueueDepth() int { return d.spec.QueueDepth }
 
 func (d *hdd) zone(s int64) int {

@@ -73,7 +73,7 @@ func newParallel(w *sim.World, s Spec) *parallel {
 	return d
 }
 
-func (d *parallel) attach(q *Queue)  { d.q = q }
+func (d *parallel) attach(q *Queue) { d.q = q }
 func (d *parallel) QueueDepth() int { return d.qd }
 
 // xfer is the time to move bytes at bps.

@@ -256,7 +256,7 @@ func TestDeadlineElevator(t *testing.T) {
 		expire string
 		want   []int64
 	}{
-		{"10", []int64{0, 8000, 16000, 4000}},   // 8000 and 16000 expired at 10 ms
+		{"10", []int64{0, 8000, 16000, 4000}},  // 8000 and 16000 expired at 10 ms
 		{"500", []int64{0, 4000, 8000, 16000}}, // nothing expired: sector order
 	} {
 		w2 := sim.NewWorld(1000, 1)
