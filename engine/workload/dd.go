@@ -24,6 +24,8 @@ type DD struct {
 	batch int64 // chunks in the current CPU burst
 	state int
 	fs    *kernel.Fsync
+	// bdpResume: balance_dirty_pages is continuing after its sleep
+	bdpResume bool
 
 	Started, Ended sim.Time
 	Done           bool
@@ -95,18 +97,16 @@ func (d *DD) resume() {
 			d.pos = end
 			d.state = ddWrite
 			if k.BalanceDirtyPagesRatelimited(th, n) {
-				d.state = ddBalance
-				if p := k.BalanceDirtyPages(th, false); p > 0 {
-					th.Task.Sleep(p)
-					return
-				}
-				d.state = ddWrite
+				d.state, d.bdpResume = ddBalance, false
+				continue
 			}
 			if th.YieldCPU() {
 				return
 			}
 		case ddBalance:
-			if p := k.BalanceDirtyPages(th, true); p > 0 {
+			p := k.BalanceDirtyPages(th, d.bdpResume)
+			d.bdpResume = true
+			if p > 0 {
 				th.Task.Sleep(p)
 				return
 			}
