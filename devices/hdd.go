@@ -34,7 +34,8 @@ const (
 //     go through; a write that does not fit waits for destaging;
 //   - NCQ (QueueDepth > 1): the next media operation is the shortest positioning
 //     time first among the host commands and the first hddWindow cached extents,
-//     with hddMaxWait aging; with QueueDepth 1 the only host command competes with
+//     with hddMaxWait aging of host commands and of writes waiting for cache space
+//     (then destaging goes first); with QueueDepth 1 the only host command competes with
 //     destaging the same way;
 //   - read-ahead: after a read the drive keeps reading; a read continuing it pays
 //     only the transfer not yet done (up to hddReadAhead).
@@ -206,11 +207,23 @@ func (d *hdd) startNext() {
 			best, bestCost = i, c
 		}
 	}
-	if len(d.hostQ) > 0 && now-d.hostQ[0].Dispatch > hddMaxWait {
+	// aging: the oldest of a host command and a write waiting for cache space goes
+	// first once it has waited hddMaxWait
+	hostAge, cacheAge := sim.Time(-1), sim.Time(-1)
+	if len(d.hostQ) > 0 {
+		hostAge = now - d.hostQ[0].Dispatch
+	}
+	if len(d.waitCache) > 0 {
+		cacheAge = now - d.waitCache[0].Dispatch
+	}
+	switch {
+	case hostAge > hddMaxWait && hostAge >= cacheAge:
 		best, bestCost = 0, d.cost(now, d.hostQ[0].Sector, d.hostQ[0].Sectors(), d.hostQ[0].Op == Read)
-	} else {
-		for i, r := range d.hostQ {
-			pick(i, d.cost(now, r.Sector, r.Sectors(), r.Op == Read))
+	default:
+		if cacheAge <= hddMaxWait {
+			for i, r := range d.hostQ {
+				pick(i, d.cost(now, r.Sector, r.Sectors(), r.Op == Read))
+			}
 		}
 		seen := 0
 		for i := d.dhead; i < len(d.dirty) && seen < hddWindow; i++ {
