@@ -69,6 +69,7 @@ type hdd struct {
 	live      int
 	waitCache []*Request
 	ifaceFree sim.Time
+	acks      completions
 }
 
 type extent struct{ sector, n int64 }
@@ -84,6 +85,7 @@ func newHDD(w *sim.World, s Spec) *hdd {
 	}
 	d.a, d.b, d.c = seekCurve(s.SeekTrackNs, s.SeekAvgNs, s.SeekFullNs)
 	d.mech.Fn = d.mechDone
+	d.acks.init(w, func(r *Request) { d.q.Complete(r) })
 	return d
 }
 
@@ -192,8 +194,7 @@ func (d *hdd) accept(r *Request) {
 	}
 	ack := max(now, d.ifaceFree) + sim.Time(d.ifaceTime(r.Bytes()))
 	d.ifaceFree = ack
-	r.done = ack
-	d.w.At(&r.timer, ack)
+	d.acks.at(r, ack)
 }
 
 func (d *hdd) requestTimer(r *Request) { d.q.Complete(r) }

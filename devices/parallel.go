@@ -16,7 +16,7 @@ import "github.com/wblab/wblab/engine/sim"
 //     (ReadChannelBps).
 //
 // Stages are reserved at issue (each keeps the time it becomes free), so a request's
-// completion time is known when it is issued: one event per request, on its own timer.
+// completion time is known when it is issued: one event per request (see completions).
 // simple is one server at RequestNs + size / BandwidthBps.
 type parallel struct {
 	w    *sim.World
@@ -39,6 +39,7 @@ type parallel struct {
 	burst      sim.Time
 	tatBytes   sim.Time
 	tatIOs     sim.Time
+	done       completions
 }
 
 func newParallel(w *sim.World, s Spec) *parallel {
@@ -70,6 +71,7 @@ func newParallel(w *sim.World, s Spec) *parallel {
 	for i := range d.streams {
 		d.streams[i] = -1
 	}
+	d.done.init(w, func(r *Request) { d.q.Complete(r) })
 	return d
 }
 
@@ -137,8 +139,7 @@ func (d *parallel) Issue(r *Request) {
 	}
 	t = max(t, d.chanFree[k]) + d.reqNs[op] + xfer(bytes, d.chanBps[op])
 	d.chanFree[k] = t
-	r.done = t
-	d.w.At(&r.timer, t)
+	d.done.at(r, t)
 }
 
 func (d *parallel) requestTimer(r *Request) { d.q.Complete(r) }
