@@ -1,11 +1,3 @@
-// Package devices is wblab's block layer and device models: bios, per-task plugging,
-// merging into requests up to max_sectors_kb, the legacy request pool with congestion
-// marks or blk-mq style tags, a deadline-like elevator, dispatch up to the device's
-// queue depth, blk-wbt, service-time models (simple, HDD, SATA SSD, NVMe, capped
-// virtual disk) and iostat accounting. It imports only engine/sim.
-//
-// Everything is deterministic: no goroutines, channels, wall clock or package-level
-// mutable state; times are integer nanoseconds and sizes integer bytes or pages.
 package devices
 
 import "github.com/wblab/wblab/engine/sim"
