@@ -29,8 +29,10 @@ func New(name string) (kernel.Filesystem, error) {
 	switch name {
 	case "generic":
 		return NewGeneric(), nil
+	case "ext4":
+		return NewExt4(), nil
 	}
-	return nil, fmt.Errorf("fs: %q is not modelled (models: generic)", name)
+	return nil, fmt.Errorf("fs: %q is not modelled (models: generic, ext4)", name)
 }
 
 func (g *Generic) Name() string { return "generic" }

@@ -1,0 +1,213 @@
+package fs
+
+import (
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// Ext4Params are ext4's tunables (v3.2, default mount: delalloc, data=ordered, jbd2).
+type Ext4Params struct {
+	// MaxWritebackMBBump is s_max_writeback_mb_bump (128): ext4_da_writepages raises
+	// nr_to_write up to this many MB of contiguous dirty pages.
+	MaxWritebackMBBump int64
+	// MaxExtentPages is the most blocks mballoc allocates for one extent (2048 =
+	// 8 MB); ext4_da_writepages maps and submits at most one extent per journal handle.
+	MaxExtentPages int64
+	// HandleCost is the CPU time of one ext4_journal_start/stop pair plus
+	// ext4_map_blocks allocating one extent (mballoc, extent tree, bitmaps).
+	HandleCost sim.Time
+	// PageCost is write_cache_pages_da's per-page work (lock, buffer walk,
+	// mpage_add_bh_to_extent, set_page_writeback) plus building the bio.
+	PageCost sim.Time
+	// CommitInterval is the jbd2 commit interval (JBD2_DEFAULT_MAX_COMMIT_AGE, 5 s).
+	CommitInterval sim.Time
+	// JournalMB is the journal size (mke2fs default 128 MB for this disk size); the
+	// journal sits in the middle of the filesystem (JournalSector).
+	JournalMB int64
+	// JournalSector is where the journal starts on the device.
+	JournalSector int64
+	// MetaBlocksPerExtent is how many metadata blocks one extent allocation logs
+	// (block bitmap, group descriptor, extent tree leaf / inode).
+	MetaBlocksPerExtent int64
+	// Layout is the block allocator: mballoc's per-inode preallocation windows.
+	Layout Layout
+}
+
+// DefaultExt4Params returns v3.2 ext4 defaults on a 500 GB disk.
+func DefaultExt4Params() Ext4Params {
+	return Ext4Params{
+		MaxWritebackMBBump:  128,
+		MaxExtentPages:      2048,
+		HandleCost:          6 * sim.Microsecond,
+		PageCost:            1500 * sim.Nanosecond,
+		CommitInterval:      5 * sim.Second,
+		JournalMB:           128,
+		JournalSector:       250_000_000_000 / 512,
+		MetaBlocksPerExtent: 3,
+		// mballoc normalises a large file's request to an 8 MB inode preallocation
+		Layout: Layout{StartSector: 2048 * 8, MinWindowPages: 2048, MaxWindowPages: 2048},
+	}
+}
+
+// Ext4 is ext4 with delalloc and jbd2 (v3.2):
+//   - write() only reserves blocks (delalloc); blocks are allocated at writeback,
+//     one extent (≤ MaxExtentPages) per journal handle, from the inode's mballoc
+//     preallocation window;
+//   - ext4_da_writepages bumps nr_to_write up to MaxWritebackMBBump of contiguous dirty
+//     pages and gives the bump back at exit, so the caller sees only its own budget
+//     consumed (or over-consumed);
+//   - allocation changes i_disksize and the extent tree: the inode's metadata is
+//     dirtied again by writeback; ->write_inode in WB_SYNC_NONE does not write it
+//     (it waits for the jbd2 commit), so the inode stays I_DIRTY_SYNC and
+//     writeback_single_inode takes its redirty_tail path;
+//   - a jbd2 thread commits every CommitInterval: with delalloc little data is
+//     pending, so it writes the logged metadata blocks and a commit block
+//     (WRITE_SYNC | META, FUA for the commit block with barriers on).
+type Ext4 struct {
+	P Ext4Params
+	k *kernel.Kernel
+	j *journal
+
+	cursors map[*kernel.WritebackCtx]*daCursor
+	// Bumps counts ext4_da_writepages calls that raised nr_to_write.
+	Bumps int64
+}
+
+type ext4Inode struct {
+	m fileMap
+	// allocated since the last ->write_inode: the i_disksize/extent update
+	// still to be journalled
+	metaPending bool
+}
+
+// NewExt4 returns ext4 with default parameters.
+func NewExt4() *Ext4 { return &Ext4{P: DefaultExt4Params()} }
+
+func (e *Ext4) Name() string { return "ext4" }
+
+func (e *Ext4) Mount(k *kernel.Kernel) error {
+	e.k = k
+	e.cursors = map[*kernel.WritebackCtx]*daCursor{}
+	e.j = newJournal(k, "jbd2/sda1-8", e.P.CommitInterval, e.P.JournalSector, e.P.JournalMB<<8, true)
+	return nil
+}
+
+func (e *Ext4) Create(in *kernel.Inode) {
+	in.FS = &ext4Inode{}
+	e.j.pendingMeta++ // the new inode and directory entry
+}
+
+// WriteBegin is ext4_da_write_begin: reserve blocks, no allocation.
+func (e *Ext4) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time { return 0 }
+
+// numDirtyPages is ext4_num_dirty_pages: contiguous dirty pages from index, up to max.
+func numDirtyPages(in *kernel.Inode, index, maxPages int64) int64 {
+	n := int64(0)
+	for n < maxPages {
+		r, ok := in.Dirty.Next(index + n)
+		if !ok || r.Start != index+n {
+			break
+		}
+		n += r.End - r.Start
+	}
+	return min(n, maxPages)
+}
+
+// Writepages is ext4_da_writepages (v3.2). FSState[0] holds the nr_to_write bump,
+// FSState[1] is 1 while a call is in progress.
+func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
+	wbc := &wc.Wbc
+	c := e.cursors[wc]
+	if c == nil {
+		// the nr_to_write bump
+		maxPages := e.P.MaxWritebackMBBump << 8
+		desired := int64(0)
+		switch {
+		case wbc.RangeCyclic:
+			desired = numDirtyPages(wc.In, wc.In.WritebackIndex, maxPages)
+		case wbc.RangeStart == 0 && wbc.RangeEnd == 1<<63-1 && wbc.NrToWrite != 1<<63-1:
+			desired = min(wbc.NrToWrite*8, maxPages) // range_whole, non-cyclic
+		}
+		wc.FSState[0] = 0
+		if wbc.NrToWrite < desired {
+			wc.FSState[0] = desired - wbc.NrToWrite
+			wbc.NrToWrite = desired
+			e.Bumps++
+		}
+		c = newDACursor(wc)
+		e.cursors[wc] = c
+		wc.FSState[1] = 1
+		wc.Th.Sub.StartPlug()
+	}
+	if daWalk(wc, c, func(s, end int64) (int64, bool) { return e.mapAndSubmit(wc, s, end) }) {
+		return true
+	}
+	wc.Th.Sub.FinishPlug()
+	delete(e.cursors, wc)
+	wbc.NrToWrite -= wc.FSState[0] // give the bump back
+	wc.FSState[0], wc.FSState[1] = 0, 0
+	return false
+}
+
+// mapAndSubmit is one journal handle: write_cache_pages_da collects the contiguous
+// run from s, mpage_da_map_and_submit allocates one extent and submits it.
+func (e *Ext4) mapAndSubmit(wc *kernel.WritebackCtx, s, end int64) (int64, bool) {
+	wbc := &wc.Wbc
+	ei := wc.In.FS.(*ext4Inode)
+	n := min(end-s, e.P.MaxExtentPages)
+	if wbc.SyncMode == kernel.WBSyncNone {
+		n = min(n, max(wbc.NrToWrite, 1))
+	}
+	if s+n > ei.m.allocEnd {
+		if x := e.P.Layout.alloc(&ei.m, s+n); x > 0 {
+			e.j.pendingMeta += x * e.P.MetaBlocksPerExtent
+		}
+		ei.metaPending = true
+	}
+	n = min(n, ei.m.contig(s))
+	wc.Th.Charge(e.P.HandleCost + sim.Time(n)*e.P.PageCost + e.k.P.Costs.SubmitBio)
+	wc.WritePages(s, n)
+	wbc.NrToWrite -= n
+	return n, wbc.NrToWrite <= 0 && wbc.SyncMode == kernel.WBSyncNone
+}
+
+func (e *Ext4) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
+	n, _ := e.mapAndSubmit(wc, index, index+1)
+	wbc := &wc.Wbc
+	wbc.NrToWrite += n // write_cache_pages counts the call itself
+	return n
+}
+
+func (e *Ext4) OnePagePerWritepage() bool { return false }
+
+func (e *Ext4) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
+	for i := int64(0); i < n; {
+		i += e.Writepage(wc, index+i, index+n)
+	}
+}
+
+// WriteInode is ext4_write_inode (v3.2, journalled): WB_SYNC_ALL forces a jbd2
+// commit; otherwise the inode is left to the next commit. Metadata changed by this
+// writeback's allocations (i_disksize, extents) re-marks the inode I_DIRTY_SYNC, so
+// writeback_single_inode redirty_tails it.
+func (e *Ext4) WriteInode(wc *kernel.WritebackCtx) error {
+	ei := wc.In.FS.(*ext4Inode)
+	e.j.pendingMeta++
+	if wc.Wbc.SyncMode == kernel.WBSyncAll {
+		e.j.kick()
+		ei.metaPending = false
+		return nil
+	}
+	if ei.metaPending {
+		ei.metaPending = false
+		e.k.MarkInodeDirty(wc.In, kernel.IDirtySync)
+	}
+	return nil
+}
+
+func (e *Ext4) Sector(in *kernel.Inode, index int64) int64 {
+	return in.FS.(*ext4Inode).m.sector(&e.P.Layout, index)
+}
+
+// Journal reports the jbd2 commits and journal pages written.
+func (e *Ext4) Journal() (commits, pages int64) { return e.j.Commits, e.j.MetaPages }

@@ -1,0 +1,352 @@
+package fs
+
+import (
+	"sort"
+
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// Layout is a filesystem's block allocator as the model sees it. Every dd file of a
+// case lives in one directory, so ext3/ext4's Orlov/goal logic and XFS inode64 put
+// their data in the same block/allocation group: the files share one allocation
+// frontier. Each file allocates from its own reservation window (ext3's block
+// reservation window, ext4 mballoc's per-inode preallocation, XFS's speculative
+// EOF preallocation of allocsize) and takes a new window at the frontier when it has
+// used its window up. A window that starts where the file's previous one ended (no
+// other file allocated in between) continues the same extent.
+//
+// Where the extents of 10 or 100 concurrent files interleave is therefore set by the
+// window size and by when allocation happens (write() for ext3, writeback for the
+// delalloc filesystems); seeks between those windows are what separate 1dd from
+// 100dd on a rotating disk.
+type Layout struct {
+	// StartSector is the first data sector (after the superblock, group
+	// descriptors and the first inode tables).
+	StartSector int64
+	// MinWindowPages is a file's first reservation window, in pages.
+	MinWindowPages int64
+	// MaxWindowPages is the largest window; the window doubles from MinWindowPages
+	// each time a file takes a new one.
+	MaxWindowPages int64
+
+	frontier int64 // next free sector
+}
+
+// extent maps file pages [file, file+n) to sectors from disk.
+type extent struct{ file, disk, n int64 }
+
+// fileMap is one file's block map (allocated in file order, append-only).
+type fileMap struct {
+	ext      []extent
+	allocEnd int64 // pages [0, allocEnd) are allocated
+	winCur   int64 // next free sector of the current window
+	winEnd   int64 // end of the current window (sector)
+	win      int64 // current window size, pages
+}
+
+func (l *Layout) init() {
+	if l.frontier < l.StartSector {
+		l.frontier = l.StartSector
+	}
+}
+
+// alloc allocates blocks for pages [f.allocEnd, end) and returns how many new
+// extents (discontiguous pieces) that took.
+func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
+	l.init()
+	for f.allocEnd < end {
+		if f.winCur >= f.winEnd {
+			switch {
+			case f.win == 0:
+				f.win = l.MinWindowPages
+			default:
+				f.win = min(2*f.win, l.MaxWindowPages)
+			}
+			f.winCur = l.frontier
+			f.winEnd = l.frontier + f.win*devices.PageSectors
+			l.frontier = f.winEnd
+		}
+		n := min(end-f.allocEnd, (f.winEnd-f.winCur)/devices.PageSectors)
+		if k := len(f.ext); k > 0 && f.ext[k-1].disk+f.ext[k-1].n*devices.PageSectors == f.winCur {
+			f.ext[k-1].n += n
+		} else {
+			f.ext = append(f.ext, extent{file: f.allocEnd, disk: f.winCur, n: n})
+			newExtents++
+		}
+		f.allocEnd += n
+		f.winCur += n * devices.PageSectors
+	}
+	return newExtents
+}
+
+// find returns the extent holding page index (which must be allocated).
+func (f *fileMap) find(index int64) *extent {
+	i := sort.Search(len(f.ext), func(i int) bool { return f.ext[i].file+f.ext[i].n > index })
+	return &f.ext[i]
+}
+
+// sector maps page index to its sector; an unallocated page maps to where the next
+// allocation would put it (the delalloc goal), which only submission probes see.
+func (f *fileMap) sector(l *Layout, index int64) int64 {
+	if index < f.allocEnd {
+		e := f.find(index)
+		return e.disk + (index-e.file)*devices.PageSectors
+	}
+	if f.winCur < f.winEnd {
+		return f.winCur + (index-f.allocEnd)*devices.PageSectors
+	}
+	return max(l.frontier, l.StartSector) + (index-f.allocEnd)*devices.PageSectors
+}
+
+// contig is the number of pages from index (allocated) that are contiguous on disk.
+func (f *fileMap) contig(index int64) int64 {
+	e := f.find(index)
+	return e.file + e.n - index
+}
+
+// Extents is the number of extents of the file (for tests and reports).
+func (f *fileMap) Extents() int { return len(f.ext) }
+
+// submitRun starts writeback of the allocated pages [index, index+n) of wc's inode,
+// one bio run per on-disk extent piece. It reports true when the thread blocked.
+func submitRun(wc *kernel.WritebackCtx, f *fileMap, index, n int64) bool {
+	for n > 0 {
+		c := min(n, f.contig(index))
+		wc.WritePages(index, c)
+		index += c
+		n -= c
+		if wc.Th.Sub.Blocked() {
+			// the rest still goes out: the kernel's submit_bio loop continues after
+			// get_request_wait; pending bios are admitted in order when requests free up
+			for n > 0 {
+				c := min(n, f.contig(index))
+				wc.WritePages(index, c)
+				index += c
+				n -= c
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// journal is a jbd/jbd2 journal in the model: a kernel thread (kjournald,
+// jbd2/sda-8) that commits the running transaction every CommitInterval or when
+// asked (fsync), writing the journalled metadata blocks and then the commit block
+// into a circular log region with sync, meta writes (WRITE_SYNC: not throttled as
+// background writeback). Before the metadata, a data=ordered filesystem may write
+// the transaction's data (the beforeCommit hook; ext3).
+type journal struct {
+	k  *kernel.Kernel
+	th *kernel.Thread
+
+	interval   sim.Time
+	start, len int64 // journal region: first sector, length in pages
+	cursor     int64 // next log page (relative)
+	commitFUA  bool
+
+	pendingMeta int64 // metadata blocks logged in the running transaction
+	state       int
+	outstanding int64 // journal pages in flight
+	wq          sim.WaitQueue
+	timer       sim.Timer
+	kicked      bool
+	// beforeCommit runs at the start of a commit (ordered data writeout); it
+	// reports true when the thread blocked (called again on resume).
+	beforeCommit func() bool
+	// afterCommit runs when the commit block is on disk.
+	afterCommit func()
+	// locked is true between the start of the commit and the end of its metadata
+	// writes (T_LOCKED: new handles wait).
+	locked  bool
+	waiters sim.WaitQueue // tasks waiting for the commit (fsync) or for T_LOCKED to end
+
+	Commits     int64
+	MetaPages   int64
+	CommitStart sim.Time
+}
+
+const (
+	jIdle = iota
+	jData
+	jMeta
+	jMetaWait
+	jCommitBlock
+	jCommitWait
+)
+
+func newJournal(k *kernel.Kernel, comm string, interval sim.Time, start, lenPages int64, fua bool) *journal {
+	j := &journal{k: k, interval: interval, start: start, len: lenPages, commitFUA: fua}
+	j.th = k.NewThread(comm)
+	j.th.Task.Resume = j.resume
+	j.th.Task.SleepInterruptible(interval)
+	return j
+}
+
+// EndIO is the journal's bio completion (journal_end_buffer_io_sync).
+func (j *journal) EndIO(cookie uint64, index, pages int64, op devices.Op) {
+	j.outstanding -= pages
+	if j.outstanding <= 0 {
+		j.wq.WakeAll()
+	}
+}
+
+// kick asks for a commit now (log_start_commit: fsync, journal space).
+func (j *journal) kick() {
+	j.kicked = true
+	j.th.Task.Wake()
+}
+
+func (j *journal) submit(pages int64, flags devices.Flags) bool {
+	if j.cursor+pages > j.len {
+		j.cursor = 0
+	}
+	b := devices.Bio{Sector: j.start + j.cursor*devices.PageSectors, Pages: pages, Op: devices.Write,
+		Flags: flags, Owner: j, Index: j.cursor}
+	j.cursor += pages
+	j.outstanding += pages
+	j.MetaPages += pages
+	return j.k.Q.Submit(j.th.Sub, b)
+}
+
+func (j *journal) resume() {
+	for {
+		switch j.state {
+		case jIdle:
+			if j.pendingMeta == 0 && !j.kicked {
+				j.th.Task.SleepInterruptible(j.interval)
+				return
+			}
+			j.kicked = false
+			j.locked = true
+			j.CommitStart = j.k.W.Now()
+			j.state = jData
+		case jData:
+			if j.beforeCommit != nil && j.beforeCommit() {
+				return
+			}
+			j.state = jMeta
+		case jMeta:
+			n := max(j.pendingMeta, 1)
+			j.pendingMeta = 0
+			j.state = jMetaWait
+			if j.submit(n, devices.FlagSync|devices.FlagMeta) {
+				return
+			}
+		case jMetaWait:
+			if j.outstanding > 0 {
+				j.th.Task.Wait(&j.wq)
+				return
+			}
+			// metadata is in the log: new handles may start (T_FLUSH)
+			j.locked = false
+			j.waiters.WakeAll()
+			j.state = jCommitBlock
+		case jCommitBlock:
+			f := devices.FlagSync | devices.FlagMeta
+			if j.commitFUA {
+				f |= devices.FlagFUA
+			}
+			j.state = jCommitWait
+			if j.submit(1, f) {
+				return
+			}
+		case jCommitWait:
+			if j.outstanding > 0 {
+				j.th.Task.Wait(&j.wq)
+				return
+			}
+			j.Commits++
+			if j.afterCommit != nil {
+				j.afterCommit()
+			}
+			j.waiters.WakeAll()
+			j.state = jIdle
+			j.th.Task.SleepInterruptible(j.interval)
+			return
+		}
+	}
+}
+
+// daCursor is a filesystem-owned write_cache_pages cursor (ext4's
+// write_cache_pages_da loop, XFS's batched 2.6.36-rc1 steady state), kept across
+// blocking points.
+type daCursor struct {
+	index, end int64 // next page, inclusive end
+	wbIndex    int64 // mapping->writeback_index at entry
+	doneIndex  int64
+	cycled     bool
+	done       bool
+}
+
+// daStep writes from the dirty run [s, e) (not under writeback) and returns the
+// pages it consumed (≥ 1) and whether the loop is done.
+type daStep func(s, e int64) (consumed int64, done bool)
+
+func newDACursor(wc *kernel.WritebackCtx) *daCursor {
+	c := &daCursor{}
+	if wc.Wbc.RangeCyclic {
+		c.wbIndex = wc.In.WritebackIndex
+		c.index, c.end = c.wbIndex, 1<<62
+		c.cycled = c.index == 0
+	} else {
+		c.index, c.end = wc.Wbc.RangeStart, wc.Wbc.RangeEnd
+		c.cycled = true
+	}
+	c.doneIndex = c.index
+	return c
+}
+
+// daWalk walks the dirty pages from the cursor like write_cache_pages (skipping
+// pages under writeback for WB_SYNC_NONE), calling step per dirty run. It reports
+// true when the thread blocked (call again on resume) and false when the walk ended.
+// In WB_SYNC_ALL a dirty page still under writeback is waited for by polling every
+// millisecond (wait_on_page_writeback; the inode's writeback wait queue is the
+// kernel's own).
+func daWalk(wc *kernel.WritebackCtx, c *daCursor, step daStep) bool {
+	in, th := wc.In, wc.Th
+	for {
+		for !c.done && c.index <= c.end {
+			r, ok := in.Dirty.Next(c.index)
+			if !ok || r.Start > c.end {
+				break
+			}
+			s, e := r.Start, min(r.End, c.end+1)
+			if wb, ok := in.Writeback.Next(s); ok && wb.Start < e {
+				if wb.Start <= s {
+					if wc.Wbc.SyncMode == kernel.WBSyncNone {
+						c.index = min(e, wb.End)
+						c.doneIndex = c.index - 1
+						continue
+					}
+					th.Sub.FlushPlug()
+					th.Task.Sleep(sim.Millisecond)
+					return true
+				}
+				e = wb.Start
+			}
+			n, done := step(s, e)
+			c.index = s + max(n, 1)
+			c.doneIndex = c.index - 1
+			c.done = done
+			if th.Sub.Blocked() {
+				return true
+			}
+			if th.YieldCPU() {
+				return true
+			}
+		}
+		if !c.cycled && !c.done {
+			c.cycled = true
+			c.index, c.end = 0, c.wbIndex-1
+			continue
+		}
+		break
+	}
+	if wc.Wbc.RangeCyclic || (wc.Wbc.RangeStart == 0 && wc.Wbc.NrToWrite > 0) {
+		in.WritebackIndex = max(c.doneIndex, 0)
+	}
+	return false
+}
