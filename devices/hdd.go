@@ -81,7 +81,8 @@ func newHDD(w *sim.World, s Spec) *hdd {
 	d.zoneSecs = (d.capSectors + hddZones - 1) / hddZones
 	for z := range d.spt {
 		rate := s.BandwidthBps - (s.BandwidthBps-s.InnerBps)*int64(2*z+1)/(2*hddZones)
-		d.spt[z] = max(1, rate*d.rev/(SectorSize*int64(sim.Second)))
+		// rate/512 first: no overflow for any rate Validate allows
+		d.spt[z] = max(1, rate/SectorSize*d.rev/int64(sim.Second))
 	}
 	d.a, d.b, d.c = seekCurve(s.SeekTrackNs, s.SeekAvgNs, s.SeekFullNs)
 	d.mech.Fn = d.mechDone

@@ -131,15 +131,31 @@ func (d *parallel) Issue(r *Request) {
 		t = max(t, d.ftlFree) + d.ftl
 		d.ftlFree = t
 	}
-	k := 0
-	for i, f := range d.chanFree {
-		if f < d.chanFree[k] {
-			k = i
-		}
-	}
-	t = max(t, d.chanFree[k]) + d.reqNs[op] + xfer(bytes, d.chanBps[op])
-	d.chanFree[k] = t
+	// chanFree is a min-heap of server free times: take the earliest free server
+	t = max(t, d.chanFree[0]) + d.reqNs[op] + xfer(bytes, d.chanBps[op])
+	d.chanFree[0] = t
+	siftDown(d.chanFree)
 	d.done.at(r, t)
 }
 
 func (d *parallel) requestTimer(r *Request) { d.q.Complete(r) }
+
+// siftDown restores the min-heap h after h[0] grew.
+func siftDown(h []sim.Time) {
+	i, n := 0, len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h[r] < h[l] {
+			m = r
+		}
+		if h[m] >= h[i] {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}

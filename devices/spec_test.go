@@ -178,3 +178,22 @@ func TestParseBytes(t *testing.T) {
 	_, err := ParseBytes("x")
 	assert.Error(t, err)
 }
+
+// TestExtremeSpecs builds every model at the ends of its ranges and runs it briefly:
+// no overflow, no stall.
+func TestExtremeSpecs(t *testing.T) {
+	for _, text := range []string{
+		"wu2011-hdd,bw=1TiB,bw_inner=1TiB,rpm=1000,capacity=1024TiB",
+		"wu2011-hdd,bw=1MiB,bw_inner=1MiB,rpm=20000,capacity=1GiB,qd=1,wcache=0",
+		"nvme,bw=1TiB,chan_bw=1TiB,channels=4096,qd=65536,nr_requests=65536",
+		"x25e,bw=1MiB,read_bw=1MiB,chan_bw=1MiB,channels=1,ftl_us=1000000",
+		"capped,bw=1MiB,iops=1,burst_ms=0",
+		"simple,bw=1MiB,req_us=1000000,max_sectors_kb=4,nr_requests=4,qd=1",
+	} {
+		w := sim.NewWorld(1000, 1)
+		q := mustQueue(t, w, text)
+		j := newJob(q, w, 1, Write, 8, 8, true, 0, 1<<30)
+		r := measure(t, w, q, 0, 5*sim.Second, j)
+		assert.Greater(t, r.WPS, 0.0, text)
+	}
+}
