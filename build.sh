@@ -1,11 +1,45 @@
 #!/usr/bin/env bash
-# wblab build script: ./build.sh build | serve | test
+# wblab build script: ./build.sh build | serve [--port N] | test
 set -euo pipefail
 cd "$(dirname "$0")"
 
 wasm_exec_dir() { echo "$(go env GOROOT)/lib/wasm"; }
 
+# Same flags for every wasm build (changing them recompiles everything).
+WASM_FLAGS=(-trimpath "-ldflags=-s -w")
+
+cmd_build() {
+  echo "== vugugen (ui/)"
+  PATH="$(go env GOROOT)/bin:$PATH" go generate ./ui/
+  echo "== npm ci (uPlot)"
+  npm ci --no-audit --no-fund --loglevel=error
+  mkdir -p static/vendor
+  cp node_modules/uplot/dist/uPlot.iife.min.js node_modules/uplot/dist/uPlot.min.css static/vendor/
+  cp "$(wasm_exec_dir)/wasm_exec.js" static/wasm_exec.js
+  echo "== main.wasm (UI) and worker.wasm (engine)"
+  GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/main.wasm ./wasm
+  GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/worker.wasm ./wasm/worker
+  for f in static/main.wasm static/worker.wasm; do
+    printf '%s: %d bytes, %d gzip\n' "$f" "$(wc -c <"$f")" "$(gzip -9c "$f" | wc -c)"
+  done
+}
+
+cmd_serve() {
+  local port="${PORT:-8080}"
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --port) port="$2"; shift 2 ;;
+      --port=*) port="${1#--port=}"; shift ;;
+      *) echo "serve: unknown argument $1" >&2; exit 2 ;;
+    esac
+  done
+  cmd_build
+  go build -o bin/wblab-serve ./wasm/serve
+  exec bin/wblab-serve -addr "127.0.0.1:${port}" -dir static
+}
+
 cmd_test() {
+  cmd_build # the browser tests (tests/browser) drive the built site
   echo "== go vet"
   go vet ./...
   echo "== go test (native)"
@@ -15,6 +49,8 @@ cmd_test() {
 }
 
 case "${1:-}" in
+  build) shift; cmd_build "$@" ;;
+  serve) shift; cmd_serve "$@" ;;
   test) shift; cmd_test "$@" ;;
-  *) echo "usage: $0 test" >&2; exit 2 ;;
+  *) echo "usage: $0 build | serve [--port N] | test" >&2; exit 2 ;;
 esac

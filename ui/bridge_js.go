@@ -1,0 +1,354 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"sync"
+
+	"github.com/hack-pad/safejs"
+)
+
+// pool is a set of Web Workers (static/worker.js) that each run one config at a time.
+type pool struct {
+	mu      sync.Mutex
+	max     int
+	workers []*worker
+	queue   []job
+	onMsg   func(Msg)
+	msgs    chan wmsg
+}
+
+// wmsg is a message and the worker that sent it.
+type wmsg struct {
+	Msg
+	w *worker
+}
+
+type worker struct {
+	v    safejs.Value
+	busy int // job id, 0 when idle
+	fns  []safejs.Func
+}
+
+type job struct {
+	id  int
+	cfg string
+}
+
+// NewEngine starts a worker pool of up to max workers; onMsg gets every message in order.
+func NewEngine(max int, onMsg func(Msg)) Engine {
+	p := &pool{max: max, onMsg: onMsg, msgs: make(chan wmsg, 8192)}
+	go func() {
+		for m := range p.msgs {
+			p.handle(m)
+		}
+	}()
+	return p
+}
+
+func (p *pool) Workers() int { return p.max }
+
+func (p *pool) Run(id int, cfg string) {
+	p.mu.Lock()
+	p.queue = append(p.queue, job{id, cfg})
+	p.mu.Unlock()
+	p.dispatch()
+}
+
+func (p *pool) Cancel(id int) {
+	p.mu.Lock()
+	for i, j := range p.queue {
+		if j.id == id {
+			p.queue = append(p.queue[:i], p.queue[i+1:]...)
+			p.mu.Unlock()
+			p.onMsg(Msg{Type: "error", ID: id, Message: "cancelled"})
+			return
+		}
+	}
+	var w *worker
+	for _, x := range p.workers {
+		if x.busy == id {
+			w = x
+		}
+	}
+	p.mu.Unlock()
+	if w != nil {
+		post(w.v, map[string]any{"type": "cancel", "id": id})
+	}
+}
+
+func post(w safejs.Value, m map[string]any) {
+	v, err := safejs.ValueOf(m)
+	if err == nil {
+		_, _ = w.Call("postMessage", v)
+	}
+}
+
+// dispatch hands queued jobs to idle workers, starting workers up to max.
+func (p *pool) dispatch() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.queue) > 0 {
+		var w *worker
+		for _, x := range p.workers {
+			if x.busy == 0 {
+				w = x
+				break
+			}
+		}
+		if w == nil {
+			if len(p.workers) >= p.max {
+				return
+			}
+			var err error
+			if w, err = p.spawn(); err != nil {
+				j := p.queue[0]
+				p.queue = p.queue[1:]
+				go p.onMsg(Msg{Type: "error", ID: j.id, Message: "cannot start a worker: " + err.Error()})
+				continue
+			}
+			p.workers = append(p.workers, w)
+		}
+		j := p.queue[0]
+		p.queue = p.queue[1:]
+		w.busy = j.id
+		post(w.v, map[string]any{"type": "run", "id": j.id, "config": j.cfg})
+	}
+}
+
+func (p *pool) spawn() (*worker, error) {
+	ctor, err := safejs.Global().Get("Worker")
+	if err != nil {
+		return nil, err
+	}
+	v, err := ctor.New("worker.js")
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{v: v}
+	onmsg, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		if len(args) == 0 {
+			return nil
+		}
+		d, _ := args[0].Get("data")
+		m := Msg{Type: jsStr(d, "type"), ID: jsInt(d, "id"), Done: jsFloat(d, "done"), Total: jsFloat(d, "total"),
+			Result: jsStr(d, "result"), Trace: jsStr(d, "trace"), Message: jsStr(d, "message")}
+		if m.Type == "fatal" {
+			m.ID = -1
+			m.Message = jsStr(d, "message")
+		}
+		select {
+		case p.msgs <- wmsg{m, w}:
+		default:
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	onerr, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		msg := "worker error"
+		if len(args) > 0 {
+			if s := jsStr(args[0], "message"); s != "" {
+				msg = s
+			}
+		}
+		select {
+		case p.msgs <- wmsg{Msg{Type: "fatal", ID: -1, Message: msg}, w}:
+		default:
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.fns = []safejs.Func{onmsg, onerr}
+	_ = v.Set("onmessage", onmsg.Value())
+	_ = v.Set("onerror", onerr.Value())
+	return w, nil
+}
+
+// handle runs on the pool's goroutine: frees workers, replaces dead ones, forwards.
+func (p *pool) handle(wm wmsg) {
+	m := wm.Msg
+	switch m.Type {
+	case "ready":
+		return
+	case "result", "error":
+		p.mu.Lock()
+		for _, w := range p.workers {
+			if w.busy == m.ID {
+				w.busy = 0
+			}
+		}
+		p.mu.Unlock()
+	case "fatal":
+		// a worker died: fail its job, drop it; the next dispatch starts a new one
+		p.mu.Lock()
+		var failed []int
+		keep := p.workers[:0]
+		for _, w := range p.workers {
+			if w != wm.w {
+				keep = append(keep, w)
+				continue
+			}
+			if w.busy != 0 {
+				failed = append(failed, w.busy)
+			}
+			_, _ = w.v.Call("terminate")
+			for _, f := range w.fns {
+				f.Release()
+			}
+		}
+		p.workers = keep
+		p.mu.Unlock()
+		for _, id := range failed {
+			p.onMsg(Msg{Type: "error", ID: id, Message: "the engine worker failed: " + m.Message})
+		}
+		p.dispatch()
+		return
+	}
+	p.onMsg(m)
+	if m.Type != "progress" {
+		p.dispatch()
+	}
+}
+
+func jsStr(v safejs.Value, k string) string {
+	x, err := v.Get(k)
+	if err != nil || x.Type() != safejs.TypeString {
+		return ""
+	}
+	s, _ := x.String()
+	return s
+}
+
+func jsFloat(v safejs.Value, k string) float64 {
+	x, err := v.Get(k)
+	if err != nil || x.Type() != safejs.TypeNumber {
+		return 0
+	}
+	f, _ := x.Float()
+	return f
+}
+
+func jsInt(v safejs.Value, k string) int { return int(jsFloat(v, k)) }
+
+// Cores is navigator.hardwareConcurrency (1 when unknown).
+func Cores() int {
+	nav, err := safejs.Global().Get("navigator")
+	if err != nil {
+		return 1
+	}
+	if n := jsInt(nav, "hardwareConcurrency"); n > 0 {
+		return n
+	}
+	return 1
+}
+
+// charts maps element ids to live uPlot instances.
+var charts = map[string]safejs.Value{}
+
+func document() safejs.Value {
+	d, _ := safejs.Global().Get("document")
+	return d
+}
+
+func jsonParse(s string) (safejs.Value, error) {
+	j, err := safejs.Global().Get("JSON")
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	return j.Call("parse", s)
+}
+
+// DrawChart (re)creates the uPlot chart in element elID; empty opts removes it.
+func DrawChart(elID, opts, data string) {
+	if old, ok := charts[elID]; ok {
+		_, _ = old.Call("destroy")
+		delete(charts, elID)
+	}
+	if opts == "" {
+		return
+	}
+	el, err := document().Call("getElementById", elID)
+	if err != nil || el.IsNull() {
+		return
+	}
+	o, err := jsonParse(opts)
+	if err != nil {
+		return
+	}
+	width := jsInt(el, "clientWidth")
+	if width < 200 {
+		width = 600
+	}
+	_ = o.Set("width", width)
+	_ = o.Set("height", 240)
+	d, err := jsonParse(data)
+	if err != nil {
+		return
+	}
+	up, err := safejs.Global().Get("uPlot")
+	if err != nil || up.IsUndefined() {
+		return
+	}
+	u, err := up.New(o, d, el)
+	if err != nil {
+		consoleWarn("uPlot: " + err.Error())
+		return
+	}
+	charts[elID] = u
+}
+
+// ChartAlive reports whether elID still holds its chart (the DOM may have been redone).
+func ChartAlive(elID string) bool {
+	u, ok := charts[elID]
+	if !ok {
+		return false
+	}
+	root, err := u.Get("root")
+	if err != nil {
+		return false
+	}
+	el, err := document().Call("getElementById", elID)
+	if err != nil || el.IsNull() {
+		return false
+	}
+	in, err := el.Call("contains", root)
+	if err != nil {
+		return false
+	}
+	b, _ := in.Bool()
+	return b
+}
+
+func lab(fn string, args ...any) safejs.Value {
+	w, err := safejs.Global().Get("wblab")
+	if err != nil || w.IsUndefined() {
+		return safejs.Undefined()
+	}
+	v, _ := w.Call(fn, args...)
+	return v
+}
+
+func consoleWarn(s string) { lab("warn", s) }
+
+// SyncInputs copies data-v/data-c attributes into input values (Vugu sets attributes
+// only, so programmatic form changes need this).
+func SyncInputs() { lab("syncInputs") }
+
+// Hash is location.hash.
+func Hash() string { v := lab("hash"); s, _ := v.String(); return s }
+
+// SetHash replaces location.hash without a history entry or hashchange.
+func SetHash(h string) { lab("setHash", h) }
+
+// PageURL is the page's address without the hash.
+func PageURL() string { v := lab("pageURL"); s, _ := v.String(); return s }
+
+// Copy puts text on the clipboard.
+func Copy(text string) { lab("copy", text) }
+
+// Download saves text as a file.
+func Download(name, mime, text string) { lab("download", name, mime, text) }

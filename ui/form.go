@@ -1,0 +1,367 @@
+// Package ui is the browser lab's Vugu components and the plain-Go logic behind them
+// (form ⇄ Config, URL hash state, chart specs, matrix tables). Only *_js.go files touch
+// the browser; everything else builds and tests natively.
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/kernel"
+)
+
+// Field is one form control. ID is also its URL hash key.
+type Field struct {
+	ID, Label, Kind, Help string // Kind: text, select, bool, tri (preset/on/off)
+	Group                      string
+}
+
+// Form holds every control's text by field ID, so bad input can be shown as typed.
+type Form map[string]string
+
+// Fields lists the controls in display order: the fixed ones, then the device keys of
+// model and the kernel switches (both read from the engine at runtime).
+func Fields(model string) []Field {
+	out := []Field{
+		{ID: "fs", Label: "filesystem", Kind: "select", Group: "workload"},
+		{ID: "dd", Label: "dd tasks", Kind: "text", Group: "workload", Help: "number of dd writers"},
+		{ID: "bs", Label: "bs", Kind: "text", Group: "workload", Help: "dd block size (4k, 1M)"},
+		{ID: "count", Label: "count", Kind: "text", Group: "workload", Help: "blocks per dd (0 = until the run ends)"},
+		{ID: "fsync", Label: "conv=fsync", Kind: "bool", Group: "workload"},
+		{ID: "dirty_bytes", Label: "dirty_bytes", Kind: "text", Group: "sysctl", Help: "vm.dirty_bytes (100M; empty = use ratio)"},
+		{ID: "dirty_ratio", Label: "dirty_ratio", Kind: "text", Group: "sysctl", Help: "vm.dirty_ratio, %"},
+		{ID: "bg_bytes", Label: "dirty_background_bytes", Kind: "text", Group: "sysctl", Help: "empty = use ratio"},
+		{ID: "bg_ratio", Label: "dirty_background_ratio", Kind: "text", Group: "sysctl", Help: "%"},
+		{ID: "expire", Label: "dirty_expire_centisecs", Kind: "text", Group: "sysctl"},
+		{ID: "writeback", Label: "dirty_writeback_centisecs", Kind: "text", Group: "sysctl"},
+		{ID: "memory", Label: "memory (MB)", Kind: "text", Group: "machine"},
+		{ID: "cpus", Label: "CPUs", Kind: "text", Group: "machine"},
+		{ID: "hz", Label: "HZ", Kind: "select", Group: "machine"},
+		{ID: "device", Label: "device preset", Kind: "select", Group: "device"},
+	}
+	for _, p := range devices.Params(model) {
+		out = append(out, Field{ID: "dev." + p.Key, Label: p.Key, Kind: "text", Group: "device", Help: p.Doc + " " + p.Range})
+	}
+	out = append(out, Field{ID: "kernel", Label: "kernel preset", Kind: "select", Group: "kernel"})
+	for _, v := range kernel.VariantNames() {
+		out = append(out, Field{ID: "v." + v, Label: v, Kind: "tri", Group: "kernel", Help: kernel.VariantDocs[v]})
+	}
+	out = append(out,
+		Field{ID: "runtime", Label: "runtime", Kind: "text", Group: "run", Help: "simulated time (600s, 2m)"},
+		Field{ID: "seed", Label: "seed", Kind: "text", Group: "run"},
+		Field{ID: "trace", Label: "record trace", Kind: "bool", Group: "run", Help: "keep the last trace lines for export"},
+	)
+	return out
+}
+
+// Options lists a select field's choices, read from the engine.
+func Options(id string) []string {
+	switch id {
+	case "fs":
+		return engine.Filesystems()
+	case "hz":
+		return []string{"100", "250", "300", "1000"}
+	case "device":
+		var out []string
+		for _, s := range devices.Presets() {
+			out = append(out, s.Name)
+		}
+		return out
+	case "kernel":
+		var out []string
+		for _, p := range kernel.Presets() {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	return nil
+}
+
+// TraceLines is how many trace lines "record trace" keeps.
+const TraceLines = 50000
+
+// FormFromConfig renders cfg into control texts.
+func FormFromConfig(cfg engine.Config) Form {
+	f := Form{
+		"fs":          cfg.Filesystem,
+		"dd":          strconv.Itoa(cfg.Workload.DD),
+		"bs":          fmtSize(cfg.Workload.BS),
+		"count":       strconv.FormatInt(cfg.Workload.Count, 10),
+		"fsync":       onOff(cfg.Workload.Fsync),
+		"dirty_bytes": "",
+		"dirty_ratio": strconv.Itoa(cfg.DirtyRatio),
+		"bg_bytes":    "",
+		"bg_ratio":    strconv.Itoa(cfg.DirtyBackgroundRatio),
+		"expire":      strconv.Itoa(cfg.DirtyExpireCs),
+		"writeback":   strconv.Itoa(cfg.DirtyWritebackCs),
+		"memory":      strconv.FormatInt(cfg.MemoryMB, 10),
+		"cpus":        strconv.Itoa(cfg.CPUs),
+		"hz":          strconv.Itoa(cfg.HZ),
+		"device":      cfg.Device.Name,
+		"kernel":      cfg.Kernel,
+		"runtime":     cfg.Runtime.String(),
+		"seed":        strconv.FormatUint(cfg.Seed, 10),
+		"trace":       onOff(cfg.TraceLines > 0),
+	}
+	if cfg.DirtyBytes != 0 {
+		f["dirty_bytes"] = fmtSize(cfg.DirtyBytes)
+	}
+	if cfg.DirtyBackgroundBytes != 0 {
+		f["bg_bytes"] = fmtSize(cfg.DirtyBackgroundBytes)
+	}
+	for k, v := range deviceOverrides(cfg.Device) {
+		f["dev."+k] = v
+	}
+	for k, v := range cfg.Variants {
+		f["v."+k] = onOff(v)
+	}
+	return f
+}
+
+// deviceOverrides are the spec's keys that differ from its preset, as ParseSpec text.
+func deviceOverrides(s devices.Spec) map[string]string {
+	out := map[string]string{}
+	parts := strings.Split(s.String(), ",")
+	for _, kv := range parts[1:] {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// DeviceValues are every key's value of a spec (for placeholders).
+func DeviceValues(s devices.Spec) map[string]string {
+	s.Name = "\x00" // not a preset: String lists every non-zero key
+	out := deviceOverrides(s)
+	for _, p := range devices.Params(s.Model) {
+		if _, ok := out[p.Key]; !ok {
+			out[p.Key] = "0"
+		}
+	}
+	return out
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// fmtSize prints bytes with the largest of G, M, k dividing them exactly.
+func fmtSize(n int64) string {
+	for _, u := range []struct {
+		div int64
+		s   string
+	}{{1 << 30, "G"}, {1 << 20, "M"}, {1 << 10, "k"}} {
+		if n != 0 && n%u.div == 0 {
+			return strconv.FormatInt(n/u.div, 10) + u.s
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// FieldError is an input error shown next to its field.
+type FieldError struct {
+	Field, Msg string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Clone copies the form.
+func (f Form) Clone() Form {
+	out := make(Form, len(f))
+	for k, v := range f {
+		out[k] = v
+	}
+	return out
+}
+
+// Config builds and validates the Config the form describes. A parse or engine
+// validation error comes back as a FieldError naming the control.
+func (f Form) Config() (engine.Config, *FieldError) {
+	cfg := engine.DefaultConfig()
+	var ferr *FieldError
+	bad := func(id, msg string) {
+		if ferr == nil {
+			ferr = &FieldError{Field: id, Msg: msg}
+		}
+	}
+	num := func(id string) int64 {
+		s := strings.TrimSpace(f[id])
+		if s == "" {
+			return 0
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			bad(id, fmt.Sprintf("%q is not a whole number", s))
+		}
+		return v
+	}
+	size := func(id string) int64 {
+		s := strings.TrimSpace(f[id])
+		if s == "" {
+			return 0
+		}
+		v, err := devices.ParseBytes(s)
+		if err != nil {
+			bad(id, fmt.Sprintf("%q: %v", s, err))
+		}
+		return v
+	}
+	cfg.Filesystem = f["fs"]
+	cfg.Workload.DD = int(num("dd"))
+	cfg.Workload.BS = size("bs")
+	cfg.Workload.Count = num("count")
+	cfg.Workload.Fsync = f["fsync"] == "on"
+	cfg.DirtyBytes = size("dirty_bytes")
+	cfg.DirtyRatio = int(num("dirty_ratio"))
+	cfg.DirtyBackgroundBytes = size("bg_bytes")
+	cfg.DirtyBackgroundRatio = int(num("bg_ratio"))
+	cfg.DirtyExpireCs = int(num("expire"))
+	cfg.DirtyWritebackCs = int(num("writeback"))
+	cfg.MemoryMB = num("memory")
+	cfg.CPUs = int(num("cpus"))
+	cfg.HZ = int(num("hz"))
+	cfg.Kernel = f["kernel"]
+	if s := strings.TrimSpace(f["seed"]); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			bad("seed", fmt.Sprintf("%q is not a whole number >= 0", s))
+		}
+		cfg.Seed = v
+	} else {
+		cfg.Seed = 0
+	}
+	if d, err := engine.ParseDuration(f["runtime"]); err != nil {
+		bad("runtime", err.Error())
+	} else {
+		cfg.Runtime = d
+	}
+	if f["trace"] == "on" {
+		cfg.TraceLines = TraceLines
+	}
+	spec := f["device"]
+	for _, k := range sortedKeys(f) {
+		if strings.HasPrefix(k, "dev.") && strings.TrimSpace(f[k]) != "" {
+			spec += "," + k[4:] + "=" + strings.TrimSpace(f[k])
+		}
+	}
+	if ferr == nil {
+		dev, err := devices.ParseSpec(spec)
+		if err != nil {
+			bad(deviceField(err.Error(), f), err.Error())
+		}
+		cfg.Device = dev
+	}
+	cfg.Variants = nil
+	for _, k := range sortedKeys(f) {
+		if strings.HasPrefix(k, "v.") && (f[k] == "on" || f[k] == "off") {
+			if cfg.Variants == nil {
+				cfg.Variants = kernel.Overrides{}
+			}
+			cfg.Variants[k[2:]] = f[k] == "on"
+		}
+	}
+	if ferr != nil {
+		return cfg, ferr
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, &FieldError{Field: fieldOf(err.Error(), f), Msg: err.Error()}
+	}
+	return cfg, nil
+}
+
+// engineFields maps the engine's error prefixes to form fields.
+var engineFields = map[string]string{
+	"fs": "fs", "kernel": "kernel", "cpus": "cpus", "memory_MB": "memory",
+	"dirty_ratio": "dirty_ratio", "dirty_background_ratio": "bg_ratio",
+	"dirty_expire_centisecs": "expire", "dirty_writeback_centisecs": "writeback",
+	"workload.dd": "dd", "workload.bs": "bs", "workload.count": "count", "workload.fsync": "fsync",
+	"trace_lines": "trace", "runtime": "runtime", "dirty_bytes": "dirty_bytes",
+	"dirty_background_bytes": "bg_bytes", "hz": "hz", "dirty_bytes/dirty_ratio": "dirty_bytes",
+	"dirty_background_bytes/dirty_background_ratio": "bg_bytes", "sample_interval": "runtime",
+}
+
+// fieldOf finds the control an engine error message names ("workload.dd: ...").
+func fieldOf(msg string, f Form) string {
+	head, _, _ := strings.Cut(msg, ":")
+	head, _, _ = strings.Cut(head, " (")
+	if id, ok := engineFields[head]; ok {
+		return id
+	}
+	if strings.HasPrefix(head, "variants") {
+		for _, v := range kernel.VariantNames() {
+			if strings.Contains(msg, v) {
+				return "v." + v
+			}
+		}
+		return "kernel"
+	}
+	if strings.HasPrefix(head, "device") {
+		return deviceField(msg, f)
+	}
+	return "case"
+}
+
+// deviceField picks the device key a devices error names, else the preset select.
+func deviceField(msg string, f Form) string {
+	for k := range f {
+		if !strings.HasPrefix(k, "dev.") {
+			continue
+		}
+		key := k[4:]
+		if strings.Contains(msg, "device."+key+" ") || strings.Contains(msg, "device."+key+":") ||
+			strings.Contains(msg, ": "+key+"=") {
+			return k
+		}
+	}
+	return "device"
+}
+
+func sortedKeys(f Form) []string {
+	out := make([]string, 0, len(f))
+	for k := range f {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ApplyCase sets the controls a case name carries, keeping the others.
+func (f Form) ApplyCase(name string) (Form, *FieldError) {
+	c, err := engine.ParseCase(strings.TrimSpace(name))
+	if err != nil {
+		return f, &FieldError{Field: "case", Msg: err.Error()}
+	}
+	if _, err := c.KernelPreset(); err != nil {
+		return f, &FieldError{Field: "case", Msg: err.Error()}
+	}
+	cfg, _ := f.Config() // a partly invalid form keeps what parsed
+	c.Apply(&cfg)
+	out := FormFromConfig(cfg)
+	for k, v := range f { // keep texts of fields the case does not set
+		if !caseFields[k] && k != "kernel" {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// caseFields are the controls a case name sets.
+var caseFields = map[string]bool{"fs": true, "dd": true, "bs": true, "cpus": true, "memory": true,
+	"dirty_bytes": true, "dirty_ratio": true, "bg_bytes": true, "bg_ratio": true}
+
+// CaseName is the case name of the form's config, or "" when the form is invalid.
+func (f Form) CaseName() string {
+	cfg, err := f.Config()
+	if err != nil {
+		return ""
+	}
+	return engine.CaseOf(cfg).String()
+}

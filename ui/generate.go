@@ -1,0 +1,3 @@
+package ui
+
+//go:generate go tool vugugen -skip-go-mod -skip-main .

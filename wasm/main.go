@@ -1,0 +1,29 @@
+//go:build js && wasm
+
+// Command wasm is the browser lab's UI (main.wasm): it mounts the Vugu page (ui.Root)
+// on #vugu_mount_point. Simulations run in Web Workers (wasm/worker), never here.
+package main
+
+import (
+	"github.com/vugu/vugu"
+	"github.com/vugu/vugu/domrender"
+	"github.com/wblab/wblab/ui"
+)
+
+func main() {
+	renderer, err := domrender.New("#vugu_mount_point")
+	if err != nil {
+		panic(err)
+	}
+	defer renderer.Release()
+	buildEnv, err := vugu.NewBuildEnv(renderer.EventEnv())
+	if err != nil {
+		panic(err)
+	}
+	root := &ui.Root{}
+	for ok := true; ok; ok = renderer.EventWait() {
+		if err := renderer.Render(buildEnv.RunBuild(root)); err != nil {
+			panic(err)
+		}
+	}
+}

@@ -1,0 +1,24 @@
+//go:build !(js && wasm)
+
+// Command serve serves the built site (static/) for ./build.sh serve.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	dir := flag.String("dir", "static", "folder to serve")
+	flag.Parse()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("serving %s at http://%s/\n", *dir, ln.Addr())
+	log.Fatal(http.Serve(ln, http.FileServer(http.Dir(*dir))))
+}
