@@ -31,8 +31,10 @@ func New(name string) (kernel.Filesystem, error) {
 		return NewGeneric(), nil
 	case "ext4":
 		return NewExt4(), nil
+	case "xfs":
+		return NewXfs(), nil
 	}
-	return nil, fmt.Errorf("fs: %q is not modelled (models: generic, ext4)", name)
+	return nil, fmt.Errorf("fs: %q is not modelled (models: generic, ext4, xfs)", name)
 }
 
 func (g *Generic) Name() string { return "generic" }

@@ -1,0 +1,231 @@
+package fs
+
+import (
+	"errors"
+
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// XfsParams are XFS's tunables (v3.2, mounted as the harness does:
+// -o allocsize=1g,nobarrier,inode64).
+type XfsParams struct {
+	// AllocsizePages is the allocsize= mount option in pages (1 GB): speculative
+	// preallocation beyond EOF, so a streaming file gets 1 GB extents.
+	AllocsizePages int64
+	// IlockHold is how long IO completion's xfs_setfilesize holds the inode's
+	// ILOCK (exclusive) to move i_size of an appending file.
+	IlockHold sim.Time
+	// CompletionPages is the writeback completed per xfs_setfilesize call: XFS
+	// completes ioends in batches of about one request (512 KB = 128 pages).
+	CompletionPages int64
+	// Layout is the block allocator: each file's allocsize windows at the frontier.
+	Layout Layout
+}
+
+// DefaultXfsParams returns the harness's XFS.
+func DefaultXfsParams() XfsParams {
+	const gb = 1 << 18 // pages
+	return XfsParams{
+		AllocsizePages:  gb,
+		IlockHold:       40 * sim.Microsecond,
+		CompletionPages: 128,
+		Layout:          Layout{StartSector: 2048 * 8, MinWindowPages: gb, MaxWindowPages: gb},
+	}
+}
+
+// Xfs is XFS (v3.2):
+//   - delalloc with allocsize=1g speculative preallocation: blocks are allocated at
+//     writeback (xfs_iomap_write_allocate) in 1 GB windows per file;
+//   - ->writepages is generic_writepages; ->writepage (xfs_vm_writepage) writes its
+//     page and clusters forward to the end of the mapped extent (xfs_cluster_write
+//     → xfs_convert_page), decrementing nr_to_write per clustered page and stopping
+//     at ≤ 0 for WB_SYNC_NONE; it does not cluster once nr_to_write ≤ 0
+//     (2.6.36-era xfs_vm_writepage);
+//   - WB_SYNC_NONE writeback takes the ILOCK with xfs_ilock_nowait. Contention
+//     model: while the inode has writeback in flight, IO completion's
+//     xfs_setfilesize takes the ILOCK for IlockHold once per CompletionPages
+//     completed, so the lock is held a fraction p = IlockHold × (bdi write
+//     bandwidth / CompletionPages) of the time (~0.5 % at 60 MB/s). Each
+//     non-blocking attempt that finds the lock free draws from the World's seeded
+//     Rand with probability p; a hit holds the lock for IlockHold from now, so the
+//     pages tried in that window all fail. A failed ->writepage redirties the page
+//     (redirty_page_for_writepage: pages_skipped++ ⇒ redirty_tail); a failed
+//     ->write_inode returns EAGAIN and re-marks the inode I_DIRTY_SYNC;
+//   - with write_cache_pages' 2.6.36-rc1 termination rule (Variants.WCPTerminateLE0
+//     off), once ->writepage drove nr_to_write to ≤ 0 write_cache_pages calls it one
+//     page at a time for the rest of the file. Writepages computes that steady state
+//     itself in batches (one step per batch of one-page calls instead of one event
+//     per page; the wbc_writepage trace lines of those calls are not emitted).
+type Xfs struct {
+	P XfsParams
+	k *kernel.Kernel
+
+	cursors map[*kernel.WritebackCtx]*daCursor
+
+	// statistics
+	WritepageCalls int64 // ->writepage calls (one-page calls of batches included)
+	MaxCluster     int64 // most pages written by one ->writepage call
+	PagesSkipped   int64 // pages redirtied on ILOCK contention
+	EAGAIN         int64 // ->write_inode calls that returned EAGAIN
+}
+
+type xfsInode struct {
+	m          fileMap
+	lockedTill sim.Time // ILOCK held by IO completion until then
+	updateCore bool     // i_update_core: the in-core inode changed since it was logged
+}
+
+// ErrEAGAIN is ->write_inode's EAGAIN.
+var ErrEAGAIN = errors.New("EAGAIN")
+
+// NewXfs returns XFS with the harness's mount options.
+func NewXfs() *Xfs { return &Xfs{P: DefaultXfsParams()} }
+
+func (x *Xfs) Name() string { return "xfs" }
+
+func (x *Xfs) Mount(k *kernel.Kernel) error {
+	x.k = k
+	x.cursors = map[*kernel.WritebackCtx]*daCursor{}
+	x.P.Layout.MinWindowPages = x.P.AllocsizePages
+	x.P.Layout.MaxWindowPages = x.P.AllocsizePages
+	return nil
+}
+
+func (x *Xfs) Create(in *kernel.Inode) { in.FS = &xfsInode{} }
+
+func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time { return 0 }
+
+// ilockNowait is xfs_ilock_nowait(ip, XFS_ILOCK_SHARED) under the contention model.
+func (x *Xfs) ilockNowait(in *kernel.Inode) bool {
+	xi := in.FS.(*xfsInode)
+	now := x.k.W.Now()
+	if now < xi.lockedTill {
+		return false
+	}
+	if in.Writeback.Empty() || x.P.IlockHold <= 0 {
+		return true
+	}
+	// p = hold × completions per second, in parts per million
+	bw := max(x.k.BDI.AvgWriteBandwidth, 1)
+	ppm := int64(x.P.IlockHold) * bw / max(x.P.CompletionPages, 1) / int64(sim.Second/1_000_000)
+	if x.k.W.Rand.Int64N(1_000_000) < ppm {
+		xi.lockedTill = now + x.P.IlockHold
+		return false
+	}
+	return true
+}
+
+func (x *Xfs) Writepages(wc *kernel.WritebackCtx) bool {
+	if x.k.P.Variants.WCPTerminateLE0 || wc.Wbc.SyncMode != kernel.WBSyncNone {
+		return wc.WriteCachePages()
+	}
+	c := x.cursors[wc]
+	if c == nil {
+		c = newDACursor(wc)
+		x.cursors[wc] = c
+	}
+	if daWalk(wc, c, func(s, e int64) (int64, bool) { return x.oldRuleStep(wc, s, e) }) {
+		return true
+	}
+	delete(x.cursors, wc)
+	return false
+}
+
+// oldRuleStep is write_cache_pages with the 2.6.36-rc1 nr_to_write rule over the
+// dirty run [s, e): a clustering ->writepage call while nr_to_write > 0, else a
+// batch of one-page calls (which never stop the loop).
+func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
+	wbc := &wc.Wbc
+	if wbc.NrToWrite > 0 {
+		n := x.Writepage(wc, s, e)
+		if wbc.NrToWrite > 0 { // the old rule: decrement and test only while > 0
+			wbc.NrToWrite--
+			return n, wbc.NrToWrite == 0
+		}
+		return n, false
+	}
+	xi := wc.In.FS.(*xfsInode)
+	if !x.ilockNowait(wc.In) {
+		x.redirty(wc)
+		return 1, false
+	}
+	x.alloc(wc.In, xi, e)
+	n := min(e-s, 1024, xi.m.contig(s))
+	c := &x.k.P.Costs
+	wc.Th.Charge(sim.Time(n)*c.Writepage + c.SubmitBio)
+	wc.WritePages(s, n)
+	x.WritepageCalls += n
+	return n, false
+}
+
+func (x *Xfs) redirty(wc *kernel.WritebackCtx) {
+	wc.RedirtyPageForWritepage(1)
+	wc.Th.Charge(x.k.P.Costs.Writepage)
+	x.PagesSkipped++
+	x.WritepageCalls++
+}
+
+func (x *Xfs) alloc(in *kernel.Inode, xi *xfsInode, end int64) {
+	if end > xi.m.allocEnd {
+		x.P.Layout.alloc(&xi.m, end)
+		xi.updateCore = true
+	}
+}
+
+// Writepage is xfs_vm_writepage: map (allocating the delalloc extent), write the
+// page, and cluster forward to the end of the extent.
+func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
+	wbc := &wc.Wbc
+	xi := wc.In.FS.(*xfsInode)
+	if wbc.SyncMode == kernel.WBSyncNone && !x.ilockNowait(wc.In) {
+		x.redirty(wc) // xfs_map_blocks: -EAGAIN ⇒ redirty
+		return 1
+	}
+	x.alloc(wc.In, xi, runEnd)
+	avail := min(runEnd, index+xi.m.contig(index)) - index - 1
+	k := int64(0)
+	switch {
+	case wbc.SyncMode == kernel.WBSyncAll:
+		k = avail
+	case wbc.NrToWrite > 0:
+		k = min(avail, wbc.NrToWrite)
+	}
+	wbc.NrToWrite -= k
+	c := &x.k.P.Costs
+	wc.Th.Charge(c.Writepage + sim.Time(k)*c.ClusterPage + c.SubmitBio)
+	wc.WritePages(index, 1+k)
+	x.WritepageCalls++
+	x.MaxCluster = max(x.MaxCluster, 1+k)
+	return 1 + k
+}
+
+func (x *Xfs) OnePagePerWritepage() bool { return false }
+
+func (x *Xfs) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
+	for i := int64(0); i < n; {
+		i += x.Writepage(wc, index+i, index+n)
+	}
+}
+
+// WriteInode is xfs_fs_write_inode (v3.2): WB_SYNC_ALL and kupdate log the inode
+// (blocking); other writeback needs the ILOCK without blocking when the in-core
+// inode changed, and on EAGAIN re-marks the inode dirty (xfs_mark_inode_dirty_sync).
+func (x *Xfs) WriteInode(wc *kernel.WritebackCtx) error {
+	xi := wc.In.FS.(*xfsInode)
+	if wc.Wbc.SyncMode == kernel.WBSyncAll || wc.Wbc.ForKupdate {
+		xi.updateCore = false
+		return nil
+	}
+	if xi.updateCore && !x.ilockNowait(wc.In) {
+		x.EAGAIN++
+		x.k.MarkInodeDirty(wc.In, kernel.IDirtySync)
+		return ErrEAGAIN
+	}
+	xi.updateCore = false
+	return nil
+}
+
+func (x *Xfs) Sector(in *kernel.Inode, index int64) int64 {
+	return in.FS.(*xfsInode).m.sector(&x.P.Layout, index)
+}
