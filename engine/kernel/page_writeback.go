@@ -380,6 +380,7 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 		s.slept = true
 		th.Stats.Pauses++
 		d := k.W.JiffiesToTime(pause)
+		k.Q.NoteDirtySleep(k.W.Now()) // bdi->wb.dirty_sleep, read by blk-wbt
 		th.Stats.Paused += d
 		th.Stats.MaxPause = max(th.Stats.MaxPause, d)
 		return d

@@ -52,6 +52,16 @@ func (wc *WritebackCtx) WritePages(index, n int64) {
 	if wc.wcp.tagged {
 		wc.wcp.towrite.Remove(index, n)
 	}
+	b := devices.Bio{Sector: k.FS.Sector(in, index), Pages: n, Op: devices.Write, Flags: wc.WriteFlags(),
+		Owner: k, Cookie: in.Ino, Index: index}
+	if k.Q.Submit(wc.Th.Sub, b) {
+		wc.blocked = true
+	}
+}
+
+// WriteFlags is wbc_to_write_flags (v4.10+): WB_SYNC_ALL → REQ_SYNC, kupdate and
+// background writeback → REQ_BACKGROUND.
+func (wc *WritebackCtx) WriteFlags() devices.Flags {
 	var flags devices.Flags
 	if wc.Wbc.SyncMode == WBSyncAll {
 		flags |= devices.FlagSync
@@ -59,11 +69,7 @@ func (wc *WritebackCtx) WritePages(index, n int64) {
 	if wc.Wbc.ForKupdate || wc.Wbc.ForBackground {
 		flags |= devices.FlagBackground
 	}
-	b := devices.Bio{Sector: k.FS.Sector(in, index), Pages: n, Op: devices.Write, Flags: flags,
-		Owner: k, Cookie: in.Ino, Index: index}
-	if k.Q.Submit(wc.Th.Sub, b) {
-		wc.blocked = true
-	}
+	return flags
 }
 
 // RedirtyPageForWritepage is redirty_page_for_writepage: the fs could not write
@@ -196,7 +202,7 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 					n = min(n, k.callsBeforeStop(wbc.NrToWrite))
 				}
 				n = min(n, maxBatchPages)
-				room := k.Q.Room(th.Sub, devices.Bio{Sector: k.FS.Sector(in, s), Op: devices.Write})
+				room := k.Q.Room(th.Sub, devices.Bio{Sector: k.FS.Sector(in, s), Op: devices.Write, Flags: wc.WriteFlags()})
 				n = max(1, min(n, room))
 				if k.Tracing() {
 					wc.traceWritepage(n)
