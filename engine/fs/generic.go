@@ -33,8 +33,10 @@ func New(name string) (kernel.Filesystem, error) {
 		return NewExt4(), nil
 	case "xfs":
 		return NewXfs(), nil
+	case "ext3":
+		return NewExt3(), nil
 	}
-	return nil, fmt.Errorf("fs: %q is not modelled (models: generic, ext4, xfs)", name)
+	return nil, fmt.Errorf("fs: %q is not modelled (models: generic, ext3, ext4, xfs)", name)
 }
 
 func (g *Generic) Name() string { return "generic" }

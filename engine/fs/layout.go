@@ -264,7 +264,9 @@ func (j *journal) resume() {
 			}
 			j.waiters.WakeAll()
 			j.state = jIdle
-			j.th.Task.SleepInterruptible(j.interval)
+			// the next transaction started with this commit and expires
+			// interval after that (t_expires)
+			j.th.Task.SleepInterruptible(max(j.CommitStart+j.interval-j.k.W.Now(), 0))
 			return
 		}
 	}

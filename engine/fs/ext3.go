@@ -1,0 +1,259 @@
+package fs
+
+import (
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// Ext3Params are ext3's tunables (v3.2 defaults: data=ordered, jbd, barriers on).
+type Ext3Params struct {
+	// WriteBeginCost is ext3_write_begin + ext3_ordered_write_end per page: a
+	// journal handle (journal_start/stop), ext3_get_block mapping or allocating the
+	// block, and journal_dirty_data filing the buffer on the running transaction.
+	WriteBeginCost sim.Time
+	// HandleCost is the journal handle ext3_ordered_writepage starts per page
+	// (journal_start, walk_page_buffers, journal_stop), on top of the generic
+	// ->writepage work.
+	HandleCost sim.Time
+	// CommitInterval is kjournald's commit interval (JBD_DEFAULT_MAX_COMMIT_AGE,
+	// 5 s; the commit= mount option).
+	CommitInterval sim.Time
+	// JournalMB is the journal size (mke2fs default 128 MB on this disk); it sits
+	// at JournalSector.
+	JournalMB     int64
+	JournalSector int64
+	// CommitDataPages bounds one journal_submit_data_buffers batch (pages per bio
+	// run submitted by kjournald before it yields).
+	CommitDataPages int64
+	// IndirectPerPages: one indirect block is journalled per this many newly
+	// allocated blocks (4 KB blocks hold 1024 block numbers).
+	IndirectPerPages int64
+	// MetaBlocksPerWindow is the metadata journalled per new reservation window
+	// (block bitmap and group descriptor).
+	MetaBlocksPerWindow int64
+	// Layout is the block allocator: ext3 block reservation windows, 8 blocks
+	// (EXT3_DEFAULT_RESERVE_BLOCKS) doubling while the file fills them, at most
+	// EXT3_MAX_RESERVE_BLOCKS (1027).
+	Layout Layout
+}
+
+// DefaultExt3Params returns v3.2 ext3 defaults on a 500 GB disk.
+func DefaultExt3Params() Ext3Params {
+	return Ext3Params{
+		WriteBeginCost:      1500 * sim.Nanosecond,
+		HandleCost:          1200 * sim.Nanosecond,
+		CommitInterval:      5 * sim.Second,
+		JournalMB:           128,
+		JournalSector:       250_000_000_000 / 512,
+		CommitDataPages:     1024,
+		IndirectPerPages:    1024,
+		MetaBlocksPerWindow: 2,
+		Layout:              Layout{StartSector: 2048 * 8, MinWindowPages: 8, MaxWindowPages: 1027},
+	}
+}
+
+// Ext3 is ext3 with data=ordered (v3.2):
+//   - blocks are allocated at write() (WriteBegin: handle + get_block per page, in
+//     reservation windows) and the dirtied data joins the running transaction;
+//   - kjournald commits every CommitInterval, and when fsync's ->write_inode asks:
+//     it writes the transaction's still-dirty data pages itself with WRITE_SYNC (not
+//     throttled as background writeback), waits for them, then writes the metadata
+//     blocks and the commit block (FUA with barriers);
+//   - ->writepage (ext3_ordered_writepage) takes a journal handle per page: the
+//     model's ->writepages is write_cache_pages over one-page calls, split at
+//     extent boundaries, with that per-page cost;
+//   - writers stall behind a locked commit in the kernel (journal_start waits while
+//     the committing transaction is T_LOCKED); the Filesystem interface cannot make
+//     a writer sleep from WriteBegin, so the model exposes the lock (CommitLocked)
+//     and does not stall writers yet.
+type Ext3 struct {
+	P Ext3Params
+	k *kernel.Kernel
+	j *journal
+
+	running    []*kernel.Inode // inodes with data in the running transaction
+	committing []*kernel.Inode // inodes with data in the committing transaction
+	ci         int             // committing inode being written
+	cursors    map[*kernel.WritebackCtx]*daCursor
+
+	// statistics
+	CommitDataPages int64 // data pages written by kjournald
+	// Commits lists each commit's start and the data pages kjournald wrote in it.
+	Commits []Ext3Commit
+}
+
+// Ext3Commit is one kjournald commit: when it started and the data it wrote.
+type Ext3Commit struct {
+	At        sim.Time
+	DataPages int64
+}
+
+type ext3Inode struct {
+	m              fileMap
+	runLo, runHi   int64 // pages dirtied in the running transaction
+	comLo, comHi   int64 // pages of the committing transaction
+	inRun          bool
+	allocSinceMeta int64 // allocated pages not yet covered by a journalled indirect block
+}
+
+// NewExt3 returns ext3 with default parameters.
+func NewExt3() *Ext3 { return &Ext3{P: DefaultExt3Params()} }
+
+func (e *Ext3) Name() string { return "ext3" }
+
+func (e *Ext3) Mount(k *kernel.Kernel) error {
+	e.k = k
+	e.cursors = map[*kernel.WritebackCtx]*daCursor{}
+	e.j = newJournal(k, "kjournald", e.P.CommitInterval, e.P.JournalSector, e.P.JournalMB<<8, true)
+	e.j.beforeCommit = e.commitData
+	return nil
+}
+
+func (e *Ext3) Create(in *kernel.Inode) {
+	in.FS = &ext3Inode{}
+	e.j.pendingMeta++
+}
+
+// CommitLocked reports whether the committing transaction is locked (new handles
+// would wait in journal_start).
+func (e *Ext3) CommitLocked() bool { return e.j.locked }
+
+// WriteBegin allocates the blocks of pages [index, index+n) (ext3_get_block at
+// write time) and files them on the running transaction.
+func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+	ei := in.FS.(*ext3Inode)
+	if end := index + n; end > ei.m.allocEnd {
+		ei.allocSinceMeta += end - ei.m.allocEnd
+		w := e.P.Layout.alloc(&ei.m, end)
+		e.j.pendingMeta += w * e.P.MetaBlocksPerWindow
+		e.j.pendingMeta += ei.allocSinceMeta / e.P.IndirectPerPages
+		ei.allocSinceMeta %= e.P.IndirectPerPages
+	}
+	if !ei.inRun {
+		ei.inRun = true
+		ei.runLo, ei.runHi = index, index+n
+		e.running = append(e.running, in)
+		e.j.pendingMeta++ // the inode block
+	} else {
+		ei.runLo, ei.runHi = min(ei.runLo, index), max(ei.runHi, index+n)
+	}
+	return sim.Time(n) * e.P.WriteBeginCost
+}
+
+// commitData is journal_submit_data_buffers (commit phase 2): write the committing
+// transaction's still-dirty data with WRITE_SYNC. It reports true when kjournald
+// blocked.
+func (e *Ext3) commitData() bool {
+	if e.ci == 0 && e.committing == nil {
+		// start of the commit: the running transaction becomes the committing one
+		e.committing, e.running = e.running, nil
+		for _, in := range e.committing {
+			ei := in.FS.(*ext3Inode)
+			ei.comLo, ei.comHi, ei.inRun = ei.runLo, ei.runHi, false
+		}
+		e.j.th.Sub.StartPlug()
+		e.Commits = append(e.Commits, Ext3Commit{At: e.k.W.Now()})
+	}
+	th := e.j.th
+	for e.ci < len(e.committing) {
+		in := e.committing[e.ci]
+		ei := in.FS.(*ext3Inode)
+		r, ok := in.Dirty.Next(ei.comLo)
+		if !ok || r.Start >= ei.comHi {
+			e.ci++
+			continue
+		}
+		s, end := r.Start, min(r.End, ei.comHi)
+		if wb, ok := in.Writeback.Next(s); ok && wb.Start < end {
+			if wb.Start <= s {
+				ei.comLo = min(end, wb.End) // under writeback by the flusher
+				continue
+			}
+			end = wb.Start
+		}
+		n := min(end-s, ei.m.contig(s), e.P.CommitDataPages)
+		wc := kernel.WritebackCtx{K: e.k, Th: th, In: in, Wbc: kernel.WritebackControl{SyncMode: kernel.WBSyncAll, NrToWrite: n}}
+		th.Charge(sim.Time(n)*e.k.P.Costs.Writepage/2 + e.k.P.Costs.SubmitBio)
+		wc.WritePages(s, n)
+		e.CommitDataPages += n
+		e.Commits[len(e.Commits)-1].DataPages += n
+		ei.comLo = s + n
+		if th.Sub.Blocked() || th.YieldCPU() {
+			return true
+		}
+	}
+	th.Sub.FinishPlug()
+	e.committing, e.ci = nil, 0
+	return false
+}
+
+// Writepages is generic_writepages → write_cache_pages → ext3_ordered_writepage.
+func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {
+	c := e.cursors[wc]
+	if c == nil {
+		c = newDACursor(wc)
+		e.cursors[wc] = c
+	}
+	if daWalk(wc, c, func(s, end int64) (int64, bool) { return e.writeRun(wc, s, end) }) {
+		return true
+	}
+	delete(e.cursors, wc)
+	return false
+}
+
+// writeRun is n one-page ext3_ordered_writepage calls within one extent.
+func (e *Ext3) writeRun(wc *kernel.WritebackCtx, s, end int64) (int64, bool) {
+	wbc := &wc.Wbc
+	ei := wc.In.FS.(*ext3Inode)
+	if end > ei.m.allocEnd {
+		e.P.Layout.alloc(&ei.m, end) // pages dirtied without WriteBegin (tests)
+	}
+	n := min(end-s, ei.m.contig(s), 128)
+	if wbc.SyncMode == kernel.WBSyncNone && (wbc.NrToWrite > 0 || e.k.P.Variants.WCPTerminateLE0) {
+		n = min(n, max(wbc.NrToWrite, 1))
+	}
+	c := &e.k.P.Costs
+	wc.Th.Charge(sim.Time(n)*(c.Writepage+e.P.HandleCost) + c.SubmitBio)
+	wc.WritePages(s, n)
+	if e.k.P.Variants.WCPTerminateLE0 {
+		wbc.NrToWrite -= n
+		return n, wbc.NrToWrite <= 0 && wbc.SyncMode == kernel.WBSyncNone
+	}
+	if wbc.NrToWrite > 0 {
+		wbc.NrToWrite -= min(n, wbc.NrToWrite)
+		return n, wbc.NrToWrite == 0 && wbc.SyncMode == kernel.WBSyncNone
+	}
+	return n, false
+}
+
+func (e *Ext3) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
+	nr := wc.Wbc.NrToWrite
+	n, _ := e.writeRun(wc, index, index+1)
+	wc.Wbc.NrToWrite = nr // write_cache_pages counts the call itself
+	return n
+}
+
+func (e *Ext3) OnePagePerWritepage() bool { return false }
+
+func (e *Ext3) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
+	for i := int64(0); i < n; {
+		i += e.Writepage(wc, index+i, index+n)
+	}
+}
+
+// WriteInode is ext3_write_inode: WB_SYNC_ALL (fsync, sync) forces a commit
+// (ext3_force_commit; the model starts it but cannot make the caller wait for it);
+// otherwise the inode is already in the running transaction.
+func (e *Ext3) WriteInode(wc *kernel.WritebackCtx) error {
+	if wc.Wbc.SyncMode == kernel.WBSyncAll {
+		e.j.kick()
+	}
+	return nil
+}
+
+func (e *Ext3) Sector(in *kernel.Inode, index int64) int64 {
+	return in.FS.(*ext3Inode).m.sector(&e.P.Layout, index)
+}
+
+// Journal reports kjournald's commits and journal pages written.
+func (e *Ext3) Journal() (commits, pages int64) { return e.j.Commits, e.j.MetaPages }

@@ -1,0 +1,47 @@
+package fs
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// TestExt3DataGoesOutInJournalBursts: with a dirty limit well above what the
+// flusher keeps up with, much of ext3's data is written by kjournald in 5 s commit
+// bursts of sync writes.
+func TestExt3DataGoesOutInJournalBursts(t *testing.T) {
+	e := NewExt3()
+	w, k := testKernel(t, "simple", e, 200<<20, nil)
+	mbps := runDD(t, w, k, 1, 31*sim.Second, true)
+	for _, c := range e.Commits {
+		t.Logf("commit at %.2fs: %d data pages", c.At.Seconds(), c.DataPages)
+	}
+	t.Logf("ext3 1dd: %.1f MB/s, kjournald data %d pages in %d commits, flusher+kjournald written %d", mbps, e.CommitDataPages, len(e.Commits), k.G.NrWritten)
+	require.GreaterOrEqual(t, len(e.Commits), 3)
+	assert.InDelta(t, 5.0, e.Commits[0].At.Seconds(), 0.01, "first commit after the 5 s interval")
+	for i := 1; i < len(e.Commits); i++ {
+		assert.LessOrEqual(t, (e.Commits[i].At - e.Commits[i-1].At).Seconds(), 5.0+
+			float64(e.Commits[i-1].DataPages)/256/40, "commit %d: every 5 s unless the previous commit's burst took longer", i)
+	}
+	bursts := 0
+	for _, c := range e.Commits {
+		if c.DataPages > 1000 {
+			bursts++
+		}
+	}
+	assert.GreaterOrEqual(t, bursts, 3, "commits carry data bursts")
+	assert.Greater(t, e.CommitDataPages, k.G.NrWritten/10, "a good share of the data goes out from kjournald")
+}
+
+func TestExt3DDKeepsInvariants(t *testing.T) {
+	for _, n := range []int{1, 10} {
+		e := NewExt3()
+		w, k := testKernel(t, "simple", e, 100<<20, nil)
+		mbps := runDD(t, w, k, n, 30*sim.Second, true)
+		commits, jpages := e.Journal()
+		t.Logf("ext3 %ddd on simple: %.1f MB/s, commits %d, journal pages %d, kjournald data pages %d", n, mbps, commits, jpages, e.CommitDataPages)
+		assert.Greater(t, mbps, 20.0)
+	}
+}
