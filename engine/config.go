@@ -53,6 +53,12 @@ type Workload struct {
 	BS    int64 `json:"bs"`    // dd block size in bytes (one write() per block)
 	Count int64 `json:"count"` // blocks per dd; 0 writes until the run ends
 	Fsync bool  `json:"fsync"` // conv=fsync: fsync the file after the last block
+
+	// Readers are tasks reading their own uncached files with one synchronous read
+	// at a time (the latency blk-wbt watches); 0 = none.
+	Readers    int   `json:"readers,omitempty"`
+	ReadBS     int64 `json:"read_bs,omitempty"`     // bytes per read (default 4096)
+	ReadRandom bool  `json:"read_random,omitempty"` // random offsets (else sequential)
 }
 
 // Duration is a time span that reads and writes JSON as a Go duration string.
@@ -107,6 +113,7 @@ func ParseDuration(s string) (Duration, error) {
 // Limits enforced by Validate.
 const (
 	MaxDD         = 10000
+	MaxReaders    = 64
 	MaxCPUs       = 256
 	MinMemoryMB   = 64
 	MaxMemoryMB   = 256 << 10 // 256 GiB
@@ -182,6 +189,8 @@ func (c *Config) Validate() error {
 		rng("workload.bs", c.Workload.BS, 512, MaxBS),
 		rng("workload.count", c.Workload.Count, 0, 1<<40/max(c.Workload.BS, 1)),
 		rng("trace_lines", int64(c.TraceLines), 0, MaxTraceLines),
+		rng("workload.readers", int64(c.Workload.Readers), 0, MaxReaders),
+		rng("workload.read_bs", c.Workload.ReadBS, 0, MaxBS),
 		rng("runtime (ns)", int64(c.Runtime), int64(minRuntime), int64(maxRuntime)),
 	}
 	if c.DirtyBytes != 0 {
@@ -208,6 +217,9 @@ func (c *Config) Validate() error {
 	}
 	if bs := c.Workload.BS; bs%4096 != 0 && 4096%bs != 0 {
 		return fmt.Errorf("workload.bs: %d must divide 4096 (512, 1024, 2048) or be a multiple of 4096", bs)
+	}
+	if rb := c.Workload.ReadBS; rb != 0 && (rb < 4096 || rb%4096 != 0) {
+		return fmt.Errorf("workload.read_bs: %d must be a multiple of 4096", rb)
 	}
 	if c.Workload.Fsync && c.Workload.Count == 0 {
 		return fmt.Errorf("workload.fsync: conv=fsync needs workload.count > 0 (the dd must finish to fsync)")

@@ -37,6 +37,11 @@ func randomConfig(r *rand.Rand) Config {
 	} else {
 		c.DirtyBackgroundRatio = 1 + r.IntN(50)
 	}
+	if r.IntN(3) == 0 {
+		c.Workload.Readers = 1 + r.IntN(4)
+		c.Workload.ReadRandom = r.IntN(2) == 0
+		c.Workload.ReadBS = int64(4096 << r.IntN(6))
+	}
 	c.DirtyExpireCs = 100 + r.IntN(3000)
 	c.DirtyWritebackCs = r.IntN(600)
 	c.HZ = []int{100, 250, 300, 1000}[r.IntN(4)]

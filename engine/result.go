@@ -34,6 +34,8 @@ type Result struct {
 	Tasks        []TaskResult  `json:"tasks"`
 	Flusher      FlusherResult `json:"flusher"`
 	Iostat       IostatSummary `json:"iostat"`
+	WBT          WBTSummary    `json:"wbt"`
+	Reads        ReadSummary   `json:"reads"`
 	Inodes       []InodeResult `json:"inodes,omitempty"`
 	Series       *Series       `json:"series,omitempty"`
 	Trace        []string      `json:"-"`
@@ -77,13 +79,33 @@ type FlusherResult struct {
 
 // IostatSummary is iostat -x over the whole run.
 type IostatSummary struct {
-	WriteIOPS float64 `json:"w_s"`
-	WriteMBps float64 `json:"wMB_s"`
-	AvgRqSz   float64 `json:"avgrq_sz"` // sectors
-	AvgQuSz   float64 `json:"avgqu_sz"`
-	AwaitMs   float64 `json:"await_ms"`
-	UtilPct   float64 `json:"util_pct"`
-	Merges    int64   `json:"wrqm"`
+	ReadIOPS     float64 `json:"r_s"`
+	WriteIOPS    float64 `json:"w_s"`
+	ReadMBps     float64 `json:"rMB_s"`
+	WriteMBps    float64 `json:"wMB_s"`
+	WriteMergesS float64 `json:"wrqm_s"`
+	AvgRqSz      float64 `json:"avgrq_sz"` // sectors
+	AvgQuSz      float64 `json:"avgqu_sz"`
+	AwaitMs      float64 `json:"await_ms"`
+	ReadAwaitMs  float64 `json:"r_await_ms"`
+	WriteAwaitMs float64 `json:"w_await_ms"`
+	UtilPct      float64 `json:"util_pct"`
+}
+
+// WBTSummary is blk-wbt's activity over the run.
+type WBTSummary struct {
+	Enabled   bool  `json:"enabled"`
+	FinalStep int   `json:"final_step"`
+	Scales    int64 `json:"scales"`
+	Exceeded  int64 `json:"exceeded_windows"`
+}
+
+// ReadSummary is the readers' latency.
+type ReadSummary struct {
+	Count  int64   `json:"count"`
+	MeanMs float64 `json:"mean_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+	MaxMs  float64 `json:"max_ms"`
 }
 
 // InodeResult is one file's writeback statistics.
@@ -169,6 +191,12 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "iostat    w/s %.1f  wMB/s %.2f  avgrq-sz %.0f  avgqu-sz %.2f  await %.1f ms  util %.1f%%\n",
 		r.Iostat.WriteIOPS, r.Iostat.WriteMBps, r.Iostat.AvgRqSz, r.Iostat.AvgQuSz, r.Iostat.AwaitMs, r.Iostat.UtilPct)
+	if r.Reads.Count > 0 {
+		fmt.Fprintf(&b, "reads     %d, latency mean %.2f ms, p99 %.1f ms, max %.1f ms\n", r.Reads.Count, r.Reads.MeanMs, r.Reads.P99Ms, r.Reads.MaxMs)
+	}
+	if r.WBT.Enabled {
+		fmt.Fprintf(&b, "wbt       step %d at the end, %d scale events, %d windows over latency\n", r.WBT.FinalStep, r.WBT.Scales, r.WBT.Exceeded)
+	}
 	fmt.Fprintf(&b, "dirty age max %.1f s, mean %.1f s; inode metadata max %.1f s\n", r.DirtyAge.MaxS, r.DirtyAge.MeanS, r.DirtyAge.MaxMetaS)
 	n := len(r.Tasks)
 	show := min(n, 10)

@@ -54,6 +54,7 @@ type simulation struct {
 	k      *kernel.Kernel
 	q      *devices.Queue
 	dds    []*workload.DD
+	rds    []*workload.Reader
 	tr     *trace.Buffer
 	runEnd sim.Time
 
@@ -104,6 +105,24 @@ func newSimulation(cfg Config) (*simulation, error) {
 		d.Start(0)
 		s.dds = append(s.dds, d)
 	}
+	for i := 0; i < cfg.Workload.Readers; i++ {
+		bs := cfg.Workload.ReadBS
+		if bs == 0 {
+			bs = 4096
+		}
+		r := workload.NewReader(k, i, bs, cfg.Workload.ReadRandom)
+		r.Start(0)
+		s.rds = append(s.rds, r)
+	}
+	if s.tr != nil {
+		q.SetTracer(func(task *sim.Task, event, payload string) {
+			comm, pid, cpu := "<idle>", 0, 0
+			if task != nil {
+				comm, pid, cpu = task.Comm, task.PID, max(task.CPU, 0)
+			}
+			s.tr.Emit(w.Now(), comm, pid, cpu, event, payload)
+		})
+	}
 	s.sampleEvery = cfg.SampleInterval.Time()
 	if s.sampleEvery == 0 {
 		s.sampleEvery = max(s.runEnd/600/sim.Millisecond*sim.Millisecond, 10*sim.Millisecond)
@@ -153,7 +172,10 @@ func (s *simulation) run() error {
 var seriesNames = []string{
 	"time_s", "dirty_MB", "writeback_MB", "bg_thresh_MB", "thresh_MB", "limit_MB", "setpoint_MB",
 	"dirty_ratelimit_MBps", "balanced_ratelimit_MBps", "task_ratelimit_MBps",
-	"write_bw_MBps", "avg_write_bw_MBps", "iostat_wMBps", "iostat_avgqu_sz", "iostat_await_ms",
+	"write_bw_MBps", "avg_write_bw_MBps",
+	"iostat_r_s", "iostat_w_s", "iostat_rMBps", "iostat_wMBps", "iostat_avgrq_sz", "iostat_avgqu_sz",
+	"iostat_await_ms", "iostat_util_pct", "device_queue",
+	"wbt_step", "wbt_max", "wbt_normal", "wbt_background", "wbt_inflight",
 	"b_dirty_inodes", "b_io_inodes", "b_more_io_inodes", "dirtied_MB", "written_MB",
 }
 
@@ -168,23 +190,18 @@ func (s *simulation) sample() {
 	now := s.w.Now()
 	bg, thresh, limit, setpoint := k.DirtyLimits()
 	st := s.q.Stats()
-	dt := (now - s.prevT).Seconds()
-	var wMBps, avgqu, await float64
-	if dt > 0 {
-		wMBps = float64(st.Sectors[devices.Write]-s.prevStats.Sectors[devices.Write]) / 2048 / dt
-		avgqu = float64(st.TimeInQueue-s.prevStats.TimeInQueue) / float64(now-s.prevT)
-		if ios := st.IOs[devices.Write] - s.prevStats.IOs[devices.Write]; ios > 0 {
-			await = float64(st.Ticks[devices.Write]-s.prevStats.Ticks[devices.Write]) / float64(ios) / 1e6
-		}
-	}
+	io := devices.Rates(s.prevStats, st, now-s.prevT)
 	s.prevStats, s.prevT = st, now
+	wbt := s.q.WBT()
 	b := k.BDI
-	d, io, more := b.ListLens()
+	d, bio, more := b.ListLens()
 	row := []float64{
 		now.Seconds(), mb(k.G.NrFileDirty), mb(k.G.NrWriteback), mb(bg), mb(thresh), mb(limit), mb(setpoint),
 		mb(b.DirtyRatelimit), mb(b.BalancedDirtyRatelimit), mb(k.TaskRatelimitNow()),
-		mb(b.WriteBandwidth), mb(b.AvgWriteBandwidth), wMBps, avgqu, await,
-		float64(d), float64(io), float64(more), mb(k.G.NrDirtied), mb(k.G.NrWritten),
+		mb(b.WriteBandwidth), mb(b.AvgWriteBandwidth),
+		io.RPS, io.WPS, io.RMBps, io.WMBps, io.AvgRqSz, io.AvgQuSz, io.Await, io.Util, io.DevQu,
+		float64(wbt.Step), float64(wbt.Max), float64(wbt.Normal), float64(wbt.Background), float64(wbt.Inflight),
+		float64(d), float64(bio), float64(more), mb(k.G.NrDirtied), mb(k.G.NrWritten),
 	}
 	for i, v := range row {
 		s.samples[i] = append(s.samples[i], v)
@@ -269,20 +286,20 @@ func (s *simulation) result() *Result {
 	}
 	sort.Slice(r.Inodes, func(i, j int) bool { return r.Inodes[i].Ino < r.Inodes[j].Ino })
 	// iostat over the run
-	st := s.q.Stats()
-	if runtime > 0 {
-		ios := st.IOs[devices.Write]
-		r.Iostat = IostatSummary{
-			WriteIOPS: float64(ios) / runtime,
-			WriteMBps: float64(st.Sectors[devices.Write]) / 2048 / runtime,
-			AvgQuSz:   float64(st.TimeInQueue) / float64(s.w.Now()),
-			UtilPct:   100 * float64(st.Busy) / float64(s.w.Now()),
-			Merges:    st.Merges[devices.Write],
-		}
-		if ios > 0 {
-			r.Iostat.AvgRqSz = float64(st.Sectors[devices.Write]) / float64(ios)
-			r.Iostat.AwaitMs = float64(st.Ticks[devices.Write]) / float64(ios) / 1e6
-		}
+	io := devices.Rates(devices.Iostat{}, s.q.Stats(), s.w.Now())
+	r.Iostat = IostatSummary{
+		ReadIOPS: io.RPS, WriteIOPS: io.WPS, ReadMBps: io.RMBps, WriteMBps: io.WMBps, AvgRqSz: io.AvgRqSz,
+		AvgQuSz: io.AvgQuSz, AwaitMs: io.Await, ReadAwaitMs: io.RAwait, WriteAwaitMs: io.WAwait, UtilPct: io.Util,
+		WriteMergesS: io.WMergeS,
+	}
+	wbt := s.q.WBT()
+	r.WBT = WBTSummary{Enabled: wbt.Enabled, FinalStep: wbt.Step, Scales: wbt.Scales, Exceeded: wbt.Exceeded}
+	for _, rd := range s.rds {
+		st := rd.Stats()
+		r.Reads.Count += st.Reads
+		r.Reads.MaxMs = max(r.Reads.MaxMs, float64(st.Max)/1e6)
+		r.Reads.P99Ms = max(r.Reads.P99Ms, float64(st.P99)/1e6)
+		r.Reads.MeanMs += float64(st.Mean) / 1e6 / float64(len(s.rds))
 	}
 	r.Series = &Series{IntervalS: s.sampleEvery.Seconds(), Names: append([]string(nil), seriesNames...), Data: s.samples}
 	if s.tr != nil {

@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/wblab/wblab/devices"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -204,4 +207,30 @@ func TestRunCancelled(t *testing.T) {
 		}
 	}})
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestReadersGiveWBTItsLatencySignal(t *testing.T) {
+	r := runCase(t, "thresh=100M/generic-2dd-4k-8p-4096M-100M:10-X", 4*time.Second, func(c *Config) {
+		dev, err := devices.ParseSpec("nvme")
+		require.NoError(t, err)
+		c.Device = dev
+		c.Workload.Readers = 2
+		c.Workload.ReadRandom = true
+		c.TraceLines = 50000
+	})
+	assert.Positive(t, r.Reads.Count)
+	assert.Positive(t, r.Iostat.ReadIOPS)
+	assert.True(t, r.WBT.Enabled)
+	assert.Positive(t, r.WBT.Scales, "wbt scaled on the read latency window")
+	seen := map[string]bool{}
+	for _, l := range r.Trace {
+		for _, ev := range []string{"wbt_timer", "block_rq_issue", "block_rq_complete", "global_dirty_state"} {
+			if strings.Contains(l, ": "+ev+": ") {
+				seen[ev] = true
+			}
+		}
+	}
+	assert.Len(t, seen, 4, "%v", seen)
+	mx := col(t, r, "wbt_max")
+	assert.Positive(t, mx[len(mx)-1])
 }
