@@ -35,8 +35,10 @@ func New(name string) (kernel.Filesystem, error) {
 		return NewXfs(), nil
 	case "ext3":
 		return NewExt3(), nil
+	case "btrfs":
+		return NewBtrfs(), nil
 	}
-	return nil, fmt.Errorf("fs: %q is not modelled (models: generic, ext3, ext4, xfs)", name)
+	return nil, fmt.Errorf("fs: %q is not modelled (models: generic, ext3, ext4, xfs, btrfs)", name)
 }
 
 func (g *Generic) Name() string { return "generic" }

@@ -25,7 +25,8 @@ type Layout struct {
 	// StartSector is the first data sector (after the superblock, group
 	// descriptors and the first inode tables).
 	StartSector int64
-	// MinWindowPages is a file's first reservation window, in pages.
+	// MinWindowPages is a file's first reservation window, in pages; 0 means no
+	// reservation: each allocation takes exactly what it needs at the frontier.
 	MinWindowPages int64
 	// MaxWindowPages is the largest window; the window doubles from MinWindowPages
 	// each time a file takes a new one.
@@ -59,6 +60,8 @@ func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
 	for f.allocEnd < end {
 		if f.winCur >= f.winEnd {
 			switch {
+			case l.MinWindowPages == 0: // no reservation: exactly what is asked (COW)
+				f.win = end - f.allocEnd
 			case f.win == 0:
 				f.win = l.MinWindowPages
 			default:

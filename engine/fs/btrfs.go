@@ -1,0 +1,244 @@
+package fs
+
+import (
+	"fmt"
+
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// BtrfsParams are btrfs's tunables (v3.2 defaults, no compression, datacow).
+type BtrfsParams struct {
+	// MaxDelallocPages is find_lock_delalloc_range's limit (128 MB).
+	MaxDelallocPages int64
+	// BumpPages is __extent_writepage's nr_to_write bump limit (8192 pages; the whole
+	// delalloc range when it is below twice that).
+	BumpPages int64
+	// CowExtentCost is cow_file_range allocating one extent in the flusher
+	// (btrfs_reserve_extent, extent map and ordered extent setup).
+	CowExtentCost sim.Time
+	// PageCost is extent_write_cache_pages/__extent_writepage's per-page work in the
+	// flusher (lock, bio building, set_page_writeback).
+	PageCost sim.Time
+	// CsumPageCost is crc32c of one 4 KB page, done by the worker pool
+	// (btrfs_submit_bio_hook → btrfs_wq_submit_bio → __btrfs_submit_bio_start).
+	CsumPageCost sim.Time
+	// OrderedExtentCost is btrfs_finish_ordered_io for one extent, run by the
+	// endio-write workers (file extent item, csum items, inode update).
+	OrderedExtentCost sim.Time
+	// Workers is thread_pool_size = min(num_online_cpus + 2, 8), per pool.
+	Workers int
+	// CommitInterval is the btrfs-transaction kthread's commit interval (30 s).
+	CommitInterval sim.Time
+	// MetaPagesPerExtent is the btree pages COW'd per data extent (fs tree leaf,
+	// extent tree, checksum tree); CsumPagesPer is data pages per checksum-tree leaf
+	// page (4 bytes of crc32c per page: ~1000 per 4 KB leaf).
+	MetaPagesPerExtent int64
+	CsumPagesPer       int64
+	// MetaSector / MetaMB: where the metadata block group lives and its size; COW
+	// btree writes go sequentially through it.
+	MetaSector int64
+	MetaMB     int64
+	// Layout is the data allocator: COW, each extent exactly at the data block
+	// group's frontier.
+	Layout Layout
+}
+
+// DefaultBtrfsParams returns v3.2 btrfs defaults.
+func DefaultBtrfsParams() BtrfsParams {
+	return BtrfsParams{
+		MaxDelallocPages:   128 << 8,
+		BumpPages:          8192,
+		CowExtentCost:      20 * sim.Microsecond,
+		PageCost:           1200 * sim.Nanosecond,
+		CsumPageCost:       1500 * sim.Nanosecond,
+		OrderedExtentCost:  30 * sim.Microsecond,
+		Workers:            8,
+		CommitInterval:     30 * sim.Second,
+		MetaPagesPerExtent: 3,
+		CsumPagesPer:       1000,
+		MetaSector:         1 << 21, // a 1 GB metadata chunk at 1 GB
+		MetaMB:             1024,
+		Layout:             Layout{StartSector: 1 << 22},
+	}
+}
+
+// Btrfs is btrfs (v3.2):
+//   - delalloc and COW: ->writepages (extent_writepages) finds the delalloc range
+//     (≤ MaxDelallocPages) at each dirty page and allocates it in the flusher
+//     (cow_file_range), always at the data block group's frontier;
+//   - the nr_to_write bump: when the range is larger than what is left,
+//     nr_to_write is raised to min(range, BumpPages) (the whole range below twice
+//     that) and not given back;
+//   - checksumming runs in the worker pool and ordered-extent completion in the
+//     endio-write pool: their CPU is charged to those threads, not the flusher (the
+//     bios are submitted at once: the few µs of checksum delay are not modelled);
+//   - extra metadata writes: each extent dirties btree pages, written with the
+//     superblock at the btrfs-transaction commit every CommitInterval.
+type Btrfs struct {
+	P BtrfsParams
+	k *kernel.Kernel
+	t *journal // the transaction commit (btree pages + superblock)
+
+	worker, endio *workerPool
+	cursors       map[*kernel.WritebackCtx]*daCursor
+	csumPending   int64 // pages not yet covered by a checksum leaf
+
+	Bumps int64
+}
+
+type btrfsInode struct{ m fileMap }
+
+// NewBtrfs returns btrfs with default parameters.
+func NewBtrfs() *Btrfs { return &Btrfs{P: DefaultBtrfsParams()} }
+
+func (b *Btrfs) Name() string { return "btrfs" }
+
+func (b *Btrfs) Mount(k *kernel.Kernel) error {
+	b.k = k
+	b.cursors = map[*kernel.WritebackCtx]*daCursor{}
+	n := max(min(b.P.Workers, k.P.CPUs+2), 1)
+	b.worker = newWorkerPool(k, "btrfs-worker", n)
+	b.endio = newWorkerPool(k, "btrfs-endio-wri", n)
+	b.t = newJournal(k, "btrfs-transacti", b.P.CommitInterval, b.P.MetaSector, b.P.MetaMB<<8, true)
+	return nil
+}
+
+func (b *Btrfs) Create(in *kernel.Inode) {
+	in.FS = &btrfsInode{}
+	b.t.pendingMeta += 2 // inode item, dir item
+}
+
+func (b *Btrfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time { return 0 }
+
+// Writepages is extent_writepages → extent_write_cache_pages → __extent_writepage.
+func (b *Btrfs) Writepages(wc *kernel.WritebackCtx) bool {
+	c := b.cursors[wc]
+	if c == nil {
+		c = newDACursor(wc)
+		b.cursors[wc] = c
+		wc.Th.Sub.StartPlug()
+	}
+	if daWalk(wc, c, func(s, e int64) (int64, bool) { return b.writeRange(wc, s, e) }) {
+		return true
+	}
+	wc.Th.Sub.FinishPlug()
+	delete(b.cursors, wc)
+	return false
+}
+
+func (b *Btrfs) writeRange(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
+	wbc := &wc.Wbc
+	bi := wc.In.FS.(*btrfsInode)
+	c := &b.k.P.Costs
+	if s >= bi.m.allocEnd {
+		// a delalloc page: find_lock_delalloc_range + run_delalloc_range
+		delalloc := min(e-s, b.P.MaxDelallocPages)
+		if wbc.SyncMode == kernel.WBSyncNone && wbc.NrToWrite < delalloc {
+			thresh := b.P.BumpPages
+			if delalloc < 2*thresh {
+				thresh = delalloc
+			}
+			wbc.NrToWrite = min(delalloc, thresh)
+			b.Bumps++
+		}
+		// one ordered extent per range, even when it continues the previous one on disk
+		ext := max(b.P.Layout.alloc(&bi.m, s+delalloc), 1)
+		wc.Th.Charge(sim.Time(ext) * b.P.CowExtentCost)
+		b.t.pendingMeta += ext * b.P.MetaPagesPerExtent
+		b.csumPending += delalloc
+		b.t.pendingMeta += b.csumPending / b.P.CsumPagesPer
+		b.csumPending %= b.P.CsumPagesPer
+		b.endio.add(sim.Time(ext) * b.P.OrderedExtentCost)
+	}
+	n := min(e-s, bi.m.allocEnd-s, bi.m.contig(s))
+	if wbc.SyncMode == kernel.WBSyncNone {
+		n = min(n, max(wbc.NrToWrite, 1))
+	}
+	wc.Th.Charge(sim.Time(n)*b.P.PageCost + c.SubmitBio)
+	b.worker.add(sim.Time(n) * b.P.CsumPageCost)
+	wc.WritePages(s, n)
+	wbc.NrToWrite -= n
+	return n, wbc.NrToWrite <= 0 && wbc.SyncMode == kernel.WBSyncNone
+}
+
+func (b *Btrfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
+	nr := wc.Wbc.NrToWrite
+	n, _ := b.writeRange(wc, index, index+1)
+	wc.Wbc.NrToWrite = nr - n + 1
+	return n
+}
+
+func (b *Btrfs) OnePagePerWritepage() bool { return false }
+
+func (b *Btrfs) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
+	for i := int64(0); i < n; {
+		i += b.Writepage(wc, index+i, index+n)
+	}
+}
+
+// WriteInode is btrfs_write_inode: WB_SYNC_ALL commits the transaction; otherwise
+// the inode item is updated in the running transaction.
+func (b *Btrfs) WriteInode(wc *kernel.WritebackCtx) error {
+	b.t.pendingMeta++
+	if wc.Wbc.SyncMode == kernel.WBSyncAll {
+		b.t.kick()
+	}
+	return nil
+}
+
+func (b *Btrfs) Sector(in *kernel.Inode, index int64) int64 {
+	return in.FS.(*btrfsInode).m.sector(&b.P.Layout, index)
+}
+
+// WorkerCPU is the CPU time of the checksum and endio-write pools.
+func (b *Btrfs) WorkerCPU() (csum, endio sim.Time) { return b.worker.cpu(), b.endio.cpu() }
+
+// workerPool is a btrfs_workers pool: kernel threads taking CPU work from a queue.
+type workerPool struct {
+	ths     []*kernel.Thread
+	idle    sim.WaitQueue
+	pending sim.Time
+	slice   sim.Time
+}
+
+func newWorkerPool(k *kernel.Kernel, name string, n int) *workerPool {
+	p := &workerPool{slice: 200 * sim.Microsecond}
+	for i := 0; i < n; i++ {
+		th := k.NewThread(fmt.Sprintf("%s-%d", name, i+1))
+		th.Task.Resume = func() { p.run(th) }
+		th.Task.Wait(&p.idle)
+		p.ths = append(p.ths, th)
+	}
+	return p
+}
+
+func (p *workerPool) add(cost sim.Time) {
+	if cost <= 0 {
+		return
+	}
+	p.pending += cost
+	p.idle.WakeOne()
+}
+
+func (p *workerPool) run(th *kernel.Thread) {
+	if p.pending <= 0 {
+		th.Task.Wait(&p.idle)
+		return
+	}
+	c := min(p.pending, p.slice)
+	p.pending -= c
+	if p.pending > 0 {
+		p.idle.WakeOne()
+	}
+	th.Charge(c)
+	th.YieldCPU()
+}
+
+func (p *workerPool) cpu() sim.Time {
+	t := sim.Time(0)
+	for _, th := range p.ths {
+		t += th.Task.CPUTime()
+	}
+	return t
+}
