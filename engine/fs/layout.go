@@ -355,3 +355,38 @@ func daWalk(wc *kernel.WritebackCtx, c *daCursor, step daStep) bool {
 	}
 	return false
 }
+
+// fileMapOf returns the block map of a file of one of this package's filesystems.
+func fileMapOf(in *kernel.Inode) *fileMap {
+	switch f := in.FS.(type) {
+	case *ext3Inode:
+		return &f.m
+	case *ext4Inode:
+		return &f.m
+	case *xfsInode:
+		return &f.m
+	case *btrfsInode:
+		return &f.m
+	}
+	return nil
+}
+
+// LayoutStats summarises where the files of k live: extents per file and the mean
+// extent length in MB (nil maps, e.g. generic, report zeros).
+func LayoutStats(k *kernel.Kernel) (extentsPerFile, meanExtentMB float64) {
+	var ext, pages int64
+	files := 0
+	for _, in := range k.Inodes() {
+		m := fileMapOf(in)
+		if m == nil {
+			continue
+		}
+		files++
+		ext += int64(len(m.ext))
+		pages += m.allocEnd
+	}
+	if files == 0 || ext == 0 {
+		return 0, 0
+	}
+	return float64(ext) / float64(files), float64(pages) / 256 / float64(ext)
+}

@@ -21,15 +21,24 @@ func TestWu2011HDDRates(t *testing.T) {
 		"ext3":    func() kernel.Filesystem { return NewExt3() },
 		"ext4":    func() kernel.Filesystem { return NewExt4() },
 		"xfs":     func() kernel.Filesystem { return NewXfs() },
+		"btrfs":   func() kernel.Filesystem { return NewBtrfs() },
 	}
 	for _, th := range []int64{100 << 20, 1 << 30} {
-		for _, name := range []string{"generic", "ext3", "ext4", "xfs"} {
+		for _, name := range []string{"generic", "ext3", "ext4", "xfs", "btrfs"} {
 			line := fmt.Sprintf("thresh=%4dM %-7s", th>>20, name)
 			for _, n := range []int{1, 10, 100} {
-				w, k := testKernel(t, "wu2011-hdd", mk[name](), th, nil)
+				f := mk[name]()
+				w, k := testKernel(t, "wu2011-hdd", f, th, nil)
 				runDD(t, w, k, n, 120*sim.Second, false)
 				bw, _, _ := k.HarnessWriteBW()
-				line += fmt.Sprintf("  %3ddd %5.1f MB/s", n, bw/256)
+				epf, mean := LayoutStats(k)
+				line += fmt.Sprintf("  %3ddd %5.1f MB/s (%4.0f ext/file, %6.1f MB/ext)", n, bw/256, epf, mean)
+				switch f := f.(type) {
+				case *Xfs:
+					line += fmt.Sprintf(" [skipped %d, EAGAIN %d]", f.PagesSkipped, f.EAGAIN)
+				case *Ext3:
+					line += fmt.Sprintf(" [kjournald data %.0f%%]", 100*float64(f.CommitDataPages)/float64(max(k.G.NrWritten, 1)))
+				}
 			}
 			t.Log(line)
 		}
