@@ -113,18 +113,18 @@ func (b *Btrfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) 
 
 // Writepages is extent_writepages → extent_write_cache_pages → __extent_writepage.
 func (b *Btrfs) Writepages(wc *kernel.WritebackCtx) bool {
-	c := b.cursors[wc]
-	if c == nil {
-		c = newDACursor(wc)
-		b.cursors[wc] = c
+	c, fresh := cursorFor(b.cursors, wc)
+	if fresh {
 		wc.Th.Sub.StartPlug()
 	}
-	if daWalk(wc, c, func(s, e int64) (int64, bool) { return b.writeRange(wc, s, e) }) {
-		return true
+	blocked := daWalk(wc, c, func(s, e int64) (int64, bool) { return b.writeRange(wc, s, e) })
+	if c.finished {
+		wc.Th.Sub.FinishPlug()
 	}
-	wc.Th.Sub.FinishPlug()
-	delete(b.cursors, wc)
-	return false
+	if !blocked {
+		dropCursor(b.cursors, wc)
+	}
+	return blocked
 }
 
 func (b *Btrfs) writeRange(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {

@@ -189,15 +189,11 @@ func (e *Ext3) commitData() bool {
 
 // Writepages is generic_writepages → write_cache_pages → ext3_ordered_writepage.
 func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {
-	c := e.cursors[wc]
-	if c == nil {
-		c = newDACursor(wc)
-		e.cursors[wc] = c
-	}
+	c, _ := cursorFor(e.cursors, wc)
 	if daWalk(wc, c, func(s, end int64) (int64, bool) { return e.writeRun(wc, s, end) }) {
 		return true
 	}
-	delete(e.cursors, wc)
+	dropCursor(e.cursors, wc)
 	return false
 }
 

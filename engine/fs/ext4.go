@@ -114,11 +114,11 @@ func numDirtyPages(in *kernel.Inode, index, maxPages int64) int64 {
 }
 
 // Writepages is ext4_da_writepages (v3.2). FSState[0] holds the nr_to_write bump,
-// FSState[1] is 1 while a call is in progress.
+// FSState[1] is 1 until it is given back, FSState[3] marks the cursor (cursorFor).
 func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 	wbc := &wc.Wbc
-	c := e.cursors[wc]
-	if c == nil {
+	c, fresh := cursorFor(e.cursors, wc)
+	if fresh {
 		// the nr_to_write bump
 		maxPages := e.P.MaxWritebackMBBump << 8
 		desired := int64(0)
@@ -134,19 +134,21 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 			wbc.NrToWrite = desired
 			e.Bumps++
 		}
-		c = newDACursor(wc)
-		e.cursors[wc] = c
 		wc.FSState[1] = 1
 		wc.Th.Sub.StartPlug()
 	}
-	if daWalk(wc, c, func(s, end int64) (int64, bool) { return e.mapAndSubmit(wc, s, end) }) {
-		return true
+	blocked := daWalk(wc, c, func(s, end int64) (int64, bool) { return e.mapAndSubmit(wc, s, end) })
+	if c.finished && wc.FSState[1] == 1 {
+		// the walk is over (even if its last submission blocked): unplug and give
+		// the bump back now, since the caller may not call again
+		wc.Th.Sub.FinishPlug()
+		wbc.NrToWrite -= wc.FSState[0]
+		wc.FSState[0], wc.FSState[1] = 0, 0
 	}
-	wc.Th.Sub.FinishPlug()
-	delete(e.cursors, wc)
-	wbc.NrToWrite -= wc.FSState[0] // give the bump back
-	wc.FSState[0], wc.FSState[1] = 0, 0
-	return false
+	if !blocked {
+		dropCursor(e.cursors, wc)
+	}
+	return blocked
 }
 
 // mapAndSubmit is one journal handle: write_cache_pages_da collects the contiguous

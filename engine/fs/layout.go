@@ -276,22 +276,33 @@ func (j *journal) resume() {
 }
 
 // daCursor is a filesystem-owned write_cache_pages cursor (ext4's
-// write_cache_pages_da loop, XFS's batched 2.6.36-rc1 steady state), kept across
-// blocking points.
+// write_cache_pages_da loop, XFS's batched 2.6.36-rc1 steady state, ext3's and
+// btrfs's loops), kept across blocking points.
 type daCursor struct {
+	in         *kernel.Inode
 	index, end int64 // next page, inclusive end
 	wbIndex    int64 // mapping->writeback_index at entry
 	doneIndex  int64
 	cycled     bool
 	done       bool
+	finished   bool // the walk ended (writeback_index updated); the call returns at the next entry
+	masked     bool // nr_to_write hidden from the caller while parked (see park)
+	savedNr    int64
 }
 
 // daStep writes from the dirty run [s, e) (not under writeback) and returns the
 // pages it consumed (≥ 1) and whether the loop is done.
 type daStep func(s, e int64) (consumed int64, done bool)
 
-func newDACursor(wc *kernel.WritebackCtx) *daCursor {
-	c := &daCursor{}
+// cursorFor returns the cursor of wc's call in progress, or a new one. A cursor is
+// valid while wc.FSState[3] is set: writeback_single_inode builds a fresh
+// WritebackCtx (FSState zeroed) per call, so a cursor left by a call the kernel did
+// not resume is never reused.
+func cursorFor(m map[*kernel.WritebackCtx]*daCursor, wc *kernel.WritebackCtx) (c *daCursor, fresh bool) {
+	if c = m[wc]; c != nil && c.in == wc.In && wc.FSState[3] == 1 {
+		return c, false
+	}
+	c = &daCursor{in: wc.In}
 	if wc.Wbc.RangeCyclic {
 		c.wbIndex = wc.In.WritebackIndex
 		c.index, c.end = c.wbIndex, 1<<62
@@ -301,16 +312,50 @@ func newDACursor(wc *kernel.WritebackCtx) *daCursor {
 		c.cycled = true
 	}
 	c.doneIndex = c.index
-	return c
+	m[wc] = c
+	wc.FSState[3] = 1
+	return c, true
+}
+
+// dropCursor ends wc's call.
+func dropCursor(m map[*kernel.WritebackCtx]*daCursor, wc *kernel.WritebackCtx) {
+	delete(m, wc)
+	wc.FSState[3] = 0
+}
+
+// park returns "blocked". writeback_single_inode's model re-checks
+// do_writepages' nr_to_write > 0 every time it resumes the call, while in the
+// kernel a blocked ->writepages simply continues; a walk that is not finished but
+// has nr_to_write ≤ 0 (XFS under 2.6.36-rc1's rule) would be cut short. So while
+// parked, nr_to_write reads 1 and the real value is restored on resume.
+func (c *daCursor) park(wc *kernel.WritebackCtx) bool {
+	if !c.finished && wc.Wbc.NrToWrite <= 0 {
+		c.savedNr, c.masked = wc.Wbc.NrToWrite, true
+		wc.Wbc.NrToWrite = 1
+	}
+	return true
+}
+
+func (c *daCursor) finish(wc *kernel.WritebackCtx) {
+	c.finished = true
+	if wc.Wbc.RangeCyclic || (wc.Wbc.RangeStart == 0 && wc.Wbc.NrToWrite > 0) {
+		wc.In.WritebackIndex = max(c.doneIndex, 0)
+	}
 }
 
 // daWalk walks the dirty pages from the cursor like write_cache_pages (skipping
 // pages under writeback for WB_SYNC_NONE), calling step per dirty run. It reports
-// true when the thread blocked (call again on resume) and false when the walk ended.
-// In WB_SYNC_ALL a dirty page still under writeback is waited for by polling every
-// millisecond (wait_on_page_writeback; the inode's writeback wait queue is the
-// kernel's own).
+// true when the thread blocked (call again on resume; c.finished tells whether the
+// walk already ended) and false when the walk ended. In WB_SYNC_ALL a dirty page
+// still under writeback is waited for by polling every millisecond
+// (wait_on_page_writeback; the inode's writeback wait queue is the kernel's own).
 func daWalk(wc *kernel.WritebackCtx, c *daCursor, step daStep) bool {
+	if c.masked {
+		wc.Wbc.NrToWrite, c.masked = c.savedNr, false
+	}
+	if c.finished {
+		return false
+	}
 	in, th := wc.In, wc.Th
 	for {
 		for !c.done && c.index <= c.end {
@@ -328,19 +373,19 @@ func daWalk(wc *kernel.WritebackCtx, c *daCursor, step daStep) bool {
 					}
 					th.Sub.FlushPlug()
 					th.Task.Sleep(sim.Millisecond)
-					return true
+					return c.park(wc)
 				}
 				e = wb.Start
 			}
 			n, done := step(s, e)
 			c.index = s + max(n, 1)
 			c.doneIndex = c.index - 1
-			c.done = done
-			if th.Sub.Blocked() {
-				return true
+			if done {
+				c.done = true
+				c.finish(wc)
 			}
-			if th.YieldCPU() {
-				return true
+			if th.Sub.Blocked() || th.YieldCPU() {
+				return c.park(wc)
 			}
 		}
 		if !c.cycled && !c.done {
@@ -350,8 +395,8 @@ func daWalk(wc *kernel.WritebackCtx, c *daCursor, step daStep) bool {
 		}
 		break
 	}
-	if wc.Wbc.RangeCyclic || (wc.Wbc.RangeStart == 0 && wc.Wbc.NrToWrite > 0) {
-		in.WritebackIndex = max(c.doneIndex, 0)
+	if !c.finished {
+		c.finish(wc)
 	}
 	return false
 }

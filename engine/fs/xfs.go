@@ -19,6 +19,9 @@ type XfsParams struct {
 	// CompletionPages is the writeback completed per xfs_setfilesize call: XFS
 	// completes ioends in batches of about one request (512 KB = 128 pages).
 	CompletionPages int64
+	// MapBlocksCost is xfs_map_blocks per ->writepage call: ILOCK, the extent
+	// lookup (xfs_bmapi) and ioend setup; clustered pages reuse the mapping.
+	MapBlocksCost sim.Time
 	// Layout is the block allocator: each file's allocsize windows at the frontier.
 	Layout Layout
 }
@@ -28,8 +31,9 @@ func DefaultXfsParams() XfsParams {
 	const gb = 1 << 18 // pages
 	return XfsParams{
 		AllocsizePages:  gb,
-		IlockHold:       40 * sim.Microsecond,
+		IlockHold:       10 * sim.Microsecond,
 		CompletionPages: 128,
+		MapBlocksCost:   4 * sim.Microsecond,
 		Layout:          Layout{StartSector: 2048 * 8, MinWindowPages: gb, MaxWindowPages: gb},
 	}
 }
@@ -46,7 +50,7 @@ func DefaultXfsParams() XfsParams {
 //     model: while the inode has writeback in flight, IO completion's
 //     xfs_setfilesize takes the ILOCK for IlockHold once per CompletionPages
 //     completed, so the lock is held a fraction p = IlockHold × (bdi write
-//     bandwidth / CompletionPages) of the time (~0.5 % at 60 MB/s). Each
+//     bandwidth / CompletionPages) of the time (~0.1 % at 60 MB/s, ~4 % at 2 GB/s). Each
 //     non-blocking attempt that finds the lock free draws from the World's seeded
 //     Rand with probability p; a hit holds the lock for IlockHold from now, so the
 //     pages tried in that window all fail. A failed ->writepage redirties the page
@@ -120,15 +124,11 @@ func (x *Xfs) Writepages(wc *kernel.WritebackCtx) bool {
 	if x.k.P.Variants.WCPTerminateLE0 || wc.Wbc.SyncMode != kernel.WBSyncNone {
 		return wc.WriteCachePages()
 	}
-	c := x.cursors[wc]
-	if c == nil {
-		c = newDACursor(wc)
-		x.cursors[wc] = c
-	}
+	c, _ := cursorFor(x.cursors, wc)
 	if daWalk(wc, c, func(s, e int64) (int64, bool) { return x.oldRuleStep(wc, s, e) }) {
 		return true
 	}
-	delete(x.cursors, wc)
+	dropCursor(x.cursors, wc)
 	return false
 }
 
@@ -153,7 +153,8 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 	x.alloc(wc.In, xi, e)
 	n := min(e-s, 1024, xi.m.contig(s))
 	c := &x.k.P.Costs
-	wc.Th.Charge(sim.Time(n)*c.Writepage + c.SubmitBio)
+	// each one-page call maps its page and submits its own ioend
+	wc.Th.Charge(sim.Time(n) * (c.Writepage + x.P.MapBlocksCost + c.SubmitBio))
 	wc.WritePages(s, n)
 	x.WritepageCalls += n
 	return n, false
@@ -193,7 +194,7 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	}
 	wbc.NrToWrite -= k
 	c := &x.k.P.Costs
-	wc.Th.Charge(c.Writepage + sim.Time(k)*c.ClusterPage + c.SubmitBio)
+	wc.Th.Charge(c.Writepage + x.P.MapBlocksCost + sim.Time(k)*c.ClusterPage + c.SubmitBio)
 	wc.WritePages(index, 1+k)
 	x.WritepageCalls++
 	x.MaxCluster = max(x.MaxCluster, 1+k)
