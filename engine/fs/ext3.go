@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -33,7 +34,9 @@ type Ext3Params struct {
 	MetaBlocksPerWindow int64
 	// Layout is the block allocator: ext3 block reservation windows, 8 blocks
 	// (EXT3_DEFAULT_RESERVE_BLOCKS) doubling while the file fills them, at most
-	// EXT3_MAX_RESERVE_BLOCKS (1027).
+	// EXT3_MAX_RESERVE_BLOCKS (1027); one indirect block inline before every 1024
+	// data blocks (GapEvery), written to its home location after the commit that
+	// journalled it (checkpoint: kjournald / the block device's writeback).
 	Layout Layout
 }
 
@@ -48,7 +51,7 @@ func DefaultExt3Params() Ext3Params {
 		CommitDataPages:     1024,
 		IndirectPerPages:    1024,
 		MetaBlocksPerWindow: 2,
-		Layout:              Layout{StartSector: 2048 * 8, MinWindowPages: 8, MaxWindowPages: 1027},
+		Layout:              Layout{StartSector: 2048 * 8, MinWindowPages: 8, MaxWindowPages: 1027, GapEvery: 1024},
 	}
 }
 
@@ -74,10 +77,14 @@ type Ext3 struct {
 	running    []*kernel.Inode // inodes with data in the running transaction
 	committing []*kernel.Inode // inodes with data in the committing transaction
 	ci         int             // committing inode being written
+	homeRun    []int64         // inline metadata homes logged in the running transaction
+	homeCom    []int64         // ... in the committing transaction, to checkpoint
+	hi         int             // next home write of homeCom
 	cursors    map[*kernel.WritebackCtx]*daCursor
 
 	// statistics
 	CommitDataPages int64 // data pages written by kjournald
+	Checkpointed    int64 // indirect blocks written to their home location
 	// Commits lists each commit's start and the data pages kjournald wrote in it.
 	Commits []Ext3Commit
 }
@@ -106,6 +113,7 @@ func (e *Ext3) Mount(k *kernel.Kernel) error {
 	e.cursors = map[*kernel.WritebackCtx]*daCursor{}
 	e.j = newJournal(k, "kjournald", e.P.CommitInterval, e.P.JournalSector, e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData
+	e.j.checkpoint = e.checkpoint
 	return nil
 }
 
@@ -128,6 +136,10 @@ func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) s
 		e.j.pendingMeta += w * e.P.MetaBlocksPerWindow
 		e.j.pendingMeta += ei.allocSinceMeta / e.P.IndirectPerPages
 		ei.allocSinceMeta %= e.P.IndirectPerPages
+		if l := &e.P.Layout; len(l.Gaps) > 0 {
+			e.homeRun = append(e.homeRun, l.Gaps...)
+			l.Gaps = l.Gaps[:0]
+		}
 	}
 	if !ei.inRun {
 		ei.inRun = true
@@ -147,6 +159,7 @@ func (e *Ext3) commitData() bool {
 	if e.ci == 0 && e.committing == nil {
 		// start of the commit: the running transaction becomes the committing one
 		e.committing, e.running = e.running, nil
+		e.homeCom, e.homeRun, e.hi = append(e.homeCom, e.homeRun...), e.homeRun[:0], 0
 		for _, in := range e.committing {
 			ei := in.FS.(*ext3Inode)
 			ei.comLo, ei.comHi, ei.inRun = ei.runLo, ei.runHi, false
@@ -186,6 +199,25 @@ func (e *Ext3) commitData() bool {
 	e.committing, e.ci = nil, 0
 	return false
 }
+
+// checkpoint writes the committed transaction's indirect blocks to their homes
+// inline in the data (4 KB writes behind the data stream), asynchronously.
+func (e *Ext3) checkpoint() bool {
+	th := e.j.th
+	for e.hi < len(e.homeCom) {
+		s := e.homeCom[e.hi]
+		e.hi++
+		e.Checkpointed++
+		if e.k.Q.Submit(th.Sub, devices.Bio{Sector: s, Pages: 1, Op: devices.Write, Flags: devices.FlagMeta, Owner: e}) {
+			return true
+		}
+	}
+	e.homeCom, e.hi = e.homeCom[:0], 0
+	return false
+}
+
+// EndIO completes checkpoint writes (nothing waits for them).
+func (e *Ext3) EndIO(cookie uint64, index, pages int64, op devices.Op) {}
 
 // Writepages is generic_writepages → write_cache_pages → ext3_ordered_writepage.
 func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {

@@ -31,8 +31,15 @@ type Layout struct {
 	// MaxWindowPages is the largest window; the window doubles from MinWindowPages
 	// each time a file takes a new one.
 	MaxWindowPages int64
+	// GapEvery, when set, leaves one block of metadata (ext3's indirect block)
+	// before every GapEvery data blocks of a file, inline in its data; the gaps'
+	// sectors are reported to the filesystem through Gaps.
+	GapEvery int64
 
 	frontier int64 // next free sector
+	// Gaps collects the sectors of inline metadata blocks allocated so far (the
+	// filesystem takes and clears them).
+	Gaps []int64
 }
 
 // extent maps file pages [file, file+n) to sectors from disk.
@@ -45,6 +52,7 @@ type fileMap struct {
 	winCur   int64 // next free sector of the current window
 	winEnd   int64 // end of the current window (sector)
 	win      int64 // current window size, pages
+	gapDone  bool  // the inline metadata block for the run at allocEnd is placed
 }
 
 func (l *Layout) init() {
@@ -71,7 +79,18 @@ func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
 			f.winEnd = l.frontier + f.win*devices.PageSectors
 			l.frontier = f.winEnd
 		}
+		if l.GapEvery > 0 && f.allocEnd%l.GapEvery == 0 && !f.gapDone {
+			// the indirect block before this run of GapEvery blocks
+			l.Gaps = append(l.Gaps, f.winCur)
+			f.winCur += devices.PageSectors
+			f.gapDone = true
+			continue
+		}
 		n := min(end-f.allocEnd, (f.winEnd-f.winCur)/devices.PageSectors)
+		if l.GapEvery > 0 {
+			n = min(n, l.GapEvery-f.allocEnd%l.GapEvery)
+			f.gapDone = false
+		}
 		if k := len(f.ext); k > 0 && f.ext[k-1].disk+f.ext[k-1].n*devices.PageSectors == f.winCur {
 			f.ext[k-1].n += n
 		} else {
@@ -161,6 +180,9 @@ type journal struct {
 	beforeCommit func() bool
 	// afterCommit runs when the commit block is on disk.
 	afterCommit func()
+	// checkpoint runs after the commit: writing journalled metadata to its home
+	// location; it reports true when the thread blocked (called again on resume).
+	checkpoint func() bool
 	// locked is true between the start of the commit and the end of its metadata
 	// writes (T_LOCKED: new handles wait).
 	locked  bool
@@ -178,6 +200,7 @@ const (
 	jMetaWait
 	jCommitBlock
 	jCommitWait
+	jCheckpoint
 )
 
 func newJournal(k *kernel.Kernel, comm string, interval sim.Time, start, lenPages int64, fua bool) *journal {
@@ -266,6 +289,11 @@ func (j *journal) resume() {
 				j.afterCommit()
 			}
 			j.waiters.WakeAll()
+			j.state = jCheckpoint
+		case jCheckpoint:
+			if j.checkpoint != nil && j.checkpoint() {
+				return
+			}
 			j.state = jIdle
 			// the next transaction started with this commit and expires
 			// interval after that (t_expires)
