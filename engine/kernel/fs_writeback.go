@@ -235,10 +235,13 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 				in.stats.SumAge += age
 				in.stats.MaxAge = max(in.stats.MaxAge, age)
 			}
+			// do_writepages (v3.2): nothing to do when nr_to_write <= 0 on entry
 			m.stage = wsiWritepages
+			if m.wc.Wbc.NrToWrite <= 0 {
+				m.stage = wsiWait
+			}
 		case wsiWritepages:
-			// do_writepages (v3.2): nothing to do when nr_to_write <= 0
-			if m.wc.Wbc.NrToWrite > 0 && k.FS.Writepages(&m.wc) {
+			if k.FS.Writepages(&m.wc) {
 				return true
 			}
 			m.stage = wsiWait
