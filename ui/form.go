@@ -17,7 +17,7 @@ import (
 // Field is one form control. ID is also its URL hash key.
 type Field struct {
 	ID, Label, Kind, Help string // Kind: text, select, bool, tri (preset/on/off)
-	Group                      string
+	Group                 string
 }
 
 // Form holds every control's text by field ID, so bad input can be shown as typed.
