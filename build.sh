@@ -16,6 +16,9 @@ cmd_build() {
   mkdir -p static/vendor
   cp node_modules/uplot/dist/uPlot.iife.min.js node_modules/uplot/dist/uPlot.min.css static/vendor/
   cp "$(wasm_exec_dir)/wasm_exec.js" static/wasm_exec.js
+  # Vugu's DOM renderer script, loaded as a file: domrender.New evals it otherwise,
+  # which the page's CSP (no 'unsafe-eval') forbids; static/lab.js skips that eval.
+  go run ./wasm/vugujs "$(go list -m -f '{{.Dir}}' github.com/vugu/vugu)" static/vendor/vugu-render.js
   echo "== main.wasm (UI) and worker.wasm (engine)"
   GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/main.wasm ./wasm
   GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/worker.wasm ./wasm/worker

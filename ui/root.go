@@ -533,8 +533,9 @@ func (c *Root) Export(kind string) {
 	}
 }
 
-// Rendered draws charts after Vugu updated the DOM.
-func (c *Root) Rendered(ctx vugu.RenderedCtx) {
+// AfterRender syncs input values and draws charts after Vugu updated the DOM
+// (wasm/main.go calls it after every render).
+func (c *Root) AfterRender() {
 	SyncInputs()
 	if c.drawn == c.chartVer && c.chartsAlive() {
 		return

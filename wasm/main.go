@@ -25,5 +25,11 @@ func main() {
 		if err := renderer.Render(buildEnv.RunBuild(root)); err != nil {
 			panic(err)
 		}
+		// domrender calls Rendered on child components only; the root draws its
+		// charts here, after the DOM is in place.
+		ee := renderer.EventEnv()
+		ee.RLock()
+		root.AfterRender()
+		ee.RUnlock()
 	}
 }

@@ -1,0 +1,226 @@
+//go:build !(js && wasm)
+
+// Package browser drives the built lab (static/, from ./build.sh build) in headless
+// Chromium through chromedp. Without Chromium the tests skip, unless CI is set.
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+var (
+	srv        *httptest.Server
+	base       string // the lab's URL: served under a sub-path, as on any static host
+	browserCtx context.Context
+	artifacts  string
+)
+
+func findChromium() string {
+	for _, n := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	chrome := findChromium()
+	if chrome == "" {
+		if os.Getenv("CI") == "" {
+			fmt.Println("SKIP browser tests: no chromium on PATH (apt-get install -y chromium); they run when CI is set")
+			return 0
+		}
+		fmt.Println("FAIL browser tests: CI is set but chromium is not installed")
+		return 1
+	}
+	static, _ := filepath.Abs("../../static")
+	for _, f := range []string{"index.html", "main.wasm", "worker.wasm", "wasm_exec.js", "vendor/uPlot.iife.min.js"} {
+		if _, err := os.Stat(filepath.Join(static, f)); err != nil {
+			fmt.Printf("FAIL browser tests: static/%s missing; run ./build.sh build first\n", f)
+			return 1
+		}
+	}
+	artifacts = os.Getenv("WBLAB_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = filepath.Join(os.TempDir(), "wblab-browser-artifacts")
+	}
+	_ = os.MkdirAll(artifacts, 0o755)
+	mux := http.NewServeMux()
+	mux.Handle("/some/path/lab/", http.StripPrefix("/some/path/lab/", http.FileServer(http.Dir(static))))
+	srv = httptest.NewServer(mux)
+	defer srv.Close()
+	base = srv.URL + "/some/path/lab/"
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.WindowSize(1400, 1000))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	bctx, cancelB := chromedp.NewContext(actx)
+	defer cancelB()
+	if err := chromedp.Run(bctx); err != nil { // starts the browser; no timeout on this context
+		fmt.Println("FAIL browser tests: cannot start chromium:", err)
+		return 1
+	}
+	browserCtx = bctx
+	code := m.Run()
+	fmt.Println("browser test screenshots in", artifacts)
+	return code
+}
+
+// page is one tab with console-error and foreign-request watchers.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+	mu  sync.Mutex
+	bad []string
+}
+
+func newPage(t *testing.T) *page {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browserCtx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	p := &page{t: t, ctx: ctx}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	chromedp.ListenTarget(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value))
+				}
+				p.fail("console error: " + strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			p.fail("exception: " + e.ExceptionDetails.Text + " " + fmt.Sprint(e.ExceptionDetails.Exception))
+		case *network.EventRequestWillBeSent:
+			u, err := url.Parse(e.Request.URL)
+			if err == nil && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "ws" || u.Scheme == "wss") && u.Host != host {
+				p.fail("request to another origin: " + e.Request.URL)
+			}
+		}
+	})
+	if err := chromedp.Run(ctx, network.Enable(), runtime.Enable()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.mu.Lock()
+		for _, b := range p.bad {
+			t.Error(b)
+		}
+		p.mu.Unlock()
+		cancelT()
+		cancel()
+	})
+	return p
+}
+
+func (p *page) fail(s string) {
+	p.mu.Lock()
+	p.bad = append(p.bad, s)
+	p.mu.Unlock()
+}
+
+func (p *page) run(actions ...chromedp.Action) {
+	p.t.Helper()
+	if err := chromedp.Run(p.ctx, actions...); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *page) eval(js string, out any) {
+	p.t.Helper()
+	p.run(chromedp.Evaluate(js, out))
+}
+
+// open loads the lab with a hash and waits for Vugu's first render.
+func (p *page) open(hash string) {
+	p.t.Helper()
+	p.run(chromedp.Navigate(base+hash), chromedp.WaitVisible("#run", chromedp.ByID))
+}
+
+// poll evaluates a JS boolean expression until true.
+func (p *page) poll(what, js string, within time.Duration) {
+	p.t.Helper()
+	end := time.Now().Add(within)
+	for {
+		var ok bool
+		if err := chromedp.Run(p.ctx, chromedp.Evaluate(js, &ok)); err == nil && ok {
+			return
+		}
+		if time.Now().After(end) {
+			var status string
+			_ = chromedp.Run(p.ctx, chromedp.Evaluate(`(document.getElementById("status")||{}).textContent + " | " + Array.from(document.querySelectorAll(".err")).map(e=>e.textContent).join(" | ")`, &status))
+			p.shot("timeout-" + p.t.Name())
+			p.t.Fatalf("timed out waiting for %s (page: %s)", what, status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (p *page) text(sel string) string {
+	p.t.Helper()
+	var s string
+	p.eval(fmt.Sprintf(`(document.querySelector(%q)||{}).textContent||""`, sel), &s)
+	return strings.TrimSpace(s)
+}
+
+func (p *page) value(sel string) string {
+	p.t.Helper()
+	var s string
+	p.eval(fmt.Sprintf(`(document.querySelector(%q)||{}).value||""`, sel), &s)
+	return s
+}
+
+// set types a value into a control and fires change, as a user would.
+func (p *page) set(sel, v string) {
+	p.t.Helper()
+	p.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q;
+		e.dispatchEvent(new Event("input", {bubbles: true})); e.dispatchEvent(new Event("change", {bubbles: true})); return true })()`, sel, v), nil)
+}
+
+func (p *page) click(sel string) {
+	p.t.Helper()
+	p.eval(fmt.Sprintf(`document.querySelector(%q).click(), true`, sel), nil)
+}
+
+func (p *page) shot(name string) {
+	var buf []byte
+	if err := chromedp.Run(p.ctx, chromedp.FullScreenshot(&buf, 100)); err != nil {
+		return
+	}
+	fn := filepath.Join(artifacts, strings.NewReplacer("/", "_", " ", "_").Replace(name)+".png")
+	_ = os.WriteFile(fn, buf, 0o644)
+}
+
+// waitDone waits for the single run to finish and the charts to be drawn.
+func (p *page) waitDone() {
+	p.t.Helper()
+	p.poll("a finished run", `(() => { const s = document.getElementById("status"); return !!s && s.textContent.startsWith("done") && !!document.querySelector("#card-write_bw .a") && document.querySelectorAll("#charts canvas").length >= 4 })()`, 60*time.Second)
+}
+
+func chromedpNavigate(u string) chromedp.Action {
+	return chromedp.Tasks{chromedp.Navigate(u), chromedp.WaitVisible("#run", chromedp.ByID)}
+}
