@@ -268,18 +268,21 @@ func DrawChart(elID, opts, data string) {
 		_, _ = old.Call("destroy")
 		delete(charts, elID)
 	}
-	if opts == "" {
-		return
-	}
 	el, err := document().Call("getElementById", elID)
 	if err != nil || el.IsNull() {
 		return
 	}
+	style, _ := el.Get("style")
+	if opts == "" {
+		_ = style.Set("display", "none")
+		return
+	}
+	_ = style.Set("display", "block") // before measuring the width
 	o, err := jsonParse(opts)
 	if err != nil {
 		return
 	}
-	width := jsInt(el, "clientWidth")
+	width := jsInt(el, "clientWidth") - 10
 	if width < 200 {
 		width = 600
 	}

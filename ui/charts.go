@@ -27,11 +27,15 @@ var Charts = []ChartSpec{
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
 
+// units maps column-name suffixes to axis units, longest match first.
+var units = []struct{ suf, unit string }{
+	{"MBps", "MB/s"}, {"_MB", "MB"}, {"_ms", "ms"}, {"_s", "s"}, {"_inodes", "inodes"},
+	{"_sz", "requests"}, {"_pages", "pages"}, {"_pct", "%"},
+}
+
 // unitOf reads the unit from a column name's suffix.
 func unitOf(name string) string {
-	for _, u := range []struct{ suf, unit string }{
-		{"_MBps", "MB/s"}, {"_MB", "MB"}, {"_ms", "ms"}, {"_s", "s"}, {"_inodes", "inodes"}, {"_sz", "requests"}, {"_pages", "pages"},
-	} {
+	for _, u := range units {
 		if strings.HasSuffix(name, u.suf) {
 			return u.unit
 		}
@@ -39,12 +43,11 @@ func unitOf(name string) string {
 	return "count"
 }
 
-// Label is a column name without its unit suffix.
+// Label is a column name without a "_unit" suffix.
 func Label(name string) string {
-	u := unitOf(name)
-	for _, suf := range []string{"_MBps", "_MB", "_ms", "_s", "_inodes", "_pages"} {
-		if strings.HasSuffix(name, suf) && u != "count" {
-			return strings.TrimSuffix(name, suf)
+	for _, u := range units {
+		if strings.HasSuffix(name, "_"+strings.TrimPrefix(u.suf, "_")) {
+			return strings.TrimSuffix(name, "_"+strings.TrimPrefix(u.suf, "_"))
 		}
 	}
 	return name

@@ -69,7 +69,10 @@ func (c *Root) applyState(st State) {
 	c.Form, c.Mode, c.Embed = st.Form, st.Mode, st.Embed
 	c.B = st.B
 	if c.B == nil {
-		c.B = Form{"kernel": c.Form["kernel"]}
+		c.B = Form{}
+	}
+	if c.B["kernel"] == "" {
+		c.B["kernel"] = c.Form["kernel"]
 	}
 	if st.Table != "" {
 		c.SelectTable(st.Table)
