@@ -149,11 +149,11 @@ func DefaultConfig() Config {
 // DefaultDevice is the device preset used when a case does not name one.
 const DefaultDevice = "simple"
 
-// Filesystems lists the filesystem models and whether each can run yet.
-func Filesystems() []string { return []string{"generic"} }
+// Filesystems lists the filesystem models.
+func Filesystems() []string { return []string{"generic", "ext3", "ext4", "xfs", "btrfs"} }
 
-// knownFS are names a case may carry; only modelled ones run.
-var knownFS = map[string]bool{"generic": true, "ext3": false, "ext4": false, "xfs": false, "btrfs": false}
+// knownFS are names a case may carry; only modelled ones (true) run.
+var knownFS = map[string]bool{"generic": true, "ext3": true, "ext4": true, "xfs": true, "btrfs": true}
 
 // Validate checks every field, naming the field, the value and the allowed range.
 func (c *Config) Validate() error {

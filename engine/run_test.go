@@ -153,7 +153,6 @@ func TestValidateRejectsBadFields(t *testing.T) {
 		want   string
 	}{
 		{"fs", func(c *Config) { c.Filesystem = "ntfs" }, `fs: "ntfs" is not a filesystem`},
-		{"fs unmodelled", func(c *Config) { c.Filesystem = "xfs" }, `fs: "xfs" is not modelled yet`},
 		{"kernel", func(c *Config) { c.Kernel = "9.9" }, `kernel: "9.9" is not a kernel preset`},
 		{"variants", func(c *Config) { c.Variants = map[string]bool{"nope": true} }, `variants: "nope" is not a kernel switch`},
 		{"cpus", func(c *Config) { c.CPUs = 0 }, "cpus: 0 out of range [1, 256]"},

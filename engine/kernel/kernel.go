@@ -84,6 +84,29 @@ type Filesystem interface {
 	Sector(in *Inode, index int64) int64
 }
 
+// WriteStaller is implemented by filesystems whose writers can block before
+// dirtying pages (ext3's journal_start while the committing transaction is locked).
+type WriteStaller interface {
+	// WriteWait returns a wait queue th must sleep on before writing to in, or nil.
+	WriteWait(th *Thread, in *Inode) *sim.WaitQueue
+}
+
+// FsyncCommitter is implemented by journalling filesystems whose fsync waits for a
+// journal commit after the data and inode are written (ext3/ext4 ->fsync).
+type FsyncCommitter interface {
+	// FsyncCommit runs the commit wait of fsync(in) for th; it reports true when th
+	// blocked (call again when th resumes) and false when the fsync may return.
+	FsyncCommit(th *Thread, in *Inode) bool
+}
+
+// WriteWait asks the filesystem whether th must wait before writing to in.
+func (k *Kernel) WriteWait(th *Thread, in *Inode) *sim.WaitQueue {
+	if s, ok := k.FS.(WriteStaller); ok {
+		return s.WriteWait(th, in)
+	}
+	return nil
+}
+
 // New creates the kernel model on world w with queue q and filesystem fs.
 func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, error) {
 	if p.CPUs < 1 {
@@ -123,6 +146,10 @@ func (k *Kernel) SetTracer(t Tracer) { k.tracer = t }
 
 // Tracing reports whether trace output is on.
 func (k *Kernel) Tracing() bool { return k.tracer != nil }
+
+// Trace emits one trace line from th's context (nil: interrupt/timer context), for
+// filesystems and workloads; it does nothing when tracing is off.
+func (k *Kernel) Trace(th *Thread, event, payload string) { k.trace(th, event, payload) }
 
 func (k *Kernel) trace(th *Thread, event, payload string) {
 	if k.tracer == nil {

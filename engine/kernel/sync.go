@@ -3,7 +3,8 @@ package kernel
 // Fsync is the state of one fsync(2) in progress (generic_file_fsync, v3.2):
 // filemap_write_and_wait_range over the whole file (WB_SYNC_ALL writepages in the
 // caller's context, then filemap_fdatawait), then sync_inode_metadata →
-// writeback_single_inode with WB_SYNC_ALL and nr_to_write = 0.
+// writeback_single_inode with WB_SYNC_ALL and nr_to_write = 0, then the
+// filesystem's journal commit wait (FsyncCommitter) if it has one.
 type Fsync struct {
 	stage int
 	wc    WritebackCtx
@@ -14,6 +15,7 @@ const (
 	fsyncWrite = iota
 	fsyncWait
 	fsyncMeta
+	fsyncCommit
 	fsyncDone
 )
 
@@ -45,6 +47,11 @@ func (k *Kernel) RunFsync(f *Fsync) bool {
 			f.wsi.begin(k, th, in, WritebackControl{SyncMode: WBSyncAll, NrToWrite: 0, RangeEnd: longMax}, false)
 		case fsyncMeta: // sync_inode_metadata
 			if k.writebackSingleInode(th, &f.wsi) {
+				return true
+			}
+			f.stage = fsyncCommit
+		case fsyncCommit: // the journal commit of ext3/ext4 ->fsync
+			if c, ok := k.FS.(FsyncCommitter); ok && c.FsyncCommit(th, in) {
 				return true
 			}
 			f.stage = fsyncDone

@@ -205,7 +205,7 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 				room := k.Q.Room(th.Sub, devices.Bio{Sector: k.FS.Sector(in, s), Op: devices.Write, Flags: wc.WriteFlags()})
 				n = max(1, min(n, room))
 				if k.Tracing() {
-					wc.traceWritepage(n)
+					wc.TraceWritepage(n)
 				}
 				k.FS.WritepageRun(wc, s, n)
 				wc.afterWritepageCalls(n)
@@ -213,7 +213,7 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 				c.doneIndex = s + n - 1
 			} else {
 				if k.Tracing() {
-					wc.traceWritepage(1)
+					wc.TraceWritepage(1)
 				}
 				written := k.FS.Writepage(wc, s, e)
 				wc.afterWritepageCalls(1)
@@ -243,7 +243,9 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 	return false
 }
 
-func (wc *WritebackCtx) traceWritepage(calls int64) {
+// TraceWritepage emits the wbc_writepage lines of calls consecutive ->writepage
+// calls (for filesystems that run their own write_cache_pages-like loop).
+func (wc *WritebackCtx) TraceWritepage(calls int64) {
 	wbc := &wc.Wbc
 	end := "0x7fffffffffffffff"
 	if wbc.RangeEnd != longMax {

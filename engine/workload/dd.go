@@ -77,6 +77,10 @@ func (d *DD) resume() {
 				d.finish()
 				return
 			}
+			if q := k.WriteWait(th, d.in); q != nil {
+				th.Task.Wait(q) // e.g. journal_start behind a locked commit
+				return
+			}
 			n := min(k.RatelimitRoom(th), maxBatchChunks)
 			if d.total > 0 {
 				n = min(n, (d.total-d.pos+d.chunk-1)/d.chunk)
