@@ -312,7 +312,6 @@ func TestConfigForCase(t *testing.T) {
 	assert.Equal(t, "3.1.0-rc9-ioless-full", cfg.Kernel)
 
 	errs := []struct{ in, want string }{
-		{"thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X", `fs: "ext4" is not modelled yet`},
 		{"thresh=100M/zfs-10dd-4k-8p-4096M-100M:10-X", `fs: "zfs" is not a filesystem`},
 		{"thresh=100M/generic-10dd-4k-8p-4096M-100M:10-9.9.9-nosuch", `case.kernel: release "9.9.9-nosuch" names no kernel preset`},
 		{"thresh=100M/generic-0dd-4k-8p-4096M-100M:10-X", `case.dd:`},
