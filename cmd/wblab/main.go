@@ -75,8 +75,39 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	case "help", "-h", "-help", "--help":
 		return helpCmd(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "wblab: unknown command %q (commands: run, presets, help)\n", args[0])
+	if c, ok := commands[args[0]]; ok {
+		return c.run(ctx, args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "wblab: unknown command %q (commands: %s)\n", args[0], strings.Join(commandNames(), ", "))
 	return exitUsage
+}
+
+// command is a subcommand registered by its own file (experiment, compare, fuzz, bench ...).
+type command struct {
+	usage string // one line for the usage text: "wblab NAME ...   what it does"
+	help  string // the text of "wblab help NAME"
+	run   func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+// commands holds the registered subcommands; files add theirs in init().
+var commands = map[string]command{}
+
+func commandNames() []string {
+	names := []string{"run", "presets", "help"}
+	extra := make([]string, 0, len(commands))
+	for n := range commands {
+		extra = append(extra, n)
+	}
+	sort.Strings(extra)
+	return append(names, extra...)
+}
+
+func extraUsage() string {
+	var b strings.Builder
+	for _, n := range commandNames()[3:] {
+		b.WriteString("  " + commands[n].usage + "\n")
+	}
+	return b.String()
 }
 
 func usage() string {
@@ -85,8 +116,8 @@ func usage() string {
 Usage:
   wblab run [flags] [CASE]   simulate one case (default ` + defaultCase() + `)
   wblab presets [--json]     list kernels, kernel switches, devices and filesystems
-  wblab help [run|presets]   show help for a command
-
+  wblab help [COMMAND]       show help for a command
+` + extraUsage() + `
 CASE is a harness case name like thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X.
 Run "wblab help run" for the flags.
 `
@@ -131,7 +162,11 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 	case "presets":
 		fmt.Fprint(stdout, presetsHelp)
 	default:
-		fmt.Fprintf(stderr, "wblab help: unknown command %q (commands: run, presets)\n", args[0])
+		if c, ok := commands[args[0]]; ok {
+			fmt.Fprint(stdout, c.help)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "wblab help: unknown command %q (commands: %s)\n", args[0], strings.Join(commandNames(), ", "))
 		return exitUsage
 	}
 	return exitOK
