@@ -49,6 +49,8 @@ cmd_test() {
   go test -count=1 ./...
   echo "== go test (GOOS=js GOARCH=wasm, Node)"
   GOOS=js GOARCH=wasm go test -count=1 -exec="$(wasm_exec_dir)/go_js_wasm_exec" ./engine/... ./devices/...
+  echo "== determinism (Result hashes native = js/wasm = linux/386; wblab run --json native = wasm)"
+  WBLAB_WASM_DETERMINISM=1 go test -count=1 ./tests/determinism/
 }
 
 case "${1:-}" in
