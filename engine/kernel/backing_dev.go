@@ -25,6 +25,8 @@ type BDI struct {
 	bDirty  inodeList // b_dirty: newest at head, ordered by dirtied_when
 	bIO     inodeList // b_io: consumed from the tail
 	bMoreIO inodeList // b_more_io
+	// b_more_io_wait (Wu 2011 patch 1): inodes to retry opportunistically
+	bMoreIOWait inodeList
 
 	lastOldFlush int64 // last_old_flush, jiffies
 	lastActive   int64 // last_active, jiffies
@@ -46,6 +48,7 @@ type BDI struct {
 func newBDI(name string) *BDI {
 	b := &BDI{Name: name}
 	b.bDirty.name, b.bIO.name, b.bMoreIO.name = "b_dirty", "b_io", "b_more_io"
+	b.bMoreIOWait.name = "b_more_io_wait"
 	b.WriteBandwidth = initBWPages
 	b.AvgWriteBandwidth = initBWPages
 	b.DirtyRatelimit = initBWPages
@@ -56,8 +59,13 @@ func newBDI(name string) *BDI {
 // ListLens reports the lengths of b_dirty, b_io and b_more_io.
 func (b *BDI) ListLens() (dirty, io, moreIO int) { return b.bDirty.n, b.bIO.n, b.bMoreIO.n }
 
-// wbHasDirtyIO is wb_has_dirty_io().
-func (b *BDI) wbHasDirtyIO() bool { return b.bDirty.n > 0 || b.bIO.n > 0 || b.bMoreIO.n > 0 }
+// MoreIOWaitLen reports the length of b_more_io_wait (0 without Wu 2011 patch 1).
+func (b *BDI) MoreIOWaitLen() int { return b.bMoreIOWait.n }
+
+// wbHasDirtyIO is wb_has_dirty_io() (with Wu 2011 patch 1, b_more_io_wait counts).
+func (b *BDI) wbHasDirtyIO() bool {
+	return b.bDirty.n > 0 || b.bIO.n > 0 || b.bMoreIO.n > 0 || b.bMoreIOWait.n > 0
+}
 
 // WritebackInProgress is writeback_in_progress(bdi).
 func (b *BDI) WritebackInProgress() bool { return b.writebackRunning }

@@ -20,6 +20,11 @@ type Flusher struct {
 	ret          int // pc to continue at after the current wb_writeback
 	work         *WbWritebackWork
 	pagesWritten int64 // wb_do_writeback's wrote
+	// totalProgress is the pass's wb_writeback progress (pages plus inodes cleaned;
+	// Wu 2011 patch 3 returns it instead of pages).
+	totalProgress int64
+	// pause is bdi_writeback_thread's retry pause in jiffies (Wu 2011 patch 4).
+	pause int64
 
 	// wb_writeback locals
 	wbStage  int
@@ -44,6 +49,7 @@ type FlusherStats struct {
 	IdleSleeps   int64
 	BackgroundWB int64
 	KupdateWB    int64
+	RetrySleeps  int64 // Wu 2011 patch 4's short sleeps
 }
 
 const (
@@ -66,6 +72,7 @@ func newFlusher(k *Kernel) *Flusher {
 	f.th = k.NewThread("flush-" + k.P.BdiName)
 	f.th.Task.Resume = f.resume
 	f.wakeup.Fn = f.wakeupTimerFn
+	f.pause = 1
 	// bdi_forker_thread starts the thread on first use; it then sleeps until woken.
 	f.th.Task.SleepInterruptible(-1)
 	return f
@@ -118,7 +125,7 @@ func (f *Flusher) resume() {
 		switch f.pc {
 		case fpTop: // bdi_writeback_thread loop
 			k.W.Cancel(&f.wakeup)
-			f.pagesWritten = 0
+			f.pagesWritten, f.totalProgress = 0, 0
 			k.BDI.writebackRunning = true
 			f.pc = fpWorks
 		case fpWorks: // wb_do_writeback: queued works, FIFO
@@ -138,7 +145,9 @@ func (f *Flusher) resume() {
 				continue
 			}
 			expired := k.BDI.lastOldFlush + k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs)*10)
-			if k.W.Jiffies() < expired {
+			// Wu 2011 patch 4: run early while inodes wait on b_more_io_wait
+			retry := k.P.Variants.KupdateRetryEarly && k.BDI.bMoreIOWait.n > 0
+			if k.W.Jiffies() < expired && !retry {
 				continue
 			}
 			k.BDI.lastOldFlush = k.W.Jiffies()
@@ -172,16 +181,30 @@ func (f *Flusher) resume() {
 			if k.Tracing() {
 				k.trace(f.th, "writeback_pages_written", fmt.Sprint(f.pagesWritten))
 			}
-			if f.pagesWritten > 0 {
+			progress := f.pagesWritten
+			if k.P.Variants.LastActiveProgress {
+				progress = f.totalProgress // Wu 2011 patch 3
+			}
+			if progress > 0 {
 				k.BDI.lastActive = k.W.Jiffies()
+				f.pause = 1
 			}
 			f.pc = fpTop
 			if len(f.workList) > 0 {
 				continue
 			}
 			f.Stats.IdleSleeps++
-			if k.BDI.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
-				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)))
+			maxPause := k.W.HZ()
+			if k.P.DirtyWritebackCs > 0 {
+				maxPause = k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)
+			}
+			if k.P.Variants.KupdateRetryEarly && k.BDI.bMoreIOWait.n > 0 && f.pause < maxPause {
+				// Wu 2011 patch 4: retry b_more_io_wait after 1, 2, 4 ... jiffies
+				f.Stats.RetrySleeps++
+				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(f.pause))
+				f.pause <<= 1
+			} else if k.BDI.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
+				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(maxPause))
 			} else {
 				f.th.Task.SleepInterruptible(-1)
 			}
@@ -251,14 +274,30 @@ func (f *Flusher) wbWriteback() bool {
 			}
 			k.wbUpdateBandwidth(f.wbStart)
 			f.wbStage = wbLoop
+			f.totalProgress += f.progress
 			if f.progress > 0 {
 				if f.th.YieldCPU() {
 					return true
 				}
 				continue
 			}
+			if k.P.Variants.RemoveMoreIOWait {
+				return f.wbFinish() // Wu's diff: "if (!progress) break;"
+			}
 			if b.bMoreIO.n == 0 {
-				return f.wbFinish()
+				return f.wbFinish() // b_more_io_wait does not keep the loop going
+			}
+			if k.P.Variants.ISyncRequeueWait {
+				// Kara 2011: pr_warn_ratelimited("mm: Possible busyloop in data
+				// writeback ...") and loop
+				k.busyLoops++
+				if k.Tracing() {
+					k.trace(f.th, "writeback_busyloop", k.workPayload(w))
+				}
+				if f.th.YieldCPU() {
+					return true
+				}
+				continue
 			}
 			if k.Tracing() {
 				k.trace(f.th, "writeback_wait", k.workPayload(w))
@@ -318,7 +357,15 @@ func (f *Flusher) writebackSbInodes() bool {
 			f.wrote++
 		}
 		if wbc.PagesSkipped > 0 {
-			k.redirtyTail(in) // writeback is not making progress due to locked buffers
+			// writeback is not making progress due to locked buffers
+			switch v := &k.P.Variants; {
+			case v.NoRedirtyOnPagesSkipped:
+				// removed: the inode stays where writeback_single_inode put it
+			case v.PagesSkippedRequeueWait:
+				k.requeueIOWait(in) // Wu 2011 patch 5
+			default:
+				k.redirtyTail(in)
+			}
 		}
 		if f.wrote > 0 {
 			if k.W.Jiffies() > f.sbStart+k.W.HZ()/10 || w.NrPages <= 0 {

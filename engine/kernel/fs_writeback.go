@@ -132,6 +132,20 @@ func (k *Kernel) redirtyTail(in *Inode) {
 // requeueIO is requeue_io (v3.2): move the inode to b_more_io for the next round.
 func (k *Kernel) requeueIO(in *Inode) { listMove(in, &k.BDI.bMoreIO) }
 
+// requeueIOWait is requeue_io_wait (Wu 2011 patch 1): park the blocked inode on
+// b_more_io_wait without touching dirtied_when; queue_io sends it to b_io again but
+// wb_writeback does not keep looping for it. Wu's follow-up diff
+// (RemoveMoreIOWait) makes it requeue_io; without the list (MoreIOWait off) the
+// callers' switches fall back to requeue_io as well.
+func (k *Kernel) requeueIOWait(in *Inode) {
+	v := &k.P.Variants
+	if !v.MoreIOWait || v.RemoveMoreIOWait {
+		k.requeueIO(in)
+		return
+	}
+	listMove(in, &k.BDI.bMoreIOWait)
+}
+
 // moveExpiredInodes is move_expired_inodes (v3.2, single superblock): move inodes
 // dirtied at or before the work's older_than_this from the tail of b_dirty to the
 // head of b_io, oldest ending up at b_io's tail. It returns the number moved.
@@ -150,10 +164,11 @@ func (k *Kernel) moveExpiredInodes(work *WbWritebackWork) int {
 	return moved
 }
 
-// queueIO is queue_io (v3.2): all of b_more_io, then the expired b_dirty inodes, go
-// to the head of b_io.
+// queueIO is queue_io (v3.2): all of b_more_io, then (Wu 2011 patch 1) all of
+// b_more_io_wait, then the expired b_dirty inodes, go to the head of b_io.
 func (k *Kernel) queueIO(th *Thread, work *WbWritebackWork) {
 	listSpliceInit(&k.BDI.bMoreIO, &k.BDI.bIO)
+	listSpliceInit(&k.BDI.bMoreIOWait, &k.BDI.bIO)
 	moved := k.moveExpiredInodes(work)
 	if k.Tracing() {
 		older, age := int64(0), int64(-1)
@@ -215,7 +230,11 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 		case wsiStart:
 			if in.State&ISync != 0 {
 				if m.wc.Wbc.SyncMode != WBSyncAll {
-					k.requeueIO(in)
+					if k.P.Variants.ISyncRequeueWait {
+						k.requeueIOWait(in) // Kara 2011
+					} else {
+						k.requeueIO(in)
+					}
 					m.requeued = true
 					m.stage = wsiDone
 					if k.Tracing() {
@@ -286,13 +305,22 @@ func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 		switch {
 		case !in.Dirty.Empty():
 			in.State |= IDirtyPages
-			if wbc.NrToWrite <= 0 {
+			switch {
+			case wbc.NrToWrite <= 0:
 				k.requeueIO(in) // slice used up: queue for next turn
-			} else {
+			case k.P.Variants.BlockedRequeueWait:
+				k.requeueIOWait(in) // Wu 2011 patch 6
+			default:
 				k.redirtyTail(in) // blocked by something other than congestion
 			}
 		case in.State&IDirty != 0:
-			k.redirtyTail(in) // the fs redirtied the inode during writeback
+			// the fs redirtied the inode during writeback (delalloc metadata, or
+			// ->write_inode failed and re-marked it)
+			if k.P.Variants.WriteInodeRequeueWait {
+				k.requeueIOWait(in) // Wu 2011 patch 2 (Hellwig)
+			} else {
+				k.redirtyTail(in)
+			}
 		default:
 			listDelInit(in) // clean
 		}

@@ -50,8 +50,11 @@ func (k *Kernel) CheckInvariants() error {
 		return fmt.Errorf("invariant bdi-counters: BDI_RECLAIMABLE %d / BDI_WRITEBACK %d != global %d / %d",
 			b.Reclaimable, b.Writeback, g.NrFileDirty, g.NrWriteback)
 	}
+	if v := &k.P.Variants; (!v.MoreIOWait || v.RemoveMoreIOWait) && k.BDI.bMoreIOWait.n > 0 {
+		return fmt.Errorf("invariant more-io-wait-unused: b_more_io_wait holds %d inodes without the list", k.BDI.bMoreIOWait.n)
+	}
 	seen := 0
-	for _, l := range []*inodeList{&k.BDI.bDirty, &k.BDI.bIO, &k.BDI.bMoreIO} {
+	for _, l := range []*inodeList{&k.BDI.bDirty, &k.BDI.bIO, &k.BDI.bMoreIO, &k.BDI.bMoreIOWait} {
 		n := 0
 		var prev *Inode
 		for in := l.head; in != nil; in = in.next {

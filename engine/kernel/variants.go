@@ -16,18 +16,122 @@ type Variants struct {
 	// ScaledChunk is writeback_chunk_size() of v3.1+ (bw/2, limit/8, 4 MB rounding);
 	// off: the fixed MAX_WRITEBACK_PAGES = 1024 of 2.6.32-3.0.
 	ScaledChunk bool
+
+	// Wu 2011 "writeback: avoid touching dirtied_when on blocked inodes" series
+	// (../threads/wu-2011-more_io_wait-thread.txt). requeue_io_wait() exists only
+	// with MoreIOWait; a switch that calls it without MoreIOWait (a combination no
+	// kernel had) falls back to requeue_io().
+
+	// MoreIOWait is patch 1/7: the b_more_io_wait list and requeue_io_wait(); queue_io
+	// splices it into b_io after b_more_io, wb_writeback does not loop on it (it only
+	// keeps going while b_more_io is non-empty) and wb_has_dirty_io counts it.
+	MoreIOWait bool
+	// WriteInodeRequeueWait is patch 2/7 (Hellwig): an inode the filesystem left
+	// I_DIRTY after writeback (->write_inode failed, e.g. XFS EAGAIN on the ILOCK) is
+	// requeue_io_wait()ed instead of redirty_tail()ed.
+	WriteInodeRequeueWait bool
+	// LastActiveProgress is patch 3/7 (Kara): wb_writeback returns its progress
+	// (pages plus inodes cleaned) and wb->last_active moves on that progress.
+	LastActiveProgress bool
+	// KupdateRetryEarly is patch 4/7 (Kara): kupdate runs early while b_more_io_wait
+	// is non-empty and the flusher sleeps 1, 2, 4 ... jiffies (reset on progress) up
+	// to dirty_writeback_interval instead of the full interval.
+	KupdateRetryEarly bool
+	// PagesSkippedRequeueWait is patch 5/7: writeback_sb_inodes requeue_io_wait()s an
+	// inode with pages_skipped instead of redirty_tail().
+	PagesSkippedRequeueWait bool
+	// BlockedRequeueWait is patch 6/7: writeback_single_inode requeue_io_wait()s an
+	// inode with dirty pages left although nr_to_write was not used up ("blocked by
+	// something other than congestion") instead of redirty_tail().
+	BlockedRequeueWait bool
+	// GrabSuperRequeueWait is patch 7/7: __writeback_inodes_wb requeue_io_wait()s an
+	// inode whose superblock grab_super_passive() cannot take (s_umount held for
+	// write by umount/remount) instead of redirty_tail(). The model has one mounted
+	// superblock that is never unmounted or remounted during a run, so the grab never
+	// fails and the switch changes nothing here; it is kept so presets name the
+	// thread's kernels exactly.
+	GrabSuperRequeueWait bool
+	// ISyncRequeueWait is Kara's "writeback: requeue_io_wait() when I_SYNC is set":
+	// a WB_SYNC_NONE writeback that finds the inode under I_SYNC requeue_io_wait()s it,
+	// and wb_writeback no longer waits on the tail of b_more_io when nothing was
+	// written: it warns "Possible busyloop in data writeback" (counted in BusyLoops)
+	// and loops.
+	ISyncRequeueWait bool
+	// NoRedirtyOnPagesSkipped is the thread's "remove redirty_tail() on
+	// pages_skipped": writeback_sb_inodes leaves an inode with pages_skipped on the
+	// list writeback_single_inode chose.
+	NoRedirtyOnPagesSkipped bool
+	// RemoveMoreIOWait is Wu's follow-up diff: requeue_io_wait ≡ requeue_io (no
+	// separate list) and wb_writeback leaves its loop as soon as a pass makes no
+	// progress.
+	RemoveMoreIOWait bool
+
+	// Pdflush is the design before Axboe's per-bdi flusher threads (2.6.30): a pool
+	// of pdflush threads running background_writeout and wb_kupdate with congestion
+	// waits (pdflush.go). Off: the per-bdi flush-MAJ:MIN thread with its work list.
+	Pdflush bool
+	// IOFullThrottle is balance_dirty_pages before Wu's IO-less throttling (v3.2):
+	// the dirtier writes back pages itself until the bdi is below its limit
+	// (2.6.30-3.1). Off: the IO-less balance_dirty_pages.
+	IOFullThrottle bool
+
+	// WBTFromKernel makes the kernel decide blk-wbt (4.6 presets, Kara/Axboe 2016):
+	// the WBT, WBTDraft, WBTQD1 and WBTDepth fields below replace the device's.
+	// Off: the device spec's wbt settings apply as they are.
+	WBTFromKernel bool
+	// WBT is blk-wbt on (with WBTFromKernel).
+	WBT bool
+	// WBTDraft is the 2016 wb-buf-throttle draft semantics (with WBTFromKernel).
+	WBTDraft bool
+	// WBTQD1 is Axboe's 2016 QD=1 patch: limits 2/2/1, 1/1/1 when scaled down.
+	WBTQD1 bool
+	// WBTDepth is RWB_DEF_DEPTH (64 in the 2016 drafts, 16 merged); 0 keeps the
+	// device's. Not a switch: presets set it.
+	WBTDepth int
 }
 
 // variantNames maps switch names (Config "variants" keys, UI labels) to fields.
 var variantNames = map[string]func(*Variants) *bool{
-	"wcp_terminate_le0": func(v *Variants) *bool { return &v.WCPTerminateLE0 },
-	"scaled_chunk":      func(v *Variants) *bool { return &v.ScaledChunk },
+	"wcp_terminate_le0":           func(v *Variants) *bool { return &v.WCPTerminateLE0 },
+	"scaled_chunk":                func(v *Variants) *bool { return &v.ScaledChunk },
+	"more_io_wait":                func(v *Variants) *bool { return &v.MoreIOWait },
+	"write_inode_requeue_wait":    func(v *Variants) *bool { return &v.WriteInodeRequeueWait },
+	"last_active_progress":        func(v *Variants) *bool { return &v.LastActiveProgress },
+	"kupdate_retry_early":         func(v *Variants) *bool { return &v.KupdateRetryEarly },
+	"pages_skipped_requeue_wait":  func(v *Variants) *bool { return &v.PagesSkippedRequeueWait },
+	"blocked_requeue_wait":        func(v *Variants) *bool { return &v.BlockedRequeueWait },
+	"grab_super_requeue_wait":     func(v *Variants) *bool { return &v.GrabSuperRequeueWait },
+	"i_sync_requeue_wait":         func(v *Variants) *bool { return &v.ISyncRequeueWait },
+	"no_redirty_on_pages_skipped": func(v *Variants) *bool { return &v.NoRedirtyOnPagesSkipped },
+	"remove_more_io_wait":         func(v *Variants) *bool { return &v.RemoveMoreIOWait },
+	"pdflush":                     func(v *Variants) *bool { return &v.Pdflush },
+	"io_full_throttle":            func(v *Variants) *bool { return &v.IOFullThrottle },
+	"wbt_from_kernel":             func(v *Variants) *bool { return &v.WBTFromKernel },
+	"wbt":                         func(v *Variants) *bool { return &v.WBT },
+	"wbt_draft":                   func(v *Variants) *bool { return &v.WBTDraft },
+	"wbt_qd1":                     func(v *Variants) *bool { return &v.WBTQD1 },
 }
 
 // VariantDocs describes each switch in one line.
 var VariantDocs = map[string]string{
-	"wcp_terminate_le0": "write_cache_pages stops at --nr_to_write <= 0 (Chinner's 2.6.36 fix)",
-	"scaled_chunk":      "writeback_chunk_size scales with bandwidth and dirty limit (v3.1+) instead of 4 MB",
+	"wcp_terminate_le0":           "write_cache_pages stops at --nr_to_write <= 0 (Chinner's 2.6.36 fix)",
+	"scaled_chunk":                "writeback_chunk_size scales with bandwidth and dirty limit (v3.1+) instead of 4 MB",
+	"more_io_wait":                "Wu 2011 patch 1: b_more_io_wait list + requeue_io_wait (spliced into b_io, not looped on)",
+	"write_inode_requeue_wait":    "Wu 2011 patch 2: inode left dirty by ->write_inode → requeue_io_wait, not redirty_tail",
+	"last_active_progress":        "Wu 2011 patch 3: wb->last_active moves on pages or inodes written",
+	"kupdate_retry_early":         "Wu 2011 patch 4: kupdate retries b_more_io_wait early, pause doubling up to dirty_writeback_interval",
+	"pages_skipped_requeue_wait":  "Wu 2011 patch 5: pages_skipped inode → requeue_io_wait, not redirty_tail",
+	"blocked_requeue_wait":        "Wu 2011 patch 6: blocked inode (dirty pages, slice not used up) → requeue_io_wait",
+	"grab_super_requeue_wait":     "Wu 2011 patch 7: failed superblock grab → requeue_io_wait (no effect: one sb, never unmounted)",
+	"i_sync_requeue_wait":         "Kara 2011: inode under I_SYNC → requeue_io_wait; wb_writeback warns (counts) busy loops instead of waiting",
+	"no_redirty_on_pages_skipped": "Wu 2011: remove redirty_tail() on pages_skipped in writeback_sb_inodes",
+	"remove_more_io_wait":         "Wu 2011 follow-up: requeue_io_wait ≡ requeue_io, wb_writeback exits on a pass without progress",
+	"pdflush":                     "2.6.30: pdflush thread pool, background_writeout/wb_kupdate (off: Axboe's per-bdi flushers)",
+	"io_full_throttle":            "pre-3.2 balance_dirty_pages: the dirtier writes back pages itself (off: IO-less throttling)",
+	"wbt_from_kernel":             "the kernel preset decides blk-wbt (wbt, wbt_draft, wbt_qd1, depth) instead of the device",
+	"wbt":                         "blk-wbt on (with wbt_from_kernel)",
+	"wbt_draft":                   "blk-wbt 2016 draft semantics (with wbt_from_kernel)",
+	"wbt_qd1":                     "blk-wbt QD=1 patch (Axboe 2016): limits 2/2/1 and 1/1/1 scaled down (with wbt_from_kernel)",
 }
 
 // VariantNames lists the switch names, sorted.
@@ -92,21 +196,111 @@ type Preset struct {
 // DefaultPreset is the kernel of the Wu 2011 baseline (v3.2 writeback semantics).
 const DefaultPreset = "3.1.0-rc9-ioless-full"
 
+// v32 is the v3.2 writeback code the Wu 2011 series was written against.
+var v32 = Variants{WCPTerminateLE0: true, ScaledChunk: true}
+
+// wu2011 composes the Wu 2011 series on top of the baseline: patches by number
+// (1-7), plus Kara's I_SYNC patch, "remove redirty_tail() on pages_skipped" and the
+// removal of b_more_io_wait.
+func wu2011(patches []int, iSync, noRedirtySkipped, removeList bool) Variants {
+	v := v32
+	for _, p := range patches {
+		switch p {
+		case 1:
+			v.MoreIOWait = true
+		case 2:
+			v.WriteInodeRequeueWait = true
+		case 3:
+			v.LastActiveProgress = true
+		case 4:
+			v.KupdateRetryEarly = true
+		case 5:
+			v.PagesSkippedRequeueWait = true
+		case 6:
+			v.BlockedRequeueWait = true
+		case 7:
+			v.GrabSuperRequeueWait = true
+		}
+	}
+	v.ISyncRequeueWait, v.NoRedirtyOnPagesSkipped, v.RemoveMoreIOWait = iSync, noRedirtySkipped, removeList
+	return v
+}
+
+// wu2011Prefix is the release string prefix of the Wu 2011 kernels; the harness
+// prints them as PREFIX-NAME-next-20111014+.
+const wu2011Prefix = "3.1.0-rc9-ioless-full"
+
 var presets = []Preset{
-	{Name: "3.1.0-rc9-ioless-full", Doc: "Wu 2011 baseline: v3.2 writeback with IO-less balance_dirty_pages",
-		Variants: Variants{WCPTerminateLE0: true, ScaledChunk: true}},
+	{Name: wu2011Prefix, Doc: "Wu 2011 baseline: v3.2 writeback with IO-less balance_dirty_pages",
+		Variants: v32},
+	// The compositions below are from Wu's result mail of 2011-10-2x in the thread:
+	// "Overall throughput increases +1.2% if applying only patches 1-4"
+	// (ioless-full vs more_io_wait-5); "after the patchset ... replacing patch 5 with
+	// another patch to remove redirty_tail() on pages_skipped" (more_io_wait vs
+	// more_io_wait-7); "patches 1-4 VS patches 1-4 plus requeue_io_wait() on I_SYNC"
+	// (-5 vs -9); "patches 1-4 VS patches 1-4,7 and remove redirty_tail() on
+	// pages_skipped" (-5 vs -8); "patches 1-4 VS patches 1-4,6 and remove ..." (-5 vs
+	// -6); "patches 1-4 VS patches 1-4,6,7 and remove ..." (-5 vs -7).
+	{Name: wu2011Prefix + "-more_io_wait-5", Doc: "Wu 2011 patches 1-4 (the part pushed to linux-next)",
+		Variants: wu2011([]int{1, 2, 3, 4}, false, false, false)},
+	{Name: wu2011Prefix + "-more_io_wait", Doc: "Wu 2011 patches 1-7 (the posted series)",
+		Variants: wu2011([]int{1, 2, 3, 4, 5, 6, 7}, false, false, false)},
+	{Name: wu2011Prefix + "-more_io_wait-6", Doc: "Wu 2011 patches 1-4, 6 and remove redirty_tail() on pages_skipped",
+		Variants: wu2011([]int{1, 2, 3, 4, 6}, false, true, false)},
+	{Name: wu2011Prefix + "-more_io_wait-7", Doc: "Wu 2011 patches 1-4, 6, 7 and remove redirty_tail() on pages_skipped",
+		Variants: wu2011([]int{1, 2, 3, 4, 6, 7}, false, true, false)},
+	{Name: wu2011Prefix + "-more_io_wait-8", Doc: "Wu 2011 patches 1-4, 7 and remove redirty_tail() on pages_skipped",
+		Variants: wu2011([]int{1, 2, 3, 4, 7}, false, true, false)},
+	{Name: wu2011Prefix + "-more_io_wait-9", Doc: "Wu 2011 patches 1-4 plus Kara's requeue_io_wait() on I_SYNC",
+		Variants: wu2011([]int{1, 2, 3, 4}, true, false, false)},
+	// -x and -x2 are the kernels of the b_more_io_wait removal experiment, whose
+	// result mails are omitted from the thread copy; their composition is
+	// reconstructed from the mails before them: -x is the whole series with Kara's
+	// I_SYNC patch ("with the I_SYNC case converted, it's actually no longer
+	// necessary to keep a standalone b_more_io_wait"), -x2 the same with Wu's diff
+	// applied (requeue_io_wait ≡ requeue_io, exit on no progress).
+	{Name: wu2011Prefix + "-more_io_wait-x", Doc: "Wu 2011 patches 1-7 plus Kara's I_SYNC patch (reconstructed)",
+		Variants: wu2011([]int{1, 2, 3, 4, 5, 6, 7}, true, false, false)},
+	{Name: wu2011Prefix + "-more_io_wait-x2", Doc: "-x with b_more_io_wait removed again (Wu's diff; reconstructed)",
+		Variants: wu2011([]int{1, 2, 3, 4, 5, 6, 7}, true, false, true)},
+
+	// Chinner 2010 (../threads/chinner-2010-write_cache_pages-nr_to_write.txt):
+	// 2.6.36-rc1 has MAX_WRITEBACK_PAGES chunks and the old termination rule.
+	{Name: "2.6.36-rc1", Doc: "Chinner 2010: write_cache_pages never stops once ->writepage drove nr_to_write ≤ 0",
+		Variants: Variants{}},
+	{Name: "2.6.36-rc1+fix", Doc: "Chinner 2010: 2.6.36-rc1 with commit 546a1924 (stop at --nr_to_write <= 0)",
+		Variants: Variants{WCPTerminateLE0: true}},
+
+	// Kara/Axboe 2016 (../threads/kara-2016-wbt-ext3-discussion.txt): v4.6 with the
+	// wb-buf-throttle drafts (RWB_DEF_DEPTH 64) and the QD=1 limits patch.
+	{Name: "4.6", Doc: "Kara 2016: v4.6 without blk-wbt",
+		Variants: withWBT(v32, false, false, 0)},
+	{Name: "4.6+wbt", Doc: "Kara 2016: v4.6 with the 2016 blk-wbt draft (depth 64)",
+		Variants: withWBT(v32, true, false, 64)},
+	{Name: "4.6+wbt+qd1", Doc: "Kara 2016: v4.6 with blk-wbt and Axboe's QD=1 limits patch (2/2/1, 1/1/1)",
+		Variants: withWBT(v32, true, true, 64)},
+}
+
+func withWBT(v Variants, on, qd1 bool, depth int) Variants {
+	v.WBTFromKernel, v.WBT, v.WBTDraft, v.WBTQD1, v.WBTDepth = true, on, on, qd1, depth
+	return v
 }
 
 // Presets lists the kernel presets.
 func Presets() []Preset { return append([]Preset(nil), presets...) }
 
 // LookupPreset finds a preset by name; a trailing '+' (a locally built kernel, as in
-// the harness's release strings) is ignored.
+// the harness's release strings) and the Wu 2011 "-next-20111014" suffix are
+// ignored, and the Wu 2011 kernels may be named by their short form as the thread's
+// tables do ("ioless-full", "more_io_wait-5").
 func LookupPreset(name string) (Preset, error) {
 	n := strings.TrimSuffix(name, "+")
-	for _, p := range presets {
-		if p.Name == n {
-			return p, nil
+	n = strings.TrimSuffix(n, "-next-20111014") // the Wu 2011 harness's release strings
+	for _, cand := range []string{n, wu2011Prefix + "-" + n, "3.1.0-rc9-" + n} {
+		for _, p := range presets {
+			if p.Name == cand {
+				return p, nil
+			}
 		}
 	}
 	names := make([]string, len(presets))
