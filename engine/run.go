@@ -176,7 +176,7 @@ var seriesNames = []string{
 	"iostat_r_s", "iostat_w_s", "iostat_rMBps", "iostat_wMBps", "iostat_avgrq_sz", "iostat_avgqu_sz",
 	"iostat_await_ms", "iostat_util_pct", "device_queue",
 	"wbt_step", "wbt_max", "wbt_normal", "wbt_background", "wbt_inflight",
-	"b_dirty_inodes", "b_io_inodes", "b_more_io_inodes", "dirtied_MB", "written_MB",
+	"b_dirty_inodes", "b_io_inodes", "b_more_io_inodes", "b_more_io_wait_inodes", "dirtied_MB", "written_MB",
 }
 
 const pagesPerMB = 256.0
@@ -201,7 +201,7 @@ func (s *simulation) sample() {
 		mb(b.WriteBandwidth), mb(b.AvgWriteBandwidth),
 		io.RPS, io.WPS, io.RMBps, io.WMBps, io.AvgRqSz, io.AvgQuSz, io.Await, io.Util, io.DevQu,
 		float64(wbt.Step), float64(wbt.Max), float64(wbt.Normal), float64(wbt.Background), float64(wbt.Inflight),
-		float64(d), float64(bio), float64(more), mb(k.G.NrDirtied), mb(k.G.NrWritten),
+		float64(d), float64(bio), float64(more), float64(b.MoreIOWaitLen()), mb(k.G.NrDirtied), mb(k.G.NrWritten),
 	}
 	for i, v := range row {
 		s.samples[i] = append(s.samples[i], v)
