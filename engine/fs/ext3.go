@@ -20,7 +20,7 @@ type Ext3Params struct {
 	// 5 s; the commit= mount option).
 	CommitInterval sim.Time
 	// JournalMB is the journal size (mke2fs default 128 MB on this disk); it sits
-	// at JournalSector.
+	// at JournalSector, 0 meaning the middle of the device (mke2fs's placement).
 	JournalMB     int64
 	JournalSector int64
 	// CommitDataPages bounds one journal_submit_data_buffers batch (pages per bio
@@ -47,7 +47,6 @@ func DefaultExt3Params() Ext3Params {
 		HandleCost:          1200 * sim.Nanosecond,
 		CommitInterval:      5 * sim.Second,
 		JournalMB:           128,
-		JournalSector:       250_000_000_000 / 512,
 		CommitDataPages:     1024,
 		IndirectPerPages:    1024,
 		MetaBlocksPerWindow: 2,
@@ -65,26 +64,34 @@ func DefaultExt3Params() Ext3Params {
 //   - ->writepage (ext3_ordered_writepage) takes a journal handle per page: the
 //     model's ->writepages is write_cache_pages over one-page calls, split at
 //     extent boundaries, with that per-page cost;
-//   - writers stall behind a locked commit in the kernel (journal_start waits while
-//     the committing transaction is T_LOCKED); the Filesystem interface cannot make
-//     a writer sleep from WriteBegin, so the model exposes the lock (CommitLocked)
-//     and does not stall writers yet.
+//   - writers stall behind a locked commit (journal_start waits while the
+//     committing transaction is locked): WriteWait hands the dd the journal's wait
+//     queue from the start of a commit until its metadata is in the log (the model's
+//     lock window includes the ordered-data writeout: in jbd the commit stays
+//     T_LOCKED until every running handle stops, and the flusher holds a handle in
+//     ->writepage while it sleeps for a request, so writers see stalls of the order
+//     of the data phase; kernel-notes §2.4: up to ~800 ms on one HDD);
+//   - fsync (ext3_sync_file) forces a commit and waits for it (FsyncCommit).
 type Ext3 struct {
 	P Ext3Params
 	k *kernel.Kernel
 	j *journal
 
 	running    []*kernel.Inode // inodes with data in the running transaction
-	committing []*kernel.Inode // inodes with data in the committing transaction
-	ci         int             // committing inode being written
-	homeRun    []int64         // inline metadata homes logged in the running transaction
-	homeCom    []int64         // ... in the committing transaction, to checkpoint
-	hi         int             // next home write of homeCom
+	runSegs    []dataSeg       // the running transaction's t_sync_datalist, in write() order
+	comSegs    []dataSeg       // the committing transaction's data list
+	committing bool
+	ci         int     // committing inode being written
+	homeRun    []int64 // inline metadata homes logged in the running transaction
+	homeCom    []int64 // ... in the committing transaction, to checkpoint
+	hi         int     // next home write of homeCom
 	cursors    map[*kernel.WritebackCtx]*daCursor
 
 	// statistics
 	CommitDataPages int64 // data pages written by kjournald
 	Checkpointed    int64 // indirect blocks written to their home location
+	Stalls          int64 // writes that waited behind a locked commit
+	WritepageStalls int64 // ->writepages calls that waited behind a locked commit
 	// Commits lists each commit's start and the data pages kjournald wrote in it.
 	Commits []Ext3Commit
 }
@@ -95,11 +102,16 @@ type Ext3Commit struct {
 	DataPages int64
 }
 
+// dataSeg is a stretch of the transaction's data list: pages [lo, hi) of in,
+// filed by consecutive write()s of one task.
+type dataSeg struct {
+	in     *kernel.Inode
+	lo, hi int64
+}
+
 type ext3Inode struct {
 	m              fileMap
-	runLo, runHi   int64 // pages dirtied in the running transaction
-	comLo, comHi   int64 // pages of the committing transaction
-	inRun          bool
+	inRun          bool  // the inode has data in the running transaction
 	allocSinceMeta int64 // allocated pages not yet covered by a journalled indirect block
 }
 
@@ -111,7 +123,7 @@ func (e *Ext3) Name() string { return "ext3" }
 func (e *Ext3) Mount(k *kernel.Kernel) error {
 	e.k = k
 	e.cursors = map[*kernel.WritebackCtx]*daCursor{}
-	e.j = newJournal(k, "kjournald", e.P.CommitInterval, e.P.JournalSector, e.P.JournalMB<<8, true)
+	e.j = newJournal(k, "kjournald", e.P.CommitInterval, journalSector(k, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData
 	e.j.checkpoint = e.checkpoint
 	return nil
@@ -121,6 +133,20 @@ func (e *Ext3) Create(in *kernel.Inode) {
 	in.FS = &ext3Inode{}
 	e.j.pendingMeta++
 }
+
+// WriteWait is kernel.WriteStaller: a writer's journal_start waits while the
+// commit is locked (kjournald itself never waits on its own commit).
+func (e *Ext3) WriteWait(th *kernel.Thread, in *kernel.Inode) *sim.WaitQueue {
+	if e.j.locked && th != e.j.th {
+		e.Stalls++
+		return &e.j.waiters
+	}
+	return nil
+}
+
+// FsyncCommit is kernel.FsyncCommitter: ext3_sync_file forces a commit and waits
+// for it (log_start_commit + log_wait_commit).
+func (e *Ext3) FsyncCommit(th *kernel.Thread, in *kernel.Inode) bool { return e.j.fsyncWait(th) }
 
 // CommitLocked reports whether the committing transaction is locked (new handles
 // would wait in journal_start).
@@ -143,43 +169,51 @@ func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) s
 	}
 	if !ei.inRun {
 		ei.inRun = true
-		ei.runLo, ei.runHi = index, index+n
 		e.running = append(e.running, in)
 		e.j.pendingMeta++ // the inode block
+	}
+	// journal_dirty_data files the buffers at the tail of t_sync_datalist: with
+	// several writers the list interleaves their files in write() order
+	if k := len(e.runSegs); k > 0 && e.runSegs[k-1].in == in && e.runSegs[k-1].hi == index {
+		e.runSegs[k-1].hi = index + n
 	} else {
-		ei.runLo, ei.runHi = min(ei.runLo, index), max(ei.runHi, index+n)
+		e.runSegs = append(e.runSegs, dataSeg{in, index, index + n})
 	}
 	return sim.Time(n) * e.P.WriteBeginCost
 }
 
 // commitData is journal_submit_data_buffers (commit phase 2): write the committing
-// transaction's still-dirty data with WRITE_SYNC. It reports true when kjournald
-// blocked.
+// transaction's still-dirty data with WRITE_SYNC, walking t_sync_datalist in the
+// order write() filed the buffers (interleaving the files of several writers; the
+// plug and the elevator merge and sort what they can). It reports true when
+// kjournald blocked.
 func (e *Ext3) commitData() bool {
-	if e.ci == 0 && e.committing == nil {
+	if !e.committing {
 		// start of the commit: the running transaction becomes the committing one
-		e.committing, e.running = e.running, nil
-		e.homeCom, e.homeRun, e.hi = append(e.homeCom, e.homeRun...), e.homeRun[:0], 0
-		for _, in := range e.committing {
-			ei := in.FS.(*ext3Inode)
-			ei.comLo, ei.comHi, ei.inRun = ei.runLo, ei.runHi, false
+		e.committing = true
+		e.comSegs, e.runSegs = e.runSegs, e.comSegs[:0]
+		for _, in := range e.running {
+			in.FS.(*ext3Inode).inRun = false
 		}
+		e.running = e.running[:0]
+		e.homeCom, e.homeRun, e.hi = append(e.homeCom, e.homeRun...), e.homeRun[:0], 0
 		e.j.th.Sub.StartPlug()
 		e.Commits = append(e.Commits, Ext3Commit{At: e.k.W.Now()})
 	}
 	th := e.j.th
-	for e.ci < len(e.committing) {
-		in := e.committing[e.ci]
+	for e.ci < len(e.comSegs) {
+		sg := &e.comSegs[e.ci]
+		in := sg.in
 		ei := in.FS.(*ext3Inode)
-		r, ok := in.Dirty.Next(ei.comLo)
-		if !ok || r.Start >= ei.comHi {
+		r, ok := in.Dirty.Next(sg.lo)
+		if !ok || r.Start >= sg.hi {
 			e.ci++
 			continue
 		}
-		s, end := r.Start, min(r.End, ei.comHi)
+		s, end := r.Start, min(r.End, sg.hi)
 		if wb, ok := in.Writeback.Next(s); ok && wb.Start < end {
 			if wb.Start <= s {
-				ei.comLo = min(end, wb.End) // under writeback by the flusher
+				sg.lo = min(end, wb.End) // under writeback by the flusher
 				continue
 			}
 			end = wb.Start
@@ -190,13 +224,14 @@ func (e *Ext3) commitData() bool {
 		wc.WritePages(s, n)
 		e.CommitDataPages += n
 		e.Commits[len(e.Commits)-1].DataPages += n
-		ei.comLo = s + n
+		sg.lo = s + n
 		if th.Sub.Blocked() || th.YieldCPU() {
 			return true
 		}
 	}
 	th.Sub.FinishPlug()
-	e.committing, e.ci = nil, 0
+	e.committing, e.ci = false, 0
+	e.comSegs = e.comSegs[:0]
 	return false
 }
 
@@ -222,6 +257,12 @@ func (e *Ext3) EndIO(cookie uint64, index, pages int64, op devices.Op) {}
 // Writepages is generic_writepages → write_cache_pages → ext3_ordered_writepage.
 func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {
 	c, _ := cursorFor(e.cursors, wc)
+	if e.j.locked && wc.Th != e.j.th && !c.finished {
+		// ext3_ordered_writepage's journal_start waits for the locked commit too
+		e.WritepageStalls++
+		wc.Th.Task.Wait(&e.j.waiters)
+		return c.park(wc)
+	}
 	if daWalk(wc, c, func(s, end int64) (int64, bool) { return e.writeRun(wc, s, end) }) {
 		return true
 	}
@@ -270,8 +311,8 @@ func (e *Ext3) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
 }
 
 // WriteInode is ext3_write_inode: WB_SYNC_ALL (fsync, sync) forces a commit
-// (ext3_force_commit; the model starts it but cannot make the caller wait for it);
-// otherwise the inode is already in the running transaction.
+// (ext3_force_commit; fsync then waits for it in FsyncCommit); otherwise the inode
+// is already in the running transaction.
 func (e *Ext3) WriteInode(wc *kernel.WritebackCtx) error {
 	if wc.Wbc.SyncMode == kernel.WBSyncAll {
 		e.j.kick()

@@ -24,7 +24,8 @@ type Ext4Params struct {
 	// JournalMB is the journal size (mke2fs default 128 MB for this disk size); the
 	// journal sits in the middle of the filesystem (JournalSector).
 	JournalMB int64
-	// JournalSector is where the journal starts on the device.
+	// JournalSector is where the journal starts on the device; 0 is the middle of
+	// the device (mke2fs's placement).
 	JournalSector int64
 	// MetaBlocksPerExtent is how many metadata blocks one extent allocation logs
 	// (block bitmap, group descriptor, extent tree leaf / inode).
@@ -42,7 +43,6 @@ func DefaultExt4Params() Ext4Params {
 		PageCost:            1500 * sim.Nanosecond,
 		CommitInterval:      5 * sim.Second,
 		JournalMB:           128,
-		JournalSector:       250_000_000_000 / 512,
 		MetaBlocksPerExtent: 3,
 		// mballoc normalises a large file's request to an 8 MB inode preallocation
 		Layout: Layout{StartSector: 2048 * 8, MinWindowPages: 2048, MaxWindowPages: 2048},
@@ -88,7 +88,7 @@ func (e *Ext4) Name() string { return "ext4" }
 func (e *Ext4) Mount(k *kernel.Kernel) error {
 	e.k = k
 	e.cursors = map[*kernel.WritebackCtx]*daCursor{}
-	e.j = newJournal(k, "jbd2/sda1-8", e.P.CommitInterval, e.P.JournalSector, e.P.JournalMB<<8, true)
+	e.j = newJournal(k, "jbd2/sda1-8", e.P.CommitInterval, journalSector(k, e.P.JournalSector), e.P.JournalMB<<8, true)
 	return nil
 }
 
@@ -206,6 +206,10 @@ func (e *Ext4) WriteInode(wc *kernel.WritebackCtx) error {
 	}
 	return nil
 }
+
+// FsyncCommit is kernel.FsyncCommitter: ext4_sync_file waits for the jbd2 commit
+// holding the inode's metadata (jbd2_complete_transaction).
+func (e *Ext4) FsyncCommit(th *kernel.Thread, in *kernel.Inode) bool { return e.j.fsyncWait(th) }
 
 func (e *Ext4) Sector(in *kernel.Inode, index int64) int64 {
 	return in.FS.(*ext4Inode).m.sector(&e.P.Layout, index)

@@ -191,6 +191,50 @@ type journal struct {
 	Commits     int64
 	MetaPages   int64
 	CommitStart sim.Time
+
+	fsyncs map[*kernel.Thread]int64 // fsync callers: the commit count they wait for
+}
+
+// fsyncWait is the commit wait of ext3/ext4 ->fsync (ext3_sync_file →
+// log_start_commit + log_wait_commit): th waits until a commit that started after
+// its call is on disk. A commit already in progress may not hold th's last
+// changes, so th then waits for the one after it. It reports true when th blocked.
+func (j *journal) fsyncWait(th *kernel.Thread) bool {
+	if j.fsyncs == nil {
+		j.fsyncs = map[*kernel.Thread]int64{}
+	}
+	target, ok := j.fsyncs[th]
+	if !ok {
+		target = j.Commits + 1
+		if j.state != jIdle {
+			target++
+		}
+		j.fsyncs[th] = target
+		j.kick()
+	}
+	if j.Commits >= target {
+		delete(j.fsyncs, th)
+		return false
+	}
+	if j.state == jIdle {
+		j.kick() // the in-progress commit ended; ours has not started yet
+	}
+	th.Task.Wait(&j.waiters)
+	return true
+}
+
+// journalSector is the journal's first sector: at, or when at is 0 where mke2fs
+// puts it, the middle of the filesystem (half the device's capacity; 250 GB into
+// the device when it reports no capacity).
+func journalSector(k *kernel.Kernel, at int64) int64 {
+	if at > 0 {
+		return at
+	}
+	c := k.Q.Spec().CapacityBytes
+	if c <= 0 {
+		c = 500_000_000_000
+	}
+	return c / devices.SectorSize / 2 &^ 7
 }
 
 const (
