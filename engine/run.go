@@ -76,6 +76,12 @@ func newSimulation(cfg Config) (*simulation, error) {
 		return nil, fmt.Errorf("variants: %w", err)
 	}
 	w := sim.NewWorld(cfg.HZ, cfg.Seed)
+	if v := variants; v.WBTFromKernel { // the kernel preset decides blk-wbt (4.6 presets)
+		cfg.Device.WBT, cfg.Device.WBTDraft, cfg.Device.WBTQD1 = v.WBT, v.WBTDraft, v.WBTQD1
+		if v.WBTDepth > 0 {
+			cfg.Device.WBTDepth = v.WBTDepth
+		}
+	}
 	q, err := devices.New(w, cfg.Device)
 	if err != nil {
 		return nil, err
