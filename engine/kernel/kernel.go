@@ -185,6 +185,9 @@ type ThreadStats struct {
 	BdpCalls    int64
 	LastTaskBW  int64 // last task_ratelimit, pages/s
 	LastPauseJf int64
+	// PagesSubmitted counts data pages this thread started writeback on (the
+	// flusher, a journal thread writing ordered data, a dirtier, fsync).
+	PagesSubmitted int64
 }
 
 // NewThread creates a thread with a fresh task (pid assigned) on the kernel's CPUs.

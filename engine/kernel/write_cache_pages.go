@@ -49,6 +49,7 @@ func (wc *WritebackCtx) WritePages(index, n int64) {
 	k.BDI.Stats.Reclaimable -= removed
 	k.G.NrWriteback += n
 	k.BDI.Stats.Writeback += n
+	wc.Th.Stats.PagesSubmitted += n
 	if wc.wcp.tagged {
 		wc.wcp.towrite.Remove(index, n)
 	}
