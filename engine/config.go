@@ -147,7 +147,7 @@ func DefaultConfig() Config {
 }
 
 // DefaultDevice is the device preset used when a case does not name one.
-const DefaultDevice = "simple"
+const DefaultDevice = "wu2011-hdd"
 
 // Filesystems lists the filesystem models.
 func Filesystems() []string { return []string{"generic", "ext3", "ext4", "xfs", "btrfs"} }

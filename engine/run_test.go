@@ -18,6 +18,10 @@ func runCase(t testing.TB, name string, runtime time.Duration, mutate func(*Conf
 	t.Helper()
 	cfg, err := ConfigForCase(name)
 	require.NoError(t, err)
+	// these tests' numbers are the simple device's (60 MiB/s fixed rate), not the
+	// default wu2011-hdd's
+	cfg.Device, err = devices.Preset("simple")
+	require.NoError(t, err)
 	cfg.Runtime = Duration(runtime)
 	cfg.CheckInvariants = true
 	if mutate != nil {
