@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/wblab/wblab/engine/kernel"
+)
+
+// CompareRow is one case of a comparison: write_bw under both kernels.
+type CompareRow struct {
+	Case     string  `json:"case"`
+	BaseMBps float64 `json:"base_MBps"`
+	TestMBps float64 `json:"test_MBps"`
+	DeltaPct float64 `json:"delta_pct"`
+	// The thread's figures for the case, when it comes from a matrix.
+	ThreadBaseMBps float64 `json:"thread_base_MBps,omitempty"`
+	ThreadTestMBps float64 `json:"thread_test_MBps,omitempty"`
+	ThreadDeltaPct float64 `json:"thread_delta_pct,omitempty"`
+}
+
+// Comparison is the harness's compare table: per case write_bw of a base and a
+// test kernel, and the TOTAL row.
+type Comparison struct {
+	Base          string       `json:"base"`
+	Test          string       `json:"test"`
+	Rows          []CompareRow `json:"rows"`
+	TotalBaseMBps float64      `json:"total_base_MBps"`
+	TotalTestMBps float64      `json:"total_test_MBps"`
+	TotalDeltaPct float64      `json:"total_delta_pct"`
+	// ThreadTotalDeltaPct is the thread's delta over the same cases (matrices only).
+	ThreadTotalDeltaPct float64 `json:"thread_total_delta_pct,omitempty"`
+}
+
+// CompareOptions are a comparison's run settings.
+type CompareOptions struct {
+	Runtime Duration // 0: the case's default (600 s)
+	Seed    uint64   // 0: 1
+}
+
+// Compare runs every case under both kernels (all runs in parallel, one goroutine
+// each) and returns the harness's table. Kernels are preset names (or the thread's
+// short names, e.g. "more_io_wait-5").
+func Compare(ctx context.Context, base, test string, cases []string, opt CompareOptions) (*Comparison, error) {
+	bp, err := kernel.LookupPreset(base)
+	if err != nil {
+		return nil, fmt.Errorf("--base: %w", err)
+	}
+	tp, err := kernel.LookupPreset(test)
+	if err != nil {
+		return nil, fmt.Errorf("--test: %w", err)
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("no cases to compare")
+	}
+	var cfgs []Config
+	for _, name := range cases {
+		for _, k := range []string{bp.Name, tp.Name} {
+			c, err := compareConfig(name, k, opt)
+			if err != nil {
+				return nil, err
+			}
+			cfgs = append(cfgs, c)
+		}
+	}
+	res := make([]*Result, len(cfgs))
+	errs := make([]error, len(cfgs))
+	var wg sync.WaitGroup
+	for i := range cfgs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i], errs[i] = Run(ctx, cfgs[i])
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s under %s: %w", cases[i/2], cfgs[i].Kernel, err)
+		}
+	}
+	cmp := &Comparison{Base: bp.Name, Test: tp.Name}
+	for i, name := range cases {
+		b, t := res[2*i].WriteBWMBps, res[2*i+1].WriteBWMBps
+		cmp.Rows = append(cmp.Rows, CompareRow{Case: name, BaseMBps: b, TestMBps: t, DeltaPct: deltaPct(b, t)})
+		cmp.TotalBaseMBps += b
+		cmp.TotalTestMBps += t
+	}
+	cmp.TotalDeltaPct = deltaPct(cmp.TotalBaseMBps, cmp.TotalTestMBps)
+	return cmp, nil
+}
+
+func deltaPct(base, test float64) float64 {
+	if base == 0 {
+		return 0
+	}
+	return (test - base) / base * 100
+}
+
+// compareConfig is the harness's run of a case under a kernel.
+func compareConfig(name, kernelName string, opt CompareOptions) (Config, error) {
+	c, err := ParseCase(name)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := DefaultConfig()
+	c.Apply(&cfg)
+	cfg.Kernel = kernelName
+	if opt.Runtime > 0 {
+		cfg.Runtime = opt.Runtime
+	}
+	if opt.Seed > 0 {
+		cfg.Seed = opt.Seed
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return cfg, nil
+}
+
+// Matrix is one of the thread's comparison tables: its kernels and cases with the
+// thread's figures.
+type Matrix struct {
+	Name string // "wu-2011-T1"
+	Base string // kernel preset
+	Test string
+	Rows []CompareRow // the thread's figures (Thread* fields)
+}
+
+// ThreadTotalDeltaPct is the thread's TOTAL delta over the matrix's cases.
+func (m *Matrix) ThreadTotalDeltaPct() float64 {
+	var b, t float64
+	for _, r := range m.Rows {
+		b += r.ThreadBaseMBps
+		t += r.ThreadTestMBps
+	}
+	return deltaPct(b, t)
+}
+
+// Cases lists the matrix's case names.
+func (m *Matrix) Cases() []string {
+	out := make([]string, len(m.Rows))
+	for i, r := range m.Rows {
+		out[i] = r.Case
+	}
+	return out
+}
+
+var matrices = func() map[string]*Matrix {
+	recs, err := csv.NewReader(strings.NewReader(wu2011TablesCSV)).ReadAll()
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]*Matrix{}
+	for _, r := range recs[1:] {
+		name := "wu-2011-" + r[0]
+		m := out[name]
+		if m == nil {
+			base, err1 := kernel.LookupPreset(r[1])
+			test, err2 := kernel.LookupPreset(r[2])
+			if err1 != nil || err2 != nil {
+				panic(fmt.Sprint(err1, err2))
+			}
+			m = &Matrix{Name: name, Base: base.Name, Test: test.Name}
+			out[name] = m
+		}
+		b, _ := strconv.ParseFloat(r[4], 64)
+		d, _ := strconv.ParseFloat(r[5], 64)
+		t, _ := strconv.ParseFloat(r[6], 64)
+		m.Rows = append(m.Rows, CompareRow{Case: r[3], ThreadBaseMBps: b, ThreadDeltaPct: d, ThreadTestMBps: t})
+	}
+	return out
+}()
+
+// Matrices lists the comparison matrices by name.
+func Matrices() []string {
+	out := make([]string, 0, len(matrices))
+	for n := range matrices {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LookupMatrix finds a matrix ("wu-2011-T1" .. "wu-2011-T6").
+func LookupMatrix(name string) (*Matrix, error) {
+	if m, ok := matrices[name]; ok {
+		return m, nil
+	}
+	return nil, fmt.Errorf("%q is not a matrix (matrices: %s)", name, strings.Join(Matrices(), ", "))
+}
+
+// CompareMatrix runs a matrix's cases with its kernels (or others, when base/test are
+// set) and adds the thread's figures to the rows.
+func CompareMatrix(ctx context.Context, m *Matrix, base, test string, opt CompareOptions) (*Comparison, error) {
+	if base == "" {
+		base = m.Base
+	}
+	if test == "" {
+		test = m.Test
+	}
+	cmp, err := Compare(ctx, base, test, m.Cases(), opt)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cmp.Rows {
+		r := m.Rows[i]
+		cmp.Rows[i].ThreadBaseMBps, cmp.Rows[i].ThreadTestMBps, cmp.Rows[i].ThreadDeltaPct =
+			r.ThreadBaseMBps, r.ThreadTestMBps, r.ThreadDeltaPct
+	}
+	cmp.ThreadTotalDeltaPct = m.ThreadTotalDeltaPct()
+	return cmp, nil
+}
+
+// harnessRelease is how the harness names a kernel in its table header.
+func harnessRelease(preset string) string {
+	if strings.HasPrefix(preset, "3.1.0-rc9-") {
+		return preset + "-next-20111014+"
+	}
+	return preset + "+"
+}
+
+// Text renders the comparison as Wu's compare script prints it: a header with both
+// kernels, one row per case (base write_bw, delta, test write_bw, case) and the
+// TOTAL write_bw row.
+func (c *Comparison) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s  \n", harnessRelease(c.Base), harnessRelease(c.Test))
+	b.WriteString("------------------------  ------------------------  \n")
+	row := func(base, delta, test float64, name string) {
+		fmt.Fprintf(&b, "%24.2f  %+10.1f%%  %11.2f  %s\n", base, delta, test, name)
+	}
+	for _, r := range c.Rows {
+		row(r.BaseMBps, r.DeltaPct, r.TestMBps, r.Case)
+	}
+	row(c.TotalBaseMBps, c.TotalDeltaPct, c.TotalTestMBps, "TOTAL write_bw")
+	return b.String()
+}
