@@ -65,12 +65,12 @@ func DefaultExt3Params() Ext3Params {
 //     model's ->writepages is write_cache_pages over one-page calls, split at
 //     extent boundaries, with that per-page cost;
 //   - writers stall behind a locked commit (journal_start waits while the
-//     committing transaction is locked): WriteWait hands the dd the journal's wait
-//     queue from the start of a commit until its metadata is in the log (the model's
-//     lock window includes the ordered-data writeout: in jbd the commit stays
-//     T_LOCKED until every running handle stops, and the flusher holds a handle in
-//     ->writepage while it sleeps for a request, so writers see stalls of the order
-//     of the data phase; kernel-notes §2.4: up to ~800 ms on one HDD);
+//     committing transaction is T_LOCKED): WriteWait hands the dd the journal's wait
+//     queue from the start of a commit until every open handle has stopped (then
+//     T_FLUSH: the data phase runs with new handles allowed). The flusher holds a
+//     handle in ->writepage while it sleeps for a request slot, so the lock lasts
+//     as long as that wait (kernel-notes §2.4: up to ~800 ms on one HDD); the
+//     flusher's own next journal_start waits for the lock too;
 //   - fsync (ext3_sync_file) forces a commit and waits for it (FsyncCommit).
 type Ext3 struct {
 	P Ext3Params
@@ -86,6 +86,7 @@ type Ext3 struct {
 	homeCom    []int64 // ... in the committing transaction, to checkpoint
 	hi         int     // next home write of homeCom
 	cursors    map[*kernel.WritebackCtx]*daCursor
+	holders    map[*kernel.Thread]bool // threads asleep in ->writepage with a handle open
 
 	// statistics
 	CommitDataPages int64 // data pages written by kjournald
@@ -125,6 +126,8 @@ func (e *Ext3) Mount(k *kernel.Kernel) error {
 	e.cursors = map[*kernel.WritebackCtx]*daCursor{}
 	e.j = newJournal(k, "kjournald", e.P.CommitInterval, journalSector(k, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData
+	e.holders = map[*kernel.Thread]bool{}
+	e.j.handlesOpen = func() bool { return len(e.holders) > 0 }
 	e.j.checkpoint = e.checkpoint
 	return nil
 }
@@ -256,6 +259,7 @@ func (e *Ext3) EndIO(cookie uint64, index, pages int64, op devices.Op) {}
 
 // Writepages is generic_writepages → write_cache_pages → ext3_ordered_writepage.
 func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {
+	delete(e.holders, wc.Th) // resumed: the page's handle stops
 	c, _ := cursorFor(e.cursors, wc)
 	if e.j.locked && wc.Th != e.j.th && !c.finished {
 		// ext3_ordered_writepage's journal_start waits for the locked commit too
@@ -284,6 +288,9 @@ func (e *Ext3) writeRun(wc *kernel.WritebackCtx, s, end int64) (int64, bool) {
 	c := &e.k.P.Costs
 	wc.Th.Charge(sim.Time(n)*(c.Writepage+e.P.HandleCost) + c.SubmitBio)
 	wc.WritePages(s, n)
+	if wc.Th.Sub.Blocked() && wc.Th != e.j.th {
+		e.holders[wc.Th] = true // asleep for a request inside the page's handle
+	}
 	if e.k.P.Variants.WCPTerminateLE0 {
 		wbc.NrToWrite -= n
 		return n, wbc.NrToWrite <= 0 && wbc.SyncMode == kernel.WBSyncNone

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/workload"
 )
 
 // TestExt3DataGoesOutInJournalBursts: with a dirty limit well above what the
@@ -43,5 +44,46 @@ func TestExt3DDKeepsInvariants(t *testing.T) {
 		commits, jpages := e.Journal()
 		t.Logf("ext3 %ddd on simple: %.1f MB/s, commits %d, journal pages %d, kjournald data pages %d", n, mbps, commits, jpages, e.CommitDataPages)
 		assert.Greater(t, mbps, 20.0)
+	}
+}
+
+// TestExt3WritersStallBehindLockedCommit: dd writers wait on the journal
+// (kernel.WriteStaller) while a commit is locked, and resume after it.
+func TestExt3WritersStallBehindLockedCommit(t *testing.T) {
+	e := NewExt3()
+	w, k := testKernel(t, "wu2011-hdd", e, 100<<20, nil)
+	mbps := runDD(t, w, k, 10, 30*sim.Second, true)
+	t.Logf("ext3 10dd: %.1f MB/s, %d writer stalls, %d writepages stalls, %d commits", mbps, e.Stalls, e.WritepageStalls, len(e.Commits))
+	assert.Positive(t, e.Stalls, "writers waited behind a locked commit")
+	assert.GreaterOrEqual(t, len(e.Commits), 2)
+	assert.Greater(t, mbps, 30.0, "writers resume after the commit")
+}
+
+// TestJournalFsyncWaitsForCommit: an ext3/ext4 fsync returns only after a journal
+// commit that started after the fsync began is on disk (kernel.FsyncCommitter).
+func TestJournalFsyncWaitsForCommit(t *testing.T) {
+	for _, name := range []string{"ext3", "ext4"} {
+		t.Run(name, func(t *testing.T) {
+			f, err := New(name)
+			require.NoError(t, err)
+			w, k := testKernel(t, "wu2011-hdd", f, 200<<20, nil)
+			var j *journal
+			switch f := f.(type) {
+			case *Ext3:
+				j = f.j
+			case *Ext4:
+				j = f.j
+			}
+			dd := workload.NewDD(k, 1<<20, 20, true) // 20 MB, below the threshold, then fsync
+			dd.Start(0)
+			require.NoError(t, w.Run(20*sim.Second))
+			require.NoError(t, k.CheckInvariants())
+			require.True(t, dd.Done, "fsync returned")
+			require.Positive(t, j.Commits)
+			t.Logf("%s: dd+fsync returned at %.3fs, last commit started %.3fs, commits %d", name, dd.Ended.Seconds(), j.CommitStart.Seconds(), j.Commits)
+			assert.Less(t, dd.Ended, 5*sim.Second, "fsync forced a commit before the 5 s timer")
+			assert.GreaterOrEqual(t, dd.Ended, j.CommitStart, "fsync returned after the commit it forced")
+			assert.GreaterOrEqual(t, k.G.NrWritten, int64(20<<20)/4096, "all data written")
+		})
 	}
 }

@@ -187,6 +187,10 @@ type journal struct {
 	// writes (T_LOCKED: new handles wait).
 	locked  bool
 	waiters sim.WaitQueue // tasks waiting for the commit (fsync) or for T_LOCKED to end
+	// handlesOpen, when set, makes the lock window jbd's T_LOCKED: it ends at the
+	// start of the commit as soon as no handle is open (handlesOpen false; kjournald
+	// re-checks every millisecond) instead of after the metadata writes.
+	handlesOpen func() bool
 
 	Commits     int64
 	MetaPages   int64
@@ -294,6 +298,15 @@ func (j *journal) resume() {
 			j.CommitStart = j.k.W.Now()
 			j.state = jData
 		case jData:
+			if j.handlesOpen != nil && j.locked {
+				if j.handlesOpen() {
+					j.th.Task.Sleep(sim.Millisecond) // t_updates > 0: wait for the handles
+					return
+				}
+				// T_FLUSH: the running transaction is switched; handles may start
+				j.locked = false
+				j.waiters.WakeAll()
+			}
 			if j.beforeCommit != nil && j.beforeCommit() {
 				return
 			}
@@ -380,7 +393,8 @@ func cursorFor(m map[*kernel.WritebackCtx]*daCursor, wc *kernel.WritebackCtx) (c
 		c.index, c.end = c.wbIndex, 1<<62
 		c.cycled = c.index == 0
 	} else {
-		c.index, c.end = wc.Wbc.RangeStart, wc.Wbc.RangeEnd
+		// RangeEnd may be LLONG_MAX (fsync's whole-file range): keep end+1 finite
+		c.index, c.end = wc.Wbc.RangeStart, min(wc.Wbc.RangeEnd, 1<<62)
 		c.cycled = true
 	}
 	c.doneIndex = c.index
