@@ -12,6 +12,22 @@ window.wblab = {
       if (el.checked !== c) el.checked = c;
     }
   },
+  // plot draws a uPlot chart from the JSON options and data of ui.ChartJSON: series
+  // with "step" become step lines; legend values carry the series' unit.
+  plot(optsJSON, dataJSON, el) {
+    const o = JSON.parse(optsJSON), d = JSON.parse(dataJSON);
+    const stepped = uPlot.paths && uPlot.paths.stepped ? uPlot.paths.stepped({ align: 1 }) : null;
+    const num = (v) => { const a = Math.abs(v); return a >= 1000 || a === 0 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 0.1 ? v.toFixed(2) : v.toPrecision(2); };
+    o.series.forEach((s, i) => {
+      if (s.step && stepped) s.paths = stepped;
+      const unit = s.unit || "";
+      s.value = (u, v) => v == null ? "--" : num(v) + (unit ? " " + unit : "");
+      delete s.step; delete s.unit;
+    });
+    o.width = Math.max(el.clientWidth - 10, 300);
+    o.height = 230;
+    return new uPlot(o, d, el);
+  },
   hash: () => location.hash,
   setHash(h) { history.replaceState(null, "", h ? "#" + h : location.pathname + location.search); },
   pageURL: () => location.href.split("#")[0],

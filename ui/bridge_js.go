@@ -3,7 +3,9 @@
 package ui
 
 import (
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/hack-pad/safejs"
 )
@@ -26,9 +28,17 @@ type wmsg struct {
 
 type worker struct {
 	v    safejs.Value
-	busy int // job id, 0 when idle
+	busy int       // job id, 0 when idle
+	last time.Time // when it last posted a message (or got its job)
+	dead bool      // reported to the watchdog, waiting for the fatal message
 	fns  []safejs.Func
 }
+
+// WatchdogTimeout is how long a busy worker may stay silent before the pool declares it
+// dead (a worker terminated or hung: no event tells the page). The engine posts
+// progress at every time-series sample, so a live worker is heard from far more often.
+// window.wblabWatchdogMs overrides it (tests).
+var WatchdogTimeout = 120 * time.Second
 
 type job struct {
 	id  int
@@ -38,12 +48,37 @@ type job struct {
 // NewEngine starts a worker pool of up to max workers; onMsg gets every message in order.
 func NewEngine(max int, onMsg func(Msg)) Engine {
 	p := &pool{max: max, onMsg: onMsg, msgs: make(chan wmsg, 8192)}
+	if ms := jsInt(safejs.Global(), "wblabWatchdogMs"); ms > 0 {
+		WatchdogTimeout = time.Duration(ms) * time.Millisecond
+	}
 	go func() {
 		for m := range p.msgs {
 			p.handle(m)
 		}
 	}()
+	go p.watchdog()
 	return p
+}
+
+// watchdog reports busy workers that have been silent for WatchdogTimeout as dead; the
+// pool then fails their job, stops them and starts a new worker for the queue.
+func (p *pool) watchdog() {
+	tick := min(WatchdogTimeout/4, time.Second)
+	for {
+		time.Sleep(tick)
+		p.mu.Lock()
+		var dead []*worker
+		for _, w := range p.workers {
+			if w.busy != 0 && !w.dead && time.Since(w.last) > WatchdogTimeout {
+				w.dead = true
+				dead = append(dead, w)
+			}
+		}
+		p.mu.Unlock()
+		for _, w := range dead {
+			p.msgs <- wmsg{Msg{Type: "fatal", ID: -1, Message: fmt.Sprintf("no message from it for %v (terminated or hung); it was stopped", WatchdogTimeout)}, w}
+		}
+	}
 }
 
 func (p *pool) Workers() int { return p.max }
@@ -61,7 +96,9 @@ func (p *pool) Cancel(id int) {
 		if j.id == id {
 			p.queue = append(p.queue[:i], p.queue[i+1:]...)
 			p.mu.Unlock()
-			p.onMsg(Msg{Type: "error", ID: id, Message: "cancelled"})
+			// not inline: Cancel runs inside a Vugu event handler, which holds the
+			// lock onMsg takes
+			go p.onMsg(Msg{Type: "error", ID: id, Message: "cancelled"})
 			return
 		}
 	}
@@ -111,7 +148,7 @@ func (p *pool) dispatch() {
 		}
 		j := p.queue[0]
 		p.queue = p.queue[1:]
-		w.busy = j.id
+		w.busy, w.last = j.id, time.Now()
 		post(w.v, map[string]any{"type": "run", "id": j.id, "config": j.cfg})
 	}
 }
@@ -171,6 +208,11 @@ func (p *pool) spawn() (*worker, error) {
 // handle runs on the pool's goroutine: frees workers, replaces dead ones, forwards.
 func (p *pool) handle(wm wmsg) {
 	m := wm.Msg
+	if m.Type != "fatal" {
+		p.mu.Lock()
+		wm.w.last = time.Now()
+		p.mu.Unlock()
+	}
 	switch m.Type {
 	case "ready":
 		return
@@ -254,14 +296,6 @@ func document() safejs.Value {
 	return d
 }
 
-func jsonParse(s string) (safejs.Value, error) {
-	j, err := safejs.Global().Get("JSON")
-	if err != nil {
-		return safejs.Undefined(), err
-	}
-	return j.Call("parse", s)
-}
-
 // DrawChart (re)creates the uPlot chart in element elID; empty opts removes it.
 func DrawChart(elID, opts, data string) {
 	if old, ok := charts[elID]; ok {
@@ -278,27 +312,9 @@ func DrawChart(elID, opts, data string) {
 		return
 	}
 	_ = style.Set("display", "block") // before measuring the width
-	o, err := jsonParse(opts)
-	if err != nil {
-		return
-	}
-	width := jsInt(el, "clientWidth") - 10
-	if width < 200 {
-		width = 600
-	}
-	_ = o.Set("width", width)
-	_ = o.Set("height", 240)
-	d, err := jsonParse(data)
-	if err != nil {
-		return
-	}
-	up, err := safejs.Global().Get("uPlot")
-	if err != nil || up.IsUndefined() {
-		return
-	}
-	u, err := up.New(o, d, el)
-	if err != nil {
-		consoleWarn("uPlot: " + err.Error())
+	u := lab("plot", opts, data, el)
+	if u.IsUndefined() || u.IsNull() {
+		consoleWarn("uPlot: no chart for " + elID)
 		return
 	}
 	charts[elID] = u

@@ -2,35 +2,72 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 
 	"github.com/wblab/wblab/engine"
 )
 
-// ChartSpec is one graph: the series it shows, by column name (missing ones are skipped).
+// SeriesSpec is one line of a chart: a column of the engine's time series, or the sum
+// of several (Sum), drawn against the left (Axis 0) or right (Axis 1) y-axis.
+type SeriesSpec struct {
+	Col   string   // column name; for a sum, the derived series' name
+	Label string   // legend text (default: Col without its unit suffix)
+	Sum   []string // when set, the series is the sum of these columns (all must exist)
+	Axis  int      // 0 left, 1 right
+	Step  bool     // a step line (limits and counts that change in jumps)
+	Width float64  // line width (default 1.5)
+	Color string   // stroke (default: the palette colour of its position)
+}
+
+// ChartSpec is one graph with at most two y-axes (Units[0] left, Units[1] right).
+// Columns the engine does not produce are skipped; a chart with none is hidden.
 type ChartSpec struct {
 	ID, Title string
 	Log       bool
-	Series    []string
+	Units     [2]string
+	Series    []SeriesSpec
+	HideZero  bool // hide when every value is 0 (blk-wbt off)
 }
 
-// Charts are the graphs, in page order. "other" collects columns no chart names.
+// Charts are the graphs, in page order. Columns no chart names go to "Other series"
+// charts (OtherCharts), two units per chart.
 var Charts = []ChartSpec{
-	{ID: "dirty", Title: "Global dirty state", Series: []string{"dirty_MB", "writeback_MB", "bg_thresh_MB", "thresh_MB", "limit_MB", "setpoint_MB"}},
-	{ID: "bdp", Title: "balance_dirty_pages ratelimits (log)", Log: true, Series: []string{"dirty_ratelimit_MBps", "balanced_ratelimit_MBps", "task_ratelimit_MBps"}},
-	{ID: "bw", Title: "Bandwidth", Series: []string{"write_bw_MBps", "avg_write_bw_MBps", "iostat_wMBps"}},
-	{ID: "lists", Title: "Writeback lists (inodes)", Series: []string{"b_dirty_inodes", "b_io_inodes", "b_more_io_inodes", "b_more_io_wait_inodes"}},
-	{ID: "device", Title: "Device queue", Series: []string{"iostat_avgqu_sz", "iostat_await_ms", "wbt_limit", "wbt_step"}},
-	{ID: "other", Title: "Other series"},
+	{ID: "dirty", Title: "Global dirty state", Units: [2]string{"MB"}, Series: []SeriesSpec{
+		{Col: "dirty_MB"}, {Col: "writeback_MB"},
+		{Col: "dirty+writeback", Sum: []string{"dirty_MB", "writeback_MB"}, Width: 2, Color: "#111"},
+		{Col: "bg_thresh_MB"}, {Col: "thresh_MB"}, {Col: "limit_MB"}, {Col: "setpoint_MB", Width: 2}}},
+	{ID: "bdp", Title: "balance_dirty_pages ratelimits (log scale)", Log: true, Units: [2]string{"MB/s"}, Series: []SeriesSpec{
+		{Col: "dirty_ratelimit_MBps"}, {Col: "balanced_ratelimit_MBps"}, {Col: "task_ratelimit_MBps"}}},
+	{ID: "bw", Title: "Bandwidth", Units: [2]string{"MB/s"}, Series: []SeriesSpec{
+		{Col: "write_bw_MBps"}, {Col: "avg_write_bw_MBps"}, {Col: "iostat_wMBps", Label: "iostat wMB/s"}}},
+	{ID: "lists", Title: "Writeback lists", Units: [2]string{"inodes"}, Series: []SeriesSpec{
+		{Col: "b_dirty_inodes", Step: true}, {Col: "b_io_inodes", Step: true},
+		{Col: "b_more_io_inodes", Step: true}, {Col: "b_more_io_wait_inodes", Step: true}}},
+	{ID: "iostat", Title: "iostat -x: requests and throughput", Units: [2]string{"IO/s", "MB/s"}, Series: []SeriesSpec{
+		{Col: "iostat_r_s", Label: "r/s"}, {Col: "iostat_w_s", Label: "w/s"},
+		{Col: "iostat_rMBps", Label: "rMB/s", Axis: 1}, {Col: "iostat_wMBps", Label: "wMB/s", Axis: 1}}},
+	{ID: "iostat2", Title: "iostat -x: request size and utilisation", Units: [2]string{"sectors", "%"}, Series: []SeriesSpec{
+		{Col: "iostat_avgrq_sz", Label: "avgrq-sz"}, {Col: "iostat_util_pct", Label: "%util", Axis: 1}}},
+	{ID: "device", Title: "Device queue", Units: [2]string{"requests", "ms"}, Series: []SeriesSpec{
+		{Col: "iostat_avgqu_sz", Label: "avgqu-sz"}, {Col: "device_queue", Label: "in queue", Step: true},
+		{Col: "iostat_await_ms", Label: "await", Axis: 1}}},
+	{ID: "wbt", Title: "blk-wbt", Units: [2]string{"requests", "step"}, HideZero: true, Series: []SeriesSpec{
+		{Col: "wbt_max", Step: true}, {Col: "wbt_normal", Step: true}, {Col: "wbt_background", Step: true},
+		{Col: "wbt_inflight"}, {Col: "wbt_step", Axis: 1, Step: true, Width: 2}}},
 }
+
+// notPlotted are columns no chart shows: the x axis and the cumulative counters.
+var notPlotted = map[string]bool{"time_s": true, "dirtied_MB": true, "written_MB": true}
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
 
-// units maps column-name suffixes to axis units, longest match first.
+// units maps column-name suffixes to axis units, first match wins.
 var units = []struct{ suf, unit string }{
-	{"MBps", "MB/s"}, {"_MB", "MB"}, {"_ms", "ms"}, {"_s", "s"}, {"_inodes", "inodes"},
-	{"_sz", "requests"}, {"_pages", "pages"}, {"_pct", "%"},
+	{"MBps", "MB/s"}, {"_MB", "MB"}, {"_r_s", "IO/s"}, {"_w_s", "IO/s"}, {"_ms", "ms"}, {"_us", "µs"},
+	{"_s", "s"}, {"_inodes", "inodes"}, {"rq_sz", "sectors"}, {"_sz", "requests"}, {"_pages", "pages"},
+	{"_pct", "%"},
 }
 
 // unitOf reads the unit from a column name's suffix.
@@ -43,43 +80,95 @@ func unitOf(name string) string {
 	return "count"
 }
 
-// Label is a column name without a "_unit" suffix.
+// Label is a column name without its unit suffix ("dirty_MB" → "dirty").
 func Label(name string) string {
-	for _, u := range units {
-		if strings.HasSuffix(name, "_"+strings.TrimPrefix(u.suf, "_")) {
-			return strings.TrimSuffix(name, "_"+strings.TrimPrefix(u.suf, "_"))
+	for _, suf := range []string{"_MBps", "_MB", "_ms", "_us", "_inodes", "_pages", "_pct"} {
+		if strings.HasSuffix(name, suf) {
+			return strings.TrimSuffix(name, suf)
 		}
 	}
 	return name
 }
 
-// columnsFor lists the columns of spec present in s (for "other": every column no
-// other chart names, except time and the cumulative counters).
-func columnsFor(spec ChartSpec, s *engine.Series) []string {
-	if s == nil {
-		return nil
+// claimed lists every column some chart in Charts names.
+func claimed() map[string]bool {
+	used := map[string]bool{}
+	for k := range notPlotted {
+		used[k] = true
 	}
-	var out []string
-	if spec.ID == "other" {
-		used := map[string]bool{"time_s": true, "dirtied_MB": true, "written_MB": true}
-		for _, c := range Charts {
-			for _, n := range c.Series {
-				used[n] = true
+	for _, c := range Charts {
+		for _, s := range c.Series {
+			used[s.Col] = true
+		}
+	}
+	return used
+}
+
+// OtherCharts are charts for the columns of runs no chart in Charts names, grouped by
+// unit, two units per chart ("Other series").
+func OtherCharts(runs []Run) []ChartSpec {
+	used := claimed()
+	var order []string
+	byUnit := map[string][]string{}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r.Result == nil || r.Result.Series == nil {
+			continue
+		}
+		for _, n := range r.Result.Series.Names {
+			if used[n] || seen[n] {
+				continue
+			}
+			seen[n] = true
+			u := unitOf(n)
+			if _, ok := byUnit[u]; !ok {
+				order = append(order, u)
+			}
+			byUnit[u] = append(byUnit[u], n)
+		}
+	}
+	var out []ChartSpec
+	for i := 0; i < len(order); i += 2 {
+		sp := ChartSpec{ID: fmt.Sprintf("other%d", i/2), Title: "Other series"}
+		for a := 0; a < 2 && i+a < len(order); a++ {
+			u := order[i+a]
+			sp.Units[a] = u
+			for _, n := range byUnit[u] {
+				sp.Series = append(sp.Series, SeriesSpec{Col: n, Axis: a})
 			}
 		}
-		for _, n := range s.Names {
-			if !used[n] {
-				out = append(out, n)
-			}
-		}
-		return out
-	}
-	for _, n := range spec.Series {
-		if _, ok := s.Column(n); ok {
-			out = append(out, n)
-		}
+		out = append(out, sp)
 	}
 	return out
+}
+
+// AllCharts are Charts plus the "Other series" charts for runs.
+func AllCharts(runs []Run) []ChartSpec {
+	return append(append([]ChartSpec(nil), Charts...), OtherCharts(runs)...)
+}
+
+// column returns a series' values in s (a sum when sp.Sum is set).
+func column(sp SeriesSpec, s *engine.Series) ([]float64, bool) {
+	if len(sp.Sum) == 0 {
+		return s.Column(sp.Col)
+	}
+	var out []float64
+	for _, n := range sp.Sum {
+		v, ok := s.Column(n)
+		if !ok {
+			return nil, false
+		}
+		if out == nil {
+			out = append([]float64(nil), v...)
+			continue
+		}
+		for i := range out {
+			if i < len(v) {
+				out[i] += v[i]
+			}
+		}
+	}
+	return out, out != nil
 }
 
 // Run is one labelled result for a chart ("" for a single run, "A"/"B" in A/B mode).
@@ -89,16 +178,16 @@ type Run struct {
 }
 
 // ChartJSON builds uPlot options (minus size) and data for spec over runs; ok is false
-// when no run has any of its columns.
+// when no run has any of its columns (or, with HideZero, when all of them are 0).
+// Series with "step": true are drawn as steps by static/lab.js.
 func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 	type axis struct {
-		Scale string `json:"scale,omitempty"`
-		Label string `json:"label"`
-		Side  int    `json:"side,omitempty"`
-		Size  int    `json:"size"`
-		Grid  *struct {
-			Show bool `json:"show"`
-		} `json:"grid,omitempty"`
+		Scale  string `json:"scale,omitempty"`
+		Label  string `json:"label"`
+		Side   int    `json:"side,omitempty"`
+		Size   int    `json:"size"`
+		Grid   *grid  `json:"grid,omitempty"`
+		Stroke string `json:"stroke,omitempty"`
 	}
 	type series struct {
 		Label  string    `json:"label"`
@@ -107,12 +196,14 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 		Width  float64   `json:"width,omitempty"`
 		Dash   []float64 `json:"dash,omitempty"`
 		Spans  bool      `json:"spanGaps"`
+		Step   bool      `json:"step,omitempty"`
+		Unit   string    `json:"unit,omitempty"`
 	}
 	var x []float64
 	cols := [][]*float64{}
-	ser := []series{{Label: "time (s)"}}
-	units := []string{}
-	scaleOf := map[string]string{}
+	ser := []series{{Label: "time", Unit: "s"}}
+	used := [2]bool{}
+	nonzero := false
 	for ri, r := range runs {
 		if r.Result == nil || r.Result.Series == nil {
 			continue
@@ -122,38 +213,53 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 		if x == nil {
 			x = t
 		}
-		for ci, n := range columnsFor(spec, s) {
-			u := unitOf(n)
-			if _, ok := scaleOf[u]; !ok {
-				scaleOf[u] = u
-				units = append(units, u)
+		for ci, sp := range spec.Series {
+			v, ok := column(sp, s)
+			if !ok {
+				continue
 			}
-			v, _ := s.Column(n)
 			col := make([]*float64, len(x))
 			for i := range col {
 				if i < len(v) && !math.IsNaN(v[i]) && !math.IsInf(v[i], 0) && !(spec.Log && v[i] <= 0) {
 					val := v[i]
 					col[i] = &val
+					nonzero = nonzero || val != 0
 				}
 			}
 			cols = append(cols, col)
-			lab := Label(n)
+			lab := sp.Label
+			if lab == "" {
+				lab = Label(sp.Col)
+			}
 			if r.Label != "" {
 				lab = r.Label + ": " + lab
 			}
-			sr := series{Label: lab, Scale: u, Stroke: palette[ci%len(palette)], Width: 1.5}
+			w := sp.Width
+			if w == 0 {
+				w = 1.5
+			}
+			stroke := sp.Color
+			if stroke == "" {
+				stroke = palette[ci%len(palette)]
+			}
+			sr := series{Label: lab, Scale: spec.Units[sp.Axis], Stroke: stroke, Width: w,
+				Step: sp.Step, Unit: spec.Units[sp.Axis]}
 			if ri > 0 {
 				sr.Dash = []float64{6, 4}
 			}
+			used[sp.Axis] = true
 			ser = append(ser, sr)
 		}
 	}
-	if len(cols) == 0 {
+	if len(cols) == 0 || (spec.HideZero && !nonzero) {
 		return "", "", false
 	}
 	scales := map[string]any{"x": map[string]any{"time": false}}
 	axes := []axis{{Label: "time (s)", Size: 40}}
-	for i, u := range units {
+	for i, u := range spec.Units {
+		if u == "" || !used[i] {
+			continue
+		}
 		sc := map[string]any{"auto": true}
 		if spec.Log {
 			sc["distr"] = 3
@@ -163,9 +269,7 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 		a := axis{Scale: u, Label: u, Size: 60}
 		if i > 0 {
 			a.Side = 1
-			a.Grid = &struct {
-				Show bool `json:"show"`
-			}{false}
+			a.Grid = &grid{false}
 		}
 		axes = append(axes, a)
 	}
@@ -185,4 +289,8 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 	}
 	db, _ := json.Marshal(all)
 	return string(ob), string(db), true
+}
+
+type grid struct {
+	Show bool `json:"show"`
 }

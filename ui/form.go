@@ -214,6 +214,15 @@ func (f Form) Config() (engine.Config, *FieldError) {
 		}
 		return v
 	}
+	for _, id := range sortedKeys(f) {
+		v := f[id]
+		switch {
+		case (id == "fsync" || id == "trace") && v != "on" && v != "off" && v != "":
+			bad(id, fmt.Sprintf("%q: use on or off", v))
+		case strings.HasPrefix(id, "v.") && v != "on" && v != "off" && v != "":
+			bad(id, fmt.Sprintf("%q: use on, off or empty (the kernel preset's switch)", v))
+		}
+	}
 	cfg.Filesystem = f["fs"]
 	cfg.Workload.DD = int(num("dd"))
 	cfg.Workload.BS = size("bs")

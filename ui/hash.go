@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/wblab/wblab/engine"
@@ -18,6 +19,7 @@ type State struct {
 	B     Form   // B's kernel and switches ("kernel", "v.*"); nil when unset
 	Embed bool
 	Table string // matrix case list: a built-in table name or ""
+	Repro string // the "Reproduce" preset whose explanation is shown, or ""
 }
 
 // alwaysKeys are written even when they equal the case's defaults.
@@ -77,17 +79,50 @@ func EncodeHash(s State) string {
 	if s.Table != "" {
 		add("table", s.Table)
 	}
+	if s.Repro != "" {
+		add("repro", s.Repro)
+	}
 	if s.Embed {
 		add("embed", "1")
 	}
 	return strings.Join(kv, "&")
 }
 
-// escape keeps '/', ':', ',' and '=' readable.
+// escape percent-encodes a hash value, keeping the characters of case names, device
+// specs and kernel names readable ("/", ":", ",", "=", "+"). '+' is literal in this
+// format (not a space), as kernel names like 2.6.36-rc1+fix need.
 func escape(v string) string {
-	e := url.QueryEscape(v)
-	r := strings.NewReplacer("%2F", "/", "%3A", ":", "%2C", ",", "%3D", "=", "%2B", "+")
-	return r.Replace(e)
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		ch := v[i]
+		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("-_.~/:,=+@!*()", ch) >= 0 {
+			b.WriteByte(ch)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", ch)
+	}
+	return b.String()
+}
+
+// parseHash splits "k=v&k=v" and percent-decodes keys and values ('+' stays '+').
+func parseHash(h string) (url.Values, error) {
+	out := url.Values{}
+	for _, kv := range strings.Split(h, "&") {
+		if kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		key, err := url.PathUnescape(k)
+		if err != nil {
+			return nil, fmt.Errorf("key %q: %v", k, err)
+		}
+		val, err := url.PathUnescape(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", key, err)
+		}
+		out[key] = append(out[key], val)
+	}
+	return out, nil
 }
 
 // DecodeHash reads a hash (with or without the leading '#'). Values are put into the
@@ -99,7 +134,7 @@ func DecodeHash(h string) (State, *FieldError) {
 	if h == "" {
 		return s, nil
 	}
-	vals, err := url.ParseQuery(h)
+	vals, err := parseHash(h)
 	if err != nil {
 		return s, &FieldError{Field: "case", Msg: "link: " + err.Error()}
 	}
@@ -113,12 +148,17 @@ func DecodeHash(h string) (State, *FieldError) {
 			ferr = e
 		}
 	}
-	known := map[string]bool{"v": true, "case": true, "mode": true, "embed": true, "table": true}
+	known := map[string]bool{"v": true, "case": true, "mode": true, "embed": true, "table": true, "repro": true}
 	for _, fl := range Fields("") {
 		known[fl.ID] = true
 	}
-	for k, vs := range vals {
-		v := vs[len(vs)-1]
+	reject := func(format string, args ...any) {
+		if ferr == nil {
+			ferr = &FieldError{Field: "case", Msg: fmt.Sprintf(format, args...)}
+		}
+	}
+	for _, k := range sortedSet(vals) {
+		v := vals[k][len(vals[k])-1]
 		switch {
 		case k == "device":
 			name, rest, _ := strings.Cut(v, ",")
@@ -129,25 +169,62 @@ func DecodeHash(h string) (State, *FieldError) {
 				}
 			}
 		case strings.HasPrefix(k, "b."):
+			if k != "b.kernel" && !strings.HasPrefix(k, "b.v.") {
+				reject("link: %s=%q: B takes only b.kernel and b.v.<switch>", k, v)
+				continue
+			}
 			if s.B == nil {
 				s.B = Form{}
 			}
 			s.B[k[2:]] = v
 		case k == "mode":
+			if v != "" && v != "ab" && v != "matrix" {
+				reject("link: mode=%q is not a mode (ab, matrix, or none for a single run)", v)
+				continue
+			}
 			s.Mode = v
 		case k == "embed":
+			if v != "" && v != "0" && v != "1" {
+				reject("link: embed=%q: use embed=1 (or 0)", v)
+				continue
+			}
 			s.Embed = v == "1"
 		case k == "table":
+			if _, ok := tableNames()[v]; !ok && v != "" {
+				reject("link: table=%q is not a built-in table (%s)", v, strings.Join(sortedSet(tableNames()), ", "))
+				continue
+			}
 			s.Table = v
+		case k == "repro":
+			if _, ok := ReproByID(v); !ok && v != "" {
+				reject("link: repro=%q is not a Reproduce preset", v)
+				continue
+			}
+			s.Repro = v
 		case known[k] || strings.HasPrefix(k, "v."):
 			if k != "v" && k != "case" {
 				s.Form[k] = v
 			}
 		default:
-			if ferr == nil {
-				ferr = &FieldError{Field: "case", Msg: fmt.Sprintf("link: unknown key %q", k)}
-			}
+			reject("link: unknown key %q", k)
 		}
 	}
 	return s, ferr
+}
+
+func tableNames() map[string]bool {
+	out := map[string]bool{}
+	for _, t := range Tables() {
+		out[t.Name] = true
+	}
+	return out
+}
+
+func sortedSet[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

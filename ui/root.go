@@ -36,7 +36,7 @@ type Root struct {
 	Cases   string // matrix case list, one per line
 	Share   string // the shown share link / embed snippet
 	Notice  string
-	Repro   string // explanation of the chosen reproduce preset
+	Repro   string // the chosen reproduce preset's ID ("" for none)
 
 	A, Bs  *RunState
 	Matrix *Matrix
@@ -59,7 +59,7 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	n := min(max(Cores(), 1), 8)
 	c.eng = NewEngine(n, c.onMsg)
 	if err != nil {
-		c.Errs[err.Field] = err.Msg
+		c.setErr(err)
 		return
 	}
 	c.Run()
@@ -67,7 +67,8 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 
 func (c *Root) applyState(st State) {
 	c.Form, c.Mode, c.Embed = st.Form, st.Mode, st.Embed
-	c.B = st.B
+	c.B = st.B.Clone()
+	c.Repro = st.Repro
 	if c.B == nil {
 		c.B = Form{}
 	}
@@ -177,6 +178,49 @@ func (c *Root) ApplyCase() {
 	c.saveHash()
 }
 
+// ApplyRepro sets the page up for a "Reproduce" preset and runs it.
+func (c *Root) ApplyRepro(id string) {
+	r, ok := ReproByID(id)
+	if !ok {
+		return
+	}
+	if !r.Available() {
+		c.Notice = r.Title + " needs the kernel presets " + r.Missing()
+		return
+	}
+	c.Cancel()
+	c.applyState(r.Apply(c.state()))
+	if r.Table == "" {
+		c.Table = ""
+	}
+	c.Run()
+}
+
+// ReproText is the chosen preset's explanation.
+func (c *Root) ReproText() string {
+	r, ok := ReproByID(c.Repro)
+	if !ok {
+		return ""
+	}
+	return r.Title + ": " + r.Explain
+}
+
+// ReproTitle is a preset button's tooltip.
+func (c *Root) ReproTitle(r Repro) string {
+	if !r.Available() {
+		return "needs the kernel presets " + r.Missing() + " (not in this engine yet)"
+	}
+	return r.Explain
+}
+
+// ReproClass marks the chosen preset's button.
+func (c *Root) ReproClass(r Repro) string {
+	if c.Repro == r.ID {
+		return "repro-btn active"
+	}
+	return "repro-btn"
+}
+
 // SetMode switches between single, A/B and matrix views.
 func (c *Root) SetMode(m string) {
 	c.Mode = m
@@ -206,7 +250,7 @@ func (c *Root) OnCases(e vugu.DOMEvent) {
 }
 
 func (c *Root) state() State {
-	return State{Form: c.Form, Mode: c.Mode, B: c.B, Embed: c.Embed, Table: c.Table}
+	return State{Form: c.Form, Mode: c.Mode, B: c.B, Embed: c.Embed, Table: c.Table, Repro: c.Repro}
 }
 
 func (c *Root) saveHash() { SetHash(EncodeHash(c.state())) }
@@ -250,7 +294,7 @@ func (c *Root) Run() {
 	c.Notice = ""
 	cfg, err := c.Form.Config()
 	if err != nil {
-		c.Errs[err.Field] = err.Msg
+		c.setErr(err)
 		return
 	}
 	c.CaseBox = engine.CaseOf(cfg).String()
@@ -326,8 +370,11 @@ func (c *Root) Cancel() {
 			c.eng.Cancel(r.ID)
 		}
 	}
-	for id := range c.mcells {
+	for id, rc := range c.mcells {
 		c.eng.Cancel(id)
+		if c.Matrix != nil {
+			c.Matrix.Cells[rc[0]][rc[1]].Err = "cancelled"
+		}
 	}
 	c.mcells = map[int][2]int{}
 }
@@ -386,6 +433,8 @@ func (c *Root) Status() string {
 		return "ready"
 	case c.Running():
 		return fmt.Sprintf("running %s … %.0f%%", c.A.Cfg.Runtime, c.progress()*100)
+	case c.A.Err == "cancelled" || (c.Bs != nil && c.Bs.Err == "cancelled"):
+		return "cancelled"
 	case c.A.Err != "":
 		return "run failed"
 	}
@@ -426,36 +475,73 @@ func (c *Root) RunErrors() []string {
 	return out
 }
 
-// Card is one summary number.
+// Card is one summary number (or name, for Text cards).
 type Card struct {
 	ID, Label, Unit string
 	A, B, Delta     string
+	Text            bool
 }
 
-// Cards are the summary numbers of A (and B, with the change).
+// Cards are the summary numbers of A (and B, with the change), then the kernel,
+// device and filesystem names.
 func (c *Root) Cards() []Card {
 	if c.A == nil || c.A.Res == nil || c.Mode == "matrix" {
 		return nil
 	}
-	get := []struct {
+	var b *RunState
+	if c.Mode == "ab" && c.Bs != nil && c.Bs.Res != nil {
+		b = c.Bs
+	}
+	return Cards(c.A, b)
+}
+
+// Cards builds the summary cards of finished run a (and b when it is not nil).
+func Cards(ar, b *RunState) []Card {
+	a, wallMs := ar.Res, ar.WallMs
+	type num struct {
 		id, label, unit string
-		f               func(*RunState) float64
+		f               func(*engine.Result, float64) float64
 		prec            int
-	}{
-		{"write_bw", "write_bw", "MB/s", func(r *RunState) float64 { return r.Res.WriteBWMBps }, 2},
-		{"written", "written", "MB", func(r *RunState) float64 { return r.Res.WrittenMB }, 1},
-		{"cpu", "CPU", "s", func(r *RunState) float64 { return r.Res.CPUS }, 2},
-		{"runtime", "runtime", "s simulated", func(r *RunState) float64 { return r.Res.RuntimeS }, 0},
-		{"wall", "wall time", "ms", func(r *RunState) float64 { return r.WallMs }, 0},
-		{"age", "max dirty age", "s", func(r *RunState) float64 { return r.Res.DirtyAge.MaxS }, 1},
+	}
+	nums := []num{
+		{"write_bw", "write_bw", "MB/s", func(r *engine.Result, _ float64) float64 { return r.WriteBWMBps }, 2},
+		{"written", "written", "MB", func(r *engine.Result, _ float64) float64 { return r.WrittenMB }, 1},
+		{"cpu", "CPU", "s", func(r *engine.Result, _ float64) float64 { return r.CPUS }, 2},
+		{"runtime", "runtime", "s simulated", func(r *engine.Result, _ float64) float64 { return r.RuntimeS }, 0},
+		{"wall", "wall time", "ms", func(_ *engine.Result, w float64) float64 { return w }, 0},
+		{"age", "max dirty age", "s", func(r *engine.Result, _ float64) float64 { return r.DirtyAge.MaxS }, 1},
+		{"busy", "wb busy loops", "", func(r *engine.Result, _ float64) float64 { return float64(r.BusyLoops) }, 0},
+	}
+	if ddTime(a) > 0 || (b != nil && ddTime(b.Res) > 0) {
+		nums = append(nums, num{"dd_time", "dd finished in", "s", func(r *engine.Result, _ float64) float64 { return ddTime(r) }, 1})
+	}
+	if a.Reads.Count > 0 || (b != nil && b.Res.Reads.Count > 0) {
+		nums = append(nums,
+			num{"read_p99", "read latency p99", "ms", func(r *engine.Result, _ float64) float64 { return r.Reads.P99Ms }, 1},
+			num{"read_mean", "read latency mean", "ms", func(r *engine.Result, _ float64) float64 { return r.Reads.MeanMs }, 2})
 	}
 	var out []Card
-	for _, g := range get {
-		cd := Card{ID: g.id, Label: g.label, Unit: g.unit, A: fmt.Sprintf("%.*f", g.prec, g.f(c.A))}
-		if c.Mode == "ab" && c.Bs != nil && c.Bs.Res != nil {
-			b := g.f(c.Bs)
-			cd.B = fmt.Sprintf("%.*f", g.prec, b)
-			cd.Delta = Delta(g.f(c.A), b)
+	for _, g := range nums {
+		av := g.f(a, wallMs)
+		cd := Card{ID: g.id, Label: g.label, Unit: g.unit, A: fmt.Sprintf("%.*f", g.prec, av)}
+		if b != nil {
+			bv := g.f(b.Res, b.WallMs)
+			cd.B = fmt.Sprintf("%.*f", g.prec, bv)
+			cd.Delta = Delta(av, bv)
+		}
+		out = append(out, cd)
+	}
+	for _, t := range []struct {
+		id, label string
+		f         func(*RunState) string
+	}{
+		{"kernel", "kernel", func(r *RunState) string { return kernelLabel(r.Cfg) }},
+		{"device", "device", func(r *RunState) string { return r.Cfg.Device.String() }},
+		{"fs", "filesystem", func(r *RunState) string { return r.Res.Filesystem }},
+	} {
+		cd := Card{ID: t.id, Label: t.label, A: t.f(ar), Text: true}
+		if b != nil && t.f(b) != cd.A {
+			cd.B = t.f(b)
 		}
 		out = append(out, cd)
 	}
@@ -544,21 +630,25 @@ func (c *Root) AfterRender() {
 		return
 	}
 	c.drawn = c.chartVer
-	var runs []Run
-	if c.Mode != "matrix" && c.A != nil && c.A.Res != nil {
-		if c.Mode == "ab" && c.Bs != nil && c.Bs.Res != nil {
-			runs = []Run{{"A", c.A.Res}, {"B", c.Bs.Res}}
-		} else {
-			runs = []Run{{"", c.A.Res}}
-		}
-	}
-	for _, sp := range Charts {
+	runs := c.runs()
+	for _, sp := range AllCharts(runs) {
 		o, d, ok := ChartJSON(sp, runs)
 		if !ok {
 			o = ""
 		}
 		DrawChart("chart-"+sp.ID, o, d)
 	}
+}
+
+// runs are the finished results the charts show.
+func (c *Root) runs() []Run {
+	if c.Mode == "matrix" || c.A == nil || c.A.Res == nil {
+		return nil
+	}
+	if c.Mode == "ab" && c.Bs != nil && c.Bs.Res != nil {
+		return []Run{{"A", c.A.Res}, {"B", c.Bs.Res}}
+	}
+	return []Run{{"", c.A.Res}}
 }
 
 func (c *Root) chartsAlive() bool {
@@ -571,7 +661,7 @@ func (c *Root) chartsAlive() bool {
 // ChartIDs are the chart element ids.
 func (c *Root) ChartIDs() []string {
 	var out []string
-	for _, s := range Charts {
+	for _, s := range AllCharts(c.runs()) {
 		out = append(out, "chart-"+s.ID)
 	}
 	return out
@@ -591,6 +681,22 @@ func (c *Root) ModeClass(m string) string {
 		return "mode active"
 	}
 	return "mode"
+}
+
+// setErr shows an input error next to its control, or under the case box when the
+// page has no such control (a link naming a switch or device key this build lacks).
+func (c *Root) setErr(e *FieldError) {
+	for _, f := range Fields(c.DeviceModel()) {
+		if f.ID == e.Field {
+			c.Errs[e.Field] = e.Msg
+			return
+		}
+	}
+	msg := e.Msg
+	if !strings.HasPrefix(msg, "link: ") && !strings.HasPrefix(msg, "case") {
+		msg = e.Field + ": " + msg
+	}
+	c.Errs["case"] = msg
 }
 
 // Err is a control's error text.
@@ -623,4 +729,23 @@ func (c *Root) BErrs() []string {
 		}
 	}
 	return out
+}
+
+// ddTime is when the last count-limited dd exited (0 when none did).
+func ddTime(r *engine.Result) float64 {
+	t := 0.0
+	for _, k := range r.Tasks {
+		if k.Done && k.RuntimeS > t {
+			t = k.RuntimeS
+		}
+	}
+	return t
+}
+
+// CardClass styles number and name cards.
+func CardClass(cd Card) string {
+	if cd.Text {
+		return "card text"
+	}
+	return "card"
 }

@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/wblab/wblab/engine"
+)
+
+// fakeResult has every column of names, value i+1 (or 0 for zero) at sample i.
+func fakeResult(names []string, zero map[string]bool) *engine.Result {
+	s := &engine.Series{IntervalS: 1, Names: names}
+	for _, n := range names {
+		col := make([]float64, 5)
+		for i := range col {
+			if !zero[n] {
+				col[i] = float64(i + 1)
+			}
+		}
+		s.Data = append(s.Data, col)
+	}
+	return &engine.Result{Series: s}
+}
+
+func chartOpts(t *testing.T, sp ChartSpec, runs []Run) (map[string]any, []any) {
+	t.Helper()
+	o, d, ok := ChartJSON(sp, runs)
+	if !ok {
+		return nil, nil
+	}
+	var om map[string]any
+	var dm []any
+	if err := json.Unmarshal([]byte(o), &om); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(d), &dm); err != nil {
+		t.Fatal(err)
+	}
+	return om, dm
+}
+
+func TestChartsClaimEngineColumns(t *testing.T) {
+	res, err := engine.Run(t.Context(), func() engine.Config {
+		c := engine.DefaultConfig()
+		c.Runtime = engine.Duration(5e9)
+		return c
+	}())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := []Run{{"", res}}
+	if o := OtherCharts(runs); len(o) != 0 {
+		t.Errorf("columns left to Other series: %+v", o)
+	}
+	for _, sp := range AllCharts(runs) {
+		om, _ := chartOpts(t, sp, runs)
+		if om == nil {
+			continue
+		}
+		axes := om["axes"].([]any)
+		if len(axes) < 2 || len(axes) > 3 {
+			t.Errorf("%s: %d axes (x plus one or two y)", sp.ID, len(axes))
+		}
+		for _, a := range axes {
+			if a.(map[string]any)["label"] == "" {
+				t.Errorf("%s: an axis without a unit", sp.ID)
+			}
+		}
+	}
+}
+
+func TestDirtyPlusWriteback(t *testing.T) {
+	res := fakeResult([]string{"time_s", "dirty_MB", "writeback_MB", "setpoint_MB"}, nil)
+	om, dm := chartOpts(t, Charts[0], []Run{{"", res}})
+	var labels []string
+	for _, s := range om["series"].([]any) {
+		labels = append(labels, s.(map[string]any)["label"].(string))
+	}
+	if got := strings.Join(labels, ","); got != "time,dirty,writeback,dirty+writeback,setpoint" {
+		t.Fatalf("series %s", got)
+	}
+	sum := dm[3].([]any)
+	if sum[4].(float64) != 10 {
+		t.Errorf("dirty+writeback at 4: %v, want 10", sum[4])
+	}
+}
+
+func TestOtherAndWBTCharts(t *testing.T) {
+	names := []string{"time_s", "dirty_MB", "wbt_max", "wbt_step", "wbt_inflight", "foo_ms", "bar_pct", "baz_pages", "qux", "b_more_io_wait_inodes"}
+	res := fakeResult(names, map[string]bool{"wbt_max": true, "wbt_step": true, "wbt_inflight": true})
+	runs := []Run{{"", res}}
+	for _, sp := range Charts {
+		if sp.ID == "wbt" {
+			if _, _, ok := ChartJSON(sp, runs); ok {
+				t.Error("blk-wbt chart shown with wbt off (all zero)")
+			}
+		}
+		if sp.ID == "lists" {
+			om, _ := chartOpts(t, sp, runs)
+			if om == nil || !strings.Contains(om["series"].([]any)[1].(map[string]any)["label"].(string), "b_more_io_wait") {
+				t.Errorf("b_more_io_wait_inodes not in the writeback lists chart: %v", om)
+			}
+		}
+	}
+	other := OtherCharts(runs)
+	if len(other) != 2 {
+		t.Fatalf("other charts %+v", other)
+	}
+	n := 0
+	for _, sp := range other {
+		if sp.Units[0] == "" {
+			t.Errorf("%s: no unit", sp.ID)
+		}
+		n += len(sp.Series)
+	}
+	if n != 4 {
+		t.Errorf("%d other series, want foo_ms, bar_pct, baz_pages, qux", n)
+	}
+	res2 := fakeResult(names, nil)
+	for _, sp := range Charts {
+		if sp.ID == "wbt" {
+			om, _ := chartOpts(t, sp, []Run{{"A", res2}, {"B", res2}})
+			if om == nil {
+				t.Fatal("no blk-wbt chart with wbt on")
+			}
+			steps := 0
+			for _, s := range om["series"].([]any) {
+				if s.(map[string]any)["step"] == true {
+					steps++
+				}
+			}
+			if steps != 4 || len(om["axes"].([]any)) != 3 {
+				t.Errorf("blk-wbt chart: %d step series (want wbt_max, wbt_step for A and B), %d axes", steps, len(om["axes"].([]any)))
+			}
+		}
+	}
+}
+
+func TestUnits(t *testing.T) {
+	for n, want := range map[string]string{"iostat_r_s": "IO/s", "iostat_wMBps": "MB/s", "iostat_avgrq_sz": "sectors",
+		"iostat_avgqu_sz": "requests", "iostat_util_pct": "%", "dirty_MB": "MB", "x_inodes": "inodes", "wbt_step": "count"} {
+		if got := unitOf(n); got != want {
+			t.Errorf("unitOf(%s) = %s, want %s", n, got, want)
+		}
+	}
+}

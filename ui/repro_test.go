@@ -1,0 +1,88 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wblab/wblab/engine"
+)
+
+func TestReproPresetsConfigure(t *testing.T) {
+	want := map[string]map[string]string{
+		"chinner2010": {"fs": "xfs", "dd": "1", "device": "chinner2010-vm", "kernel": "2.6.36-rc1", "mode": "ab", "b": "2.6.36-rc1+fix"},
+		"wu2011":      {"device": engine.DefaultDevice, "kernel": "3.1.0-rc9-ioless-full", "mode": "matrix", "table": "T1", "b": "3.1.0-rc9-ioless-full-more_io_wait-5"},
+		"axboe2009":   {"fs": "ext4", "device": "x25e", "cpus": "4", "memory": "2048", "kernel": "2.6.30-rc6", "mode": "ab", "b": "2.6.30-rc6+per-bdi"},
+		"kara2016":    {"fs": "ext3", "dd": "1", "bs": "1M", "count": "10000", "fsync": "on", "device": "kara2016-qd1", "kernel": "4.6", "mode": "ab", "b": "4.6+wbt"},
+	}
+	if len(Repros) != len(want) {
+		t.Fatalf("%d presets", len(Repros))
+	}
+	for _, r := range Repros {
+		w := want[r.ID]
+		prev := FormFromConfig(engine.DefaultConfig())
+		prev["dd"], prev["runtime"] = "7", "30s"
+		st := r.Apply(State{Form: prev, Mode: "", Table: "T3"})
+		for k, v := range w {
+			got := st.Form[k]
+			switch k {
+			case "mode":
+				got = st.Mode
+			case "table":
+				got = st.Table
+			case "b":
+				got = st.B["kernel"]
+			}
+			if got != v {
+				t.Errorf("%s: %s = %q, want %q", r.ID, k, got, v)
+			}
+		}
+		if st.Form["runtime"] != "10m0s" || (w["dd"] == "" && st.Form["dd"] != "1") {
+			t.Errorf("%s: controls not reset to the defaults: %v", r.ID, st.Form)
+		}
+		if n := strings.Count(r.Explain, ". ") + 1; n != 2 || !strings.HasSuffix(r.Explain, ".") {
+			t.Errorf("%s: explanation is not two sentences: %q", r.ID, r.Explain)
+		}
+		_, ferr := st.Form.Config()
+		if r.Available() {
+			if ferr != nil {
+				t.Errorf("%s: %v", r.ID, ferr)
+			}
+			b := st.Form.Clone()
+			b["kernel"] = st.B["kernel"]
+			if _, ferr := b.Config(); ferr != nil {
+				t.Errorf("%s B: %v", r.ID, ferr)
+			}
+		} else if ferr == nil || ferr.Field != "kernel" || r.Missing() == "" {
+			t.Errorf("%s: kernels missing (%s) but the form error is %v", r.ID, r.Missing(), ferr)
+		}
+		t.Logf("%s: available %v (missing: %s)", r.ID, r.Available(), r.Missing())
+		// the link keeps the preset
+		back, err := DecodeHash(EncodeHash(st))
+		if err != nil || back.Repro != r.ID || back.Mode != r.Mode || back.B["kernel"] != r.BKernel {
+			t.Errorf("%s: link lost the preset: %+v %v", r.ID, back, err)
+		}
+	}
+}
+
+// TestFormLimits: the page refuses what the engine refuses, at the control, saying the limit.
+func TestFormLimits(t *testing.T) {
+	f := FormFromConfig(engine.DefaultConfig())
+	for _, c := range []struct{ id, v, want string }{
+		{"dd", "100000", "workload.dd: 100000 out of range [1, 10000]"},
+		{"memory", "1048576", "memory_MB: 1048576 out of range [64, 262144]"},
+		{"runtime", "1ns", "runtime (ns): 1 out of range"},
+		{"runtime", "8760h", "runtime (ns): 31536000000000000 out of range"},
+		{"dev.qd", "0", "qd"},
+		{"cpus", "1000", "cpus: 1000 out of range [1, 256]"},
+		{"bs", "1G", "workload.bs"},
+		{"fsync", "yes", `"yes": use on or off`},
+		{"v.scaled_chunk", "maybe", `"maybe": use on, off or empty`},
+	} {
+		g := f.Clone()
+		g[c.id] = c.v
+		_, err := g.Config()
+		if err == nil || err.Field != c.id || !strings.Contains(err.Msg, c.want) {
+			t.Errorf("%s=%s: got %v, want %q at %s", c.id, c.v, err, c.want, c.id)
+		}
+	}
+}
