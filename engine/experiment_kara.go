@@ -44,9 +44,9 @@ func karaConfig(kernel, fs string, count int64) (Config, error) {
 	}
 	c.Device, c.Kernel, c.Filesystem = dev, kernel, fs
 	c.CPUs, c.MemoryMB = 8, 4096
-	// The thread does not give the machine's dirty limits; the harness's
-	// thresh=100M:10 (the default config) is used. (With dirty_ratio=20 the ext3
-	// model's fsync currently never returns: reported to the filesystem model.)
+	// The thread does not give the machine's memory or dirty limits: 4 GB and the
+	// v4.6 default vm.dirty_ratio=20, dirty_background_ratio=10 are assumed.
+	c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
 	c.Workload = Workload{DD: 1, BS: 1 << 20, Count: count, Fsync: true}
 	c.Runtime = Duration(count * 1e8) // ≥ 10 MB/s
 	c.Case = fmt.Sprintf("kara-2016/%s-%dM-fsync", fs, count)
