@@ -36,7 +36,6 @@ func TestFuzzConfigs(t *testing.T) {
 	}
 }
 
-
 // TestFuzzFoundBugs are the reproducers of the bugs wblab fuzz found on its first
 // runs (all fsync of a count-limited dd on ext3/ext4/btrfs; fixed in engine/fs).
 func TestFuzzFoundBugs(t *testing.T) {
