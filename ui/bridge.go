@@ -13,7 +13,9 @@ type Msg struct {
 // Engine runs configs off the UI thread; the browser implementation is a pool of Web
 // Workers (bridge_js.go).
 type Engine interface {
-	Run(id int, cfgJSON string)
+	// Run starts a config; summary asks for the Result without its time series,
+	// inodes and trace (matrix cells need write_bw only).
+	Run(id int, cfgJSON string, summary bool)
 	Cancel(id int)
 	Workers() int
 }

@@ -41,8 +41,9 @@ type worker struct {
 var WatchdogTimeout = 120 * time.Second
 
 type job struct {
-	id  int
-	cfg string
+	id      int
+	cfg     string
+	summary bool
 }
 
 // NewEngine starts a worker pool of up to max workers; onMsg gets every message in order.
@@ -83,9 +84,9 @@ func (p *pool) watchdog() {
 
 func (p *pool) Workers() int { return p.max }
 
-func (p *pool) Run(id int, cfg string) {
+func (p *pool) Run(id int, cfg string, summary bool) {
 	p.mu.Lock()
-	p.queue = append(p.queue, job{id, cfg})
+	p.queue = append(p.queue, job{id, cfg, summary})
 	p.mu.Unlock()
 	p.dispatch()
 }
@@ -149,7 +150,7 @@ func (p *pool) dispatch() {
 		j := p.queue[0]
 		p.queue = p.queue[1:]
 		w.busy, w.last = j.id, time.Now()
-		post(w.v, map[string]any{"type": "run", "id": j.id, "config": j.cfg})
+		post(w.v, map[string]any{"type": "run", "id": j.id, "config": j.cfg, "summary": j.summary})
 	}
 }
 

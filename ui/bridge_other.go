@@ -9,7 +9,7 @@ func NewEngine(max int, onMsg func(Msg)) Engine { return hostEngine{onMsg} }
 
 type hostEngine struct{ onMsg func(Msg) }
 
-func (e hostEngine) Run(id int, _ string) {
+func (e hostEngine) Run(id int, _ string, _ bool) {
 	e.onMsg(Msg{Type: "error", ID: id, Message: "no browser workers outside WebAssembly"})
 }
 func (hostEngine) Cancel(int)   {}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -42,11 +43,12 @@ type Root struct {
 	Matrix *Matrix
 	mcells map[int][2]int // run id -> matrix row, column
 
-	ee       vugu.EventEnv
-	eng      Engine
-	nextID   int
-	chartVer int
-	drawn    int
+	ee         vugu.EventEnv
+	eng        Engine
+	nextID     int
+	chartVer   int
+	drawn      int
+	lastRender time.Time // of a progress update
 }
 
 // Init reads the URL hash and starts the first run.
@@ -261,11 +263,14 @@ func (c *Root) Running() bool {
 		(c.Matrix != nil && c.Matrix.Finished() < 2*len(c.Matrix.Cases))
 }
 
-func (c *Root) start(cfg engine.Config) *RunState {
+func (c *Root) start(cfg engine.Config) *RunState { return c.startRun(cfg, false) }
+
+// startRun starts cfg on a worker; summary drops the series (matrix cells).
+func (c *Root) startRun(cfg engine.Config, summary bool) *RunState {
 	c.nextID++
 	b, _ := json.Marshal(cfg)
 	rs := &RunState{ID: c.nextID, Cfg: cfg, Started: time.Now()}
-	c.eng.Run(rs.ID, string(b))
+	c.eng.Run(rs.ID, string(b), summary)
 	return rs
 }
 
@@ -347,7 +352,7 @@ func (c *Root) startMatrix(cfg engine.Config) {
 				m.Cells[i][col].Err = err.Error()
 				continue
 			}
-			rs := c.start(run)
+			rs := c.startRun(run, true)
 			c.mcells[rs.ID] = [2]int{i, col}
 		}
 	}
@@ -382,7 +387,23 @@ func (c *Root) Cancel() {
 // onMsg takes a worker message (from the pool's goroutine).
 func (c *Root) onMsg(m Msg) {
 	c.ee.Lock()
-	defer c.ee.UnlockRender()
+	// Progress re-renders the page at most every 100 ms (workers post every 40 ms
+	// each; a Vugu render is the main thread's largest cost). Matrix cells show no
+	// progress, so theirs never re-renders.
+	render := m.Type != "progress"
+	if !render && time.Since(c.lastRender) > 100*time.Millisecond {
+		if _, cell := c.mcells[m.ID]; !cell {
+			render = true
+		}
+	}
+	defer func() {
+		if render {
+			c.lastRender = time.Now()
+			c.ee.UnlockRender()
+		} else {
+			c.ee.UnlockOnly()
+		}
+	}()
 	if rc, ok := c.mcells[m.ID]; ok && c.Matrix != nil {
 		cell := &c.Matrix.Cells[rc[0]][rc[1]]
 		switch m.Type {
@@ -527,7 +548,9 @@ func Cards(ar, b *RunState) []Card {
 		if b != nil {
 			bv := g.f(b.Res, b.WallMs)
 			cd.B = fmt.Sprintf("%.*f", g.prec, bv)
-			cd.Delta = Delta(av, bv)
+			if math.Abs(av) >= 0.5*math.Pow(10, -float64(g.prec)) { // no % change from a shown 0
+				cd.Delta = Delta(av, bv)
+			}
 		}
 		out = append(out, cd)
 	}

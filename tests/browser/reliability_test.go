@@ -5,6 +5,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -161,4 +162,30 @@ func TestReproducePresets(t *testing.T) {
 		p.click("#cancel")
 		p.poll("the page idle after "+r.ID, `!/running|matrix: \d+ of/.test(document.getElementById("status").textContent) || /matrix: (\d+) of \1/.test(document.getElementById("status").textContent)`, 30*time.Second)
 	}
+}
+
+// TestDocScreenshot writes the README's screenshot (the Chinner 2010 A/B) when
+// WBLAB_DOC_SCREENSHOT names the output file: WBLAB_DOC_SCREENSHOT=$PWD/docs/lab.png.
+func TestDocScreenshot(t *testing.T) {
+	out := os.Getenv("WBLAB_DOC_SCREENSHOT")
+	if out == "" {
+		t.Skip("set WBLAB_DOC_SCREENSHOT to write docs/lab.png")
+	}
+	r, _ := ui.ReproByID("chinner2010")
+	if !r.Available() {
+		t.Skip("the Chinner 2010 kernels are not in the engine")
+	}
+	p := newPage(t)
+	p.run(chromedp.EmulateViewport(1280, 860))
+	p.open("#v=1&runtime=30s")
+	p.waitDone()
+	p.click("#repro-chinner2010")
+	p.poll("the A/B result", `!!document.querySelector("#card-write_bw .bv") && document.querySelectorAll("#charts canvas").length >= 4`, 60*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	var buf []byte
+	p.run(chromedp.CaptureScreenshot(&buf))
+	if err := os.WriteFile(out, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d bytes", out, len(buf))
 }

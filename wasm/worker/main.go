@@ -3,7 +3,8 @@
 // Command worker is the engine-only WebAssembly binary that static/worker.js runs in a
 // Web Worker. Protocol (structured-clone objects):
 //
-//	in:  {type: "run", id, config: "<Config JSON>"}   {type: "cancel", id}
+//	in:  {type: "run", id, config: "<Config JSON>", summary}   {type: "cancel", id}
+//	     (summary: true leaves the time series, inodes and trace out of the result)
 //	out: {type: "ready"}
 //	     {type: "progress", id, done, total}          (simulated seconds)
 //	     {type: "result", id, result: "<Result JSON>", trace: "<text>"}
@@ -57,7 +58,7 @@ func yield() {
 	<-ch
 }
 
-func run(id int, cfgJSON string) {
+func run(id int, cfgJSON string, summary bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			post(map[string]any{"type": "error", "id": id, "message": fmt.Sprintf("engine panic: %v\n%s", r, debug.Stack())})
@@ -94,6 +95,9 @@ func run(id int, cfgJSON string) {
 		post(map[string]any{"type": "error", "id": id, "message": err.Error()})
 		return
 	}
+	if summary {
+		res.Series, res.Inodes, res.Trace = nil, nil, nil
+	}
 	out, err := json.Marshal(res)
 	if err != nil {
 		post(map[string]any{"type": "error", "id": id, "message": "result: " + err.Error()})
@@ -115,7 +119,9 @@ func handle(_ safejs.Value, args []safejs.Value) any {
 	switch typ {
 	case "run":
 		cfg := str(m, "config")
-		go run(id, cfg)
+		sv, _ := m.Get("summary")
+		summary, _ := sv.Bool()
+		go run(id, cfg, summary)
 	case "cancel":
 		mu.Lock()
 		if c := cancels[id]; c != nil {
