@@ -116,6 +116,10 @@ func (k *Kernel) StartBackgroundWriteback() {
 	if k.Tracing() {
 		k.trace(nil, "writeback_wake_background", "bdi "+k.BDI.Name)
 	}
+	if k.pd != nil {
+		k.pdflushOperation(pdBackground) // pdflush_operation(background_writeout, 0)
+		return
+	}
 	k.flusher.wake()
 }
 

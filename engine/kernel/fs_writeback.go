@@ -109,7 +109,7 @@ func (k *Kernel) markInodeDirty(in *Inode, flags int) {
 		wakeup := !k.BDI.wbHasDirtyIO()
 		in.DirtiedWhen = k.W.Jiffies()
 		listMove(in, &k.BDI.bDirty)
-		if wakeup {
+		if wakeup && k.pd == nil {
 			k.flusher.wakeupDelayed()
 		}
 	}

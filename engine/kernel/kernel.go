@@ -36,6 +36,9 @@ type Kernel struct {
 	inodes  []*Inode
 	threads []*Thread
 	flusher *Flusher
+	pd      *pdflush // the pdflush pool (Variants.Pdflush)
+
+	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID int
 
 	tracer Tracer
@@ -123,6 +126,9 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	k.globalDirtyLimit = thresh
 	k.writebackSetRatelimit(thresh)
 	k.flusher = newFlusher(k)
+	if p.Variants.Pdflush {
+		k.pd = newPdflush(k)
+	}
 	if err := fs.Mount(k); err != nil {
 		return nil, err
 	}
@@ -173,6 +179,9 @@ type Thread struct {
 	NrDirtied      int64 // nr_dirtied
 	NrDirtiedPause int64 // nr_dirtied_pause
 	bdp            bdpState
+	// noYield defers CPU bursts to the caller (kernel code run from a dirtier's
+	// balance_dirty_pages, whose caller consumes the cost after it returns)
+	noYield bool
 	Stats          ThreadStats
 }
 
@@ -209,7 +218,7 @@ func (th *Thread) Charge(c sim.Time) { th.cost += c }
 // YieldCPU consumes the pending CPU cost as one burst. It reports true when the
 // thread now runs a burst (blocked until Resume).
 func (th *Thread) YieldCPU() bool {
-	if th.cost <= 0 {
+	if th.cost <= 0 || th.noYield {
 		return false
 	}
 	c := th.cost
@@ -281,6 +290,7 @@ func (k *Kernel) EndIO(ino uint64, index, pages int64, op devices.Op) {
 	if in.wbWait.Len() > 0 {
 		in.wbWait.WakeAll()
 	}
+	k.wakeCongestion()
 }
 
 // gdsRecord keeps what the harness's write_bw() needs from the flusher's

@@ -57,6 +57,13 @@ func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
 
 // writebackSetRatelimit is writeback_set_ratelimit (v3.2).
 func (k *Kernel) writebackSetRatelimit(dirty int64) {
+	if k.P.Variants.IOFullThrottle {
+		// writeback_set_ratelimit (2.6.30): vm_total_pages / (cpus * 32), at least
+		// 16 pages and at most 4 MB
+		total := k.P.MemoryMB << (20 - PageShift)
+		k.ratelimitPages = min(max(total/(int64(k.P.CPUs)*32), 16), (4<<20)/PageSize)
+		return
+	}
 	k.ratelimitPages = max(dirty/(int64(k.P.CPUs)*32), 16)
 }
 
@@ -280,11 +287,17 @@ type bdpState struct {
 	bg, thresh    int64
 	maxPause      int64
 	bdiDirty      int64
+	// IO-full balance_dirty_pages (2.6.30-3.1)
+	ioFullStage int
+	m           wbInodesM
 }
 
 // BalanceDirtyPagesRatelimited is balance_dirty_pages_ratelimited_nr (v3.2): account
 // nr page-chunks dirtied by th and report whether balance_dirty_pages must run.
 func (k *Kernel) BalanceDirtyPagesRatelimited(th *Thread, nr int64) bool {
+	if k.P.Variants.IOFullThrottle {
+		return k.balanceDirtyPagesRatelimitedIOFull(th, nr)
+	}
 	ratelimit := th.NrDirtiedPause
 	if k.BDI.DirtyExceeded {
 		ratelimit = min(ratelimit, 32>>(PageShift-10))
@@ -308,6 +321,14 @@ func (k *Kernel) BalanceDirtyPagesRatelimited(th *Thread, nr int64) bool {
 // RatelimitRoom is how many more page-chunks th can dirty before
 // BalanceDirtyPagesRatelimited asks for balance_dirty_pages (≥ 1).
 func (k *Kernel) RatelimitRoom(th *Thread) int64 {
+	if k.P.Variants.IOFullThrottle {
+		ratelimit := k.ratelimitPages
+		if k.BDI.DirtyExceeded {
+			ratelimit = 8
+		}
+		cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
+		return max(ratelimit-k.bdpRatelimits[cpu], 1)
+	}
 	ratelimit := th.NrDirtiedPause
 	if k.BDI.DirtyExceeded {
 		ratelimit = min(ratelimit, 32>>(PageShift-10))
@@ -323,6 +344,9 @@ func (k *Kernel) RatelimitRoom(th *Thread) int64 {
 // the task must sleep (TASK_KILLABLE) before calling it again with resume=true, or 0
 // when it is done.
 func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
+	if k.P.Variants.IOFullThrottle {
+		return k.balanceDirtyPagesIOFull(th, resume)
+	}
 	s := &th.bdp
 	b := k.BDI
 	hz := k.W.HZ()

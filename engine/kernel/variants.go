@@ -271,6 +271,15 @@ var presets = []Preset{
 	{Name: "2.6.36-rc1+fix", Doc: "Chinner 2010: 2.6.36-rc1 with commit 546a1924 (stop at --nr_to_write <= 0)",
 		Variants: Variants{WCPTerminateLE0: true}},
 
+	// Axboe 2009 (../threads/axboe-2009-per-bdi-flusher-threads.txt): 2.6.30-rc6 with
+	// pdflush, and with the per-bdi flusher threads and their work list (the v3.2
+	// flusher stands in for the patch set's; both keep IO-full throttling,
+	// MAX_WRITEBACK_PAGES chunks and the old write_cache_pages rule).
+	{Name: "2.6.30-rc6", Doc: "Axboe 2009 baseline: pdflush pool, background_writeout/wb_kupdate, congestion waits, IO-full throttling",
+		Variants: Variants{Pdflush: true, IOFullThrottle: true}},
+	{Name: "2.6.30-rc6+per-bdi", Doc: "Axboe 2009: per-bdi flusher threads with a work list (IO-full throttling)",
+		Variants: Variants{IOFullThrottle: true}},
+
 	// Kara/Axboe 2016 (../threads/kara-2016-wbt-ext3-discussion.txt): v4.6 with the
 	// wb-buf-throttle drafts (RWB_DEF_DEPTH 64) and the QD=1 limits patch.
 	{Name: "4.6", Doc: "Kara 2016: v4.6 without blk-wbt",

@@ -17,6 +17,9 @@ type WritebackCtx struct {
 
 	wcp     wcpCursor
 	blocked bool // the last submission blocked the thread
+	// nonblocking is wbc->nonblocking (2.6.30 pdflush): stop when the queue is
+	// write-congested, setting congested (wbc->encountered_congestion)
+	nonblocking, congested bool
 	// FSState is free for the filesystem's ->writepages (e.g. ext4's nr_to_write bump).
 	FSState [4]int64
 }
@@ -219,6 +222,9 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 				written := k.FS.Writepage(wc, s, e)
 				wc.afterWritepageCalls(1)
 				c.index = s + max(written, 1)
+			}
+			if wc.nonblocking && k.Q.Congested(devices.Write) {
+				wc.congested, c.done = true, true
 			}
 			if wc.blocked {
 				wc.blocked = false
