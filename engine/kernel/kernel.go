@@ -39,7 +39,7 @@ type Kernel struct {
 	pd      *pdflush // the pdflush pool (Variants.Pdflush)
 
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
-	nextPID int
+	nextPID      int
 
 	tracer Tracer
 
@@ -182,7 +182,7 @@ type Thread struct {
 	// noYield defers CPU bursts to the caller (kernel code run from a dirtier's
 	// balance_dirty_pages, whose caller consumes the cost after it returns)
 	noYield bool
-	Stats          ThreadStats
+	Stats   ThreadStats
 }
 
 // ThreadStats are per-thread throttling statistics.
