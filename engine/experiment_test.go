@@ -54,3 +54,17 @@ func TestKara2016Quick(t *testing.T) {
 	require.Zero(t, r.Figures["ext4_journal_share"], "delalloc: no ordered data in the journal")
 	t.Log(r.Text)
 }
+
+func TestAxboe2009Quick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4 runs of 30 s")
+	}
+	e, err := LookupExperiment("axboe-2009")
+	require.NoError(t, err)
+	r, err := e.Run(context.Background(), true)
+	require.NoError(t, err)
+	for _, k := range []string{"seq_tps", "seq_cpu", "rand_tps", "rand_cpu"} {
+		require.Positive(t, r.Figures[k], k)
+	}
+	t.Log(r.Text)
+}
