@@ -265,16 +265,19 @@ var presets = []Preset{
 		Variants: wu2011([]int{1, 2, 3, 4, 5, 6, 7}, true, false, true)},
 
 	// Chinner 2010 (../threads/chinner-2010-write_cache_pages-nr_to_write.txt):
-	// 2.6.36-rc1 has MAX_WRITEBACK_PAGES chunks and the old termination rule.
+	// 2.6.36-rc1 has per-bdi flushers, IO-full balance_dirty_pages,
+	// MAX_WRITEBACK_PAGES chunks and the old termination rule.
 	{Name: "2.6.36-rc1", Doc: "Chinner 2010: write_cache_pages never stops once ->writepage drove nr_to_write ≤ 0",
-		Variants: Variants{}},
+		Variants: Variants{IOFullThrottle: true}},
 	{Name: "2.6.36-rc1+fix", Doc: "Chinner 2010: 2.6.36-rc1 with commit 546a1924 (stop at --nr_to_write <= 0)",
-		Variants: Variants{WCPTerminateLE0: true}},
+		Variants: Variants{WCPTerminateLE0: true, IOFullThrottle: true}},
 
 	// Axboe 2009 (../threads/axboe-2009-per-bdi-flusher-threads.txt): 2.6.30-rc6 with
 	// pdflush, and with the per-bdi flusher threads and their work list (the v3.2
 	// flusher stands in for the patch set's; both keep IO-full throttling,
-	// MAX_WRITEBACK_PAGES chunks and the old write_cache_pages rule).
+	// MAX_WRITEBACK_PAGES chunks and the old write_cache_pages rule). The per-bdi
+	// kernel has the switches of 2.6.36-rc1: the model does not tell them apart,
+	// and PresetFor names the earlier one.
 	{Name: "2.6.30-rc6", Doc: "Axboe 2009 baseline: pdflush pool, background_writeout/wb_kupdate, congestion waits, IO-full throttling",
 		Variants: Variants{Pdflush: true, IOFullThrottle: true}},
 	{Name: "2.6.30-rc6+per-bdi", Doc: "Axboe 2009: per-bdi flusher threads with a work list (IO-full throttling)",
@@ -319,7 +322,8 @@ func LookupPreset(name string) (Preset, error) {
 	return Preset{}, fmt.Errorf("%q is not a kernel preset (presets: %s)", name, strings.Join(names, ", "))
 }
 
-// PresetFor reports the preset whose switches equal v, if any.
+// PresetFor reports the preset whose switches equal v, if any (the first in the
+// list when several kernels have the same switches).
 func PresetFor(v Variants) (string, bool) {
 	for _, p := range presets {
 		if p.Variants == v {

@@ -12,13 +12,17 @@ import (
 func TestPresetsAreDistinctAndFound(t *testing.T) {
 	seen := map[Variants]string{}
 	for _, p := range Presets() {
-		if other, dup := seen[p.Variants]; dup && p.Variants.GrabSuperRequeueWait == false {
-			t.Errorf("presets %s and %s have the same switches", p.Name, other)
+		first, dup := seen[p.Variants]
+		if !dup {
+			first = p.Name
+			seen[p.Variants] = p.Name
 		}
-		seen[p.Variants] = p.Name
+		if dup && !(first == "2.6.36-rc1" && p.Name == "2.6.30-rc6+per-bdi") {
+			t.Errorf("presets %s and %s have the same switches", p.Name, first)
+		}
 		got, ok := PresetFor(p.Variants)
 		require.True(t, ok, p.Name)
-		assert.Equal(t, p.Name, got)
+		assert.Equal(t, first, got)
 		for _, v := range VariantNames() {
 			assert.NotEmpty(t, VariantDocs[v], "doc for %s", v)
 		}
