@@ -27,11 +27,12 @@ type wmsg struct {
 }
 
 type worker struct {
-	v    safejs.Value
-	busy int       // job id, 0 when idle
-	last time.Time // when it last posted a message (or got its job)
-	dead bool      // reported to the watchdog, waiting for the fatal message
-	fns  []safejs.Func
+	v     safejs.Value
+	busy  int       // job id, 0 when idle
+	last  time.Time // when it last posted a message (or got its job)
+	dead  bool      // reported to the watchdog, waiting for the fatal message
+	ready bool      // its engine has started (posted "ready")
+	fns   []safejs.Func
 }
 
 // WatchdogTimeout is how long a busy worker may stay silent before the pool declares it
@@ -70,7 +71,11 @@ func (p *pool) watchdog() {
 		p.mu.Lock()
 		var dead []*worker
 		for _, w := range p.workers {
-			if w.busy != 0 && !w.dead && time.Since(w.last) > WatchdogTimeout {
+			limit := WatchdogTimeout
+			if !w.ready { // still compiling worker.wasm
+				limit = max(limit, time.Minute)
+			}
+			if w.busy != 0 && !w.dead && time.Since(w.last) > limit {
 				w.dead = true
 				dead = append(dead, w)
 			}
@@ -212,6 +217,7 @@ func (p *pool) handle(wm wmsg) {
 	if m.Type != "fatal" {
 		p.mu.Lock()
 		wm.w.last = time.Now()
+		wm.w.ready = wm.w.ready || m.Type == "ready"
 		p.mu.Unlock()
 	}
 	switch m.Type {

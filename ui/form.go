@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
@@ -26,6 +27,24 @@ type Form map[string]string
 // Fields lists the controls in display order: the fixed ones, then the device keys of
 // model and the kernel switches (both read from the engine at runtime).
 func Fields(model string) []Field {
+	fieldsMu.Lock()
+	defer fieldsMu.Unlock()
+	if f, ok := fieldsCache[model]; ok {
+		return f
+	}
+	f := fields(model)
+	fieldsCache[model] = f
+	return f
+}
+
+// fieldsCache memoizes Fields (the device parameters and kernel switches are fixed at
+// build time; the page asks on every render).
+var (
+	fieldsMu    sync.Mutex
+	fieldsCache = map[string][]Field{}
+)
+
+func fields(model string) []Field {
 	out := []Field{
 		{ID: "fs", Label: "filesystem", Kind: "select", Group: "workload"},
 		{ID: "dd", Label: "dd tasks", Kind: "text", Group: "workload", Help: "number of dd writers"},

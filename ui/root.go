@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vugu/vugu"
@@ -43,12 +44,13 @@ type Root struct {
 	Matrix *Matrix
 	mcells map[int][2]int // run id -> matrix row, column
 
-	ee         vugu.EventEnv
-	eng        Engine
-	nextID     int
-	chartVer   int
-	drawn      int
-	lastRender time.Time // of a progress update
+	ee            vugu.EventEnv
+	eng           Engine
+	nextID        int
+	chartVer      int
+	drawn         int
+	lastRender    time.Time // of a render requested by a worker message
+	renderPending bool
 }
 
 // Init reads the URL hash and starts the first run.
@@ -126,24 +128,41 @@ func (c *Root) SetB(id string, e vugu.DOMEvent) {
 func (c *Root) BF(id string) string { return c.B[id] }
 
 // DeviceModel is the model of the chosen device preset.
-func (c *Root) DeviceModel() string {
-	s, err := devices.Preset(c.Form["device"])
-	if err != nil {
-		return ""
-	}
-	return s.Model
-}
+func (c *Root) DeviceModel() string { return presetInfo(c.Form["device"]).model }
 
 // Placeholder is a device key's preset value.
 func (c *Root) Placeholder(id string) string {
 	if !strings.HasPrefix(id, "dev.") {
 		return ""
 	}
-	s, err := devices.Preset(c.Form["device"])
-	if err != nil {
-		return ""
+	return presetInfo(c.Form["device"]).values[id[4:]]
+}
+
+// devInfo is what the form shows of a device preset.
+type devInfo struct {
+	model  string
+	values map[string]string
+}
+
+// presetCache memoizes presetInfo: presets are fixed at build time, and the form asks
+// for every device key on every render.
+var (
+	presetMu    sync.Mutex
+	presetCache = map[string]devInfo{}
+)
+
+func presetInfo(name string) devInfo {
+	presetMu.Lock()
+	defer presetMu.Unlock()
+	if d, ok := presetCache[name]; ok {
+		return d
 	}
-	return DeviceValues(s)[id[4:]]
+	var d devInfo
+	if s, err := devices.Preset(name); err == nil {
+		d = devInfo{model: s.Model, values: DeviceValues(s)}
+	}
+	presetCache[name] = d
+	return d
 }
 
 // Groups lists the form's field groups in order.
@@ -384,26 +403,32 @@ func (c *Root) Cancel() {
 	c.mcells = map[int][2]int{}
 }
 
+// requestRender schedules a render within 100 ms of the last one (call with the
+// event lock held).
+func (c *Root) requestRender() {
+	if c.renderPending {
+		return
+	}
+	c.renderPending = true
+	wait := max(100*time.Millisecond-time.Since(c.lastRender), 0)
+	time.AfterFunc(wait, func() {
+		c.ee.Lock()
+		c.renderPending = false
+		c.lastRender = time.Now()
+		c.ee.UnlockRender()
+	})
+}
+
 // onMsg takes a worker message (from the pool's goroutine).
 func (c *Root) onMsg(m Msg) {
 	c.ee.Lock()
-	// Progress re-renders the page at most every 100 ms (workers post every 40 ms
-	// each; a Vugu render is the main thread's largest cost). Matrix cells show no
-	// progress, so theirs never re-renders.
-	render := m.Type != "progress"
-	if !render && time.Since(c.lastRender) > 100*time.Millisecond {
-		if _, cell := c.mcells[m.ID]; !cell {
-			render = true
-		}
+	defer c.ee.UnlockOnly()
+	// Renders are coalesced to at most one per 100 ms: workers post progress every
+	// 40 ms each and a matrix finishes many runs, while a Vugu render of the page is
+	// the main thread's largest cost. Matrix cells show no progress: no render.
+	if _, cell := c.mcells[m.ID]; !cell || m.Type != "progress" {
+		c.requestRender()
 	}
-	defer func() {
-		if render {
-			c.lastRender = time.Now()
-			c.ee.UnlockRender()
-		} else {
-			c.ee.UnlockOnly()
-		}
-	}()
 	if rc, ok := c.mcells[m.ID]; ok && c.Matrix != nil {
 		cell := &c.Matrix.Cells[rc[0]][rc[1]]
 		switch m.Type {

@@ -45,7 +45,7 @@ func (p *page) stall() float64 {
 // and running again fills every cell.
 func TestWorkerKilledMidRun(t *testing.T) {
 	p := newPage(t)
-	p.spyWorkers(2500)
+	p.spyWorkers(4000)
 	p.open("#v=1&runtime=1200s&mode=matrix")
 	p.poll("the matrix controls", `!!document.getElementById("m-cases")`, 10*time.Second)
 	cases := []string{"thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", "thresh=100M/generic-2dd-4k-8p-4096M-100M:10-X"}
