@@ -177,3 +177,11 @@ func listSpliceInit(src, dst *inodeList) {
 	dst.n += src.n
 	src.head, src.tail, src.n = nil, nil, 0
 }
+
+// InodeMetaDirtyAge is how long in's metadata has been dirty now (0 when clean).
+func (k *Kernel) InodeMetaDirtyAge(in *Inode) sim.Time {
+	if !in.metaDirty {
+		return 0
+	}
+	return k.W.Now() - in.metaSince
+}
