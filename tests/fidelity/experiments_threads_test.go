@@ -103,3 +103,14 @@ func TestExperimentAxboe2009(t *testing.T) {
 		}
 	}
 }
+
+// Wu 2011 starvation: an XFS file kept appended while ->write_inode keeps failing:
+// under the baseline its metadata stays dirty 30 s or more (redirty_tail moves
+// dirtied_when forward at every failure); with patches 1-4 it is written within
+// dirty_writeback_interval (5 s).
+func TestExperimentWu2011Starvation(t *testing.T) {
+	f := runExperiment(t, "wu-2011").Figures
+	assert.GreaterOrEqual(t, f["baseline_max_inode_age_s"], 30.0)
+	assert.LessOrEqual(t, f["patched_max_inode_age_s"], 5.0)
+	assert.Positive(t, f["patched_write_inode_fails"], "the failures happen under both kernels")
+}
