@@ -313,12 +313,9 @@ func DrawChart(elID, opts, data string) {
 	if err != nil || el.IsNull() {
 		return
 	}
-	style, _ := el.Get("style")
-	if opts == "" {
-		_ = style.Set("display", "none")
+	if opts == "" { // the element is hidden by its class (Root.ChartClass)
 		return
 	}
-	_ = style.Set("display", "block") // before measuring the width
 	u := lab("plot", opts, data, el)
 	if u.IsUndefined() || u.IsNull() {
 		consoleWarn("uPlot: no chart for " + elID)

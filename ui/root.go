@@ -49,6 +49,9 @@ type Root struct {
 	nextID        int
 	chartVer      int
 	drawn         int
+	drawnMode     string
+	chartKey      string
+	chartMemo     map[string][2]string
 	lastRender    time.Time // of a render requested by a worker message
 	renderPending bool
 }
@@ -674,18 +677,41 @@ func (c *Root) Export(kind string) {
 // (wasm/main.go calls it after every render).
 func (c *Root) AfterRender() {
 	SyncInputs()
-	if c.drawn == c.chartVer && c.chartsAlive() {
+	if c.drawn == c.chartVer && c.drawnMode == c.Mode && c.chartsAlive() {
 		return
 	}
-	c.drawn = c.chartVer
-	runs := c.runs()
-	for _, sp := range AllCharts(runs) {
-		o, d, ok := ChartJSON(sp, runs)
-		if !ok {
-			o = ""
-		}
-		DrawChart("chart-"+sp.ID, o, d)
+	m := c.chartData()
+	c.drawn, c.drawnMode = c.chartVer, c.Mode
+	for _, id := range c.ChartIDs() {
+		DrawChart(id, m[id][0], m[id][1])
 	}
+}
+
+// chartData is the uPlot options and data of every chart with something to show, by
+// element id, built once per result set and view.
+func (c *Root) chartData() map[string][2]string {
+	key := fmt.Sprintf("%d/%s", c.chartVer, c.Mode)
+	if c.chartKey == key {
+		return c.chartMemo
+	}
+	runs := c.runs()
+	m := map[string][2]string{}
+	for _, sp := range AllCharts(runs) {
+		if o, d, ok := ChartJSON(sp, runs); ok {
+			m["chart-"+sp.ID] = [2]string{o, d}
+		}
+	}
+	c.chartKey, c.chartMemo = key, m
+	return m
+}
+
+// ChartClass shows the charts that have data (Vugu owns the attribute, so a re-render
+// keeps it).
+func (c *Root) ChartClass(id string) string {
+	if _, ok := c.chartData()[id]; ok {
+		return "chart shown"
+	}
+	return "chart"
 }
 
 // runs are the finished results the charts show.

@@ -164,6 +164,12 @@ func TestInvalidInputRunsNothing(t *testing.T) {
 		t.Errorf("error next to dd: %q", e)
 	}
 	time.Sleep(300 * time.Millisecond) // give a wrongly started run time to show
+	// the last results stay on screen (a re-render once hid every chart)
+	var shown int
+	p.eval(`Array.from(document.querySelectorAll("#charts .chart")).filter(e => getComputedStyle(e).display !== "none" && e.querySelector("canvas")).length`, &shown)
+	if shown < 4 {
+		t.Errorf("%d charts visible after bad input, want the last run's", shown)
+	}
 	if s := p.text("#status"); s != status {
 		t.Errorf("status changed from %q to %q: something ran", status, s)
 	}
