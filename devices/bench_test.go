@@ -49,3 +49,5 @@ func BenchmarkNVMe(b *testing.B)          { benchDevice(b, "nvme") }
 func BenchmarkCapped(b *testing.B)        { benchDevice(b, "capped") }
 func BenchmarkChinnerVM(b *testing.B)     { benchDevice(b, "chinner2010-vm") }
 func BenchmarkQueueDeadline(b *testing.B) { benchDevice(b, "simple,elevator=deadline,wbt=on") }
+func BenchmarkQueueCFQ(b *testing.B)      { benchDevice(b, "simple,elevator=cfq") }
+func BenchmarkHDDDeadline(b *testing.B)   { benchDevice(b, "wu2011-hdd,elevator=deadline") }

@@ -95,6 +95,7 @@ type Request struct {
 	// elevator
 	fifoPrev, fifoNext *Request
 	expire             sim.Time
+	cfqq               *cfqQueue
 	// device-owned per-request event (parallel models, HDD cache acks)
 	timer sim.Timer
 	done  sim.Time // device: scheduled completion

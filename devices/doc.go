@@ -1,6 +1,7 @@
 // Package devices is wblab's block layer and device models: bios, per-task plugging,
 // merging into requests up to max_sectors_kb, the legacy request pool with congestion
-// marks or blk-mq style tags, a deadline-like elevator, dispatch up to the device's
+// marks or blk-mq style tags, an elevator (v3.2 deadline, noop, or v3.2 CFQ with
+// per-task sync queues, a shared async queue, slices and idling), dispatch up to the device's
 // queue depth, blk-wbt, service-time models (simple, HDD, SATA SSD, NVMe, capped
 // virtual disk) and iostat accounting. It imports only engine/sim.
 //

@@ -14,8 +14,9 @@ import (
 // have been starved writes_starved times, and starts from the FIFO head when it
 // expired (or there is no next request in sector order).
 //
-// noop dispatches in arrival order (noop, blk-mq "none"). Both back- and
-// front-merge bios into requests that are not yet issued.
+// noop dispatches in arrival order (noop, blk-mq "none"). cfq is v3.2's CFQ
+// (cfq.go). All back- and front-merge bios into requests that are not yet issued
+// (cfq only within the queue the bio belongs to).
 type elevator struct {
 	q             *Queue
 	deadline      bool
@@ -32,6 +33,8 @@ type elevator struct {
 	nextOK   [2]bool
 	batching int
 	starved  int
+
+	cfq *cfq // elevator=cfq (cfq.go)
 }
 
 type fifoList struct{ head, tail *Request }
@@ -63,7 +66,11 @@ func (l *fifoList) remove(r *Request) {
 func (e *elevator) init(q *Queue) {
 	s := q.spec
 	e.q = q
-	e.deadline = s.Elevator != ElevatorNoop
+	e.deadline = s.Elevator == ElevatorDeadline || s.Elevator == ""
+	if s.Elevator == ElevatorCFQ {
+		e.cfq = &cfq{}
+		e.cfq.init(q)
+	}
 	e.expire = [2]sim.Time{sim.Time(max(s.ReadExpireMs, 1)) * sim.Millisecond, sim.Time(max(s.WriteExpireMs, 1)) * sim.Millisecond}
 	e.writesStarved, e.fifoBatch = max(s.WritesStarved, 1), max(s.FifoBatch, 1)
 	e.back = make(map[int64]*Request)
@@ -87,10 +94,14 @@ func (e *elevator) fifoFor(op Op) *fifoList {
 // add inserts r (a new request, or one flushed from a plug).
 func (e *elevator) add(r *Request) {
 	r.state = rqQueued
-	r.expire = e.q.w.Now() + e.expire[r.Op]
-	e.fifoFor(r.Op).push(r)
-	if e.deadline {
-		e.sortInsert(r)
+	if e.cfq != nil {
+		e.cfq.add(r)
+	} else {
+		r.expire = e.q.w.Now() + e.expire[r.Op]
+		e.fifoFor(r.Op).push(r)
+		if e.deadline {
+			e.sortInsert(r)
+		}
 	}
 	e.back[mkey(r.EndSector(), r.Op)] = r
 	e.front[mkey(r.Sector, r.Op)] = r
@@ -137,17 +148,17 @@ func (e *elevator) remove(r *Request) {
 	e.count--
 }
 
-func (e *elevator) backMergeTarget(b *Bio) *Request {
+func (e *elevator) backMergeTarget(s *Submitter, b *Bio) *Request {
 	r := e.back[mkey(b.Sector, b.Op)]
-	if r == nil || !mergeable(r, b) {
+	if r == nil || !mergeable(r, b) || (e.cfq != nil && !e.cfq.allowMerge(s, r, b)) {
 		return nil
 	}
 	return r
 }
 
-func (e *elevator) frontMergeTarget(b *Bio) *Request {
+func (e *elevator) frontMergeTarget(s *Submitter, b *Bio) *Request {
 	r := e.front[mkey(b.EndSector(), b.Op)]
-	if r == nil || !mergeable(r, b) {
+	if r == nil || !mergeable(r, b) || (e.cfq != nil && !e.cfq.allowMerge(s, r, b)) {
 		return nil
 	}
 	return r
@@ -170,11 +181,17 @@ func (e *elevator) frontMerge(r *Request, b *Bio) {
 	if e.deadline {
 		e.sortRemove(r)
 	}
+	if e.cfq != nil {
+		r.cfqq.sortRemove(r)
+	}
 	r.prependSeg(b, b.Pages)
 	r.Sector, r.Pages = b.Sector, r.Pages+b.Pages
 	r.Flags |= b.Flags & (FlagSync | FlagMeta | FlagPrio)
 	if e.deadline {
 		e.sortInsert(r)
+	}
+	if e.cfq != nil {
+		r.cfqq.sortInsert(r)
 	}
 	e.front[mkey(r.Sector, r.Op)] = r
 }
@@ -196,6 +213,14 @@ func (e *elevator) successor(dir Op) *Request {
 
 // next removes and returns the request to dispatch, or nil.
 func (e *elevator) next(now sim.Time) *Request {
+	if e.cfq != nil {
+		r := e.cfq.next(now)
+		if r != nil {
+			e.unhash(r)
+			e.count--
+		}
+		return r
+	}
 	if e.count == 0 {
 		return nil
 	}

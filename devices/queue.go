@@ -246,14 +246,21 @@ func mergeable(r *Request, b *Bio) bool {
 	return r.Op == b.Op && (r.Flags|b.Flags)&FlagFUA == 0
 }
 
+// plugMergeable is attempt_plug_merge's elv_rq_merge_ok: with cfq a bio merges only
+// into a plugged request of the same queue, i.e. of the same sync-ness (the plug is
+// the task's own).
+func (q *Queue) plugMergeable(r *Request, b *Bio) bool {
+	return mergeable(r, b) && (q.elv.cfq == nil || rqSync(r.Op, r.Flags) == rqSync(b.Op, b.Flags))
+}
+
 // mergeRoom is the number of pages of b that can back-merge into a request now.
 func (q *Queue) mergeRoom(s *Submitter, b *Bio) int64 {
 	for i := len(s.plug) - 1; i >= 0; i-- {
-		if r := s.plug[i]; mergeable(r, b) && r.EndSector() == b.Sector && r.Pages < q.maxPages {
+		if r := s.plug[i]; q.plugMergeable(r, b) && r.EndSector() == b.Sector && r.Pages < q.maxPages {
 			return q.maxPages - r.Pages
 		}
 	}
-	if r := q.elv.backMergeTarget(b); r != nil && r.Pages < q.maxPages {
+	if r := q.elv.backMergeTarget(s, b); r != nil && r.Pages < q.maxPages {
 		return q.maxPages - r.Pages
 	}
 	return 0
@@ -268,7 +275,7 @@ func (q *Queue) merge(s *Submitter, b *Bio) int64 {
 	}
 	for i := len(s.plug) - 1; i >= 0; i-- {
 		r := s.plug[i]
-		if !mergeable(r, b) {
+		if !q.plugMergeable(r, b) {
 			continue
 		}
 		if r.EndSector() == b.Sector && r.Pages < q.maxPages {
@@ -285,12 +292,12 @@ func (q *Queue) merge(s *Submitter, b *Bio) int64 {
 			return b.Pages
 		}
 	}
-	if r := q.elv.backMergeTarget(b); r != nil && r.Pages < q.maxPages {
+	if r := q.elv.backMergeTarget(s, b); r != nil && r.Pages < q.maxPages {
 		n := min(b.Pages, q.maxPages-r.Pages)
 		q.elv.backMerge(r, b, n)
 		return n
 	}
-	if r := q.elv.frontMergeTarget(b); r != nil && r.Pages+b.Pages <= q.maxPages {
+	if r := q.elv.frontMergeTarget(s, b); r != nil && r.Pages+b.Pages <= q.maxPages {
 		q.elv.frontMerge(r, b)
 		return b.Pages
 	}
@@ -505,6 +512,9 @@ func (q *Queue) Complete(r *Request) {
 		q.traceRq("block_rq_complete", r)
 	}
 	q.wbt.done(r, now)
+	if c := q.elv.cfq; c != nil {
+		c.completed(r, now)
+	}
 	// copy the segments out: the request goes back to the pool before EndIO runs
 	base := len(q.segScratch)
 	q.segScratch = append(q.segScratch, r.segs...)

@@ -227,7 +227,7 @@ func TestLegacyPoolCongestion(t *testing.T) {
 // writes_starved, and FIFO expiry.
 func TestDeadlineElevator(t *testing.T) {
 	w := sim.NewWorld(1000, 1)
-	q, d := manualQueue(t, w, "wu2011-hdd,qd=1,fifo_batch=4")
+	q, d := manualQueue(t, w, "wu2011-hdd,elevator=deadline,qd=1,fifo_batch=4")
 	task := w.NewTask("dd", 1, nil)
 	s := q.NewSubmitter(task)
 	o := &nopOwner{}
@@ -260,7 +260,7 @@ func TestDeadlineElevator(t *testing.T) {
 		{"500", []int64{0, 4000, 8000, 16000}}, // nothing expired: sector order
 	} {
 		w2 := sim.NewWorld(1000, 1)
-		q2, d2 := manualQueue(t, w2, "wu2011-hdd,qd=1,fifo_batch=1,read_expire_ms="+tc.expire)
+		q2, d2 := manualQueue(t, w2, "wu2011-hdd,elevator=deadline,qd=1,fifo_batch=1,read_expire_ms="+tc.expire)
 		s2 := q2.NewSubmitter(w2.NewTask("r", 1, nil))
 		for _, sec := range []int64{0, 8000, 16000} {
 			require.False(t, q2.Submit(s2, Bio{Sector: sec, Pages: 1, Op: Read, Owner: o}))

@@ -22,6 +22,7 @@ const (
 const (
 	ElevatorDeadline = "deadline" // sort + merge, read/write FIFOs with expiry (v3.2 deadline-iosched)
 	ElevatorNoop     = "noop"     // FIFO + merge (noop, blk-mq "none")
+	ElevatorCFQ      = "cfq"      // per-process queues, time slices, idling (v3.2 cfq-iosched, cfq.go)
 )
 
 // Spec describes a device and its queue. It is embedded in the engine's Config as
@@ -39,7 +40,7 @@ type Spec struct {
 	BlkMQ           bool   `json:"mq"`             // blk-mq tags (one shared pool, no congestion marks)
 	PlugCount       int    `json:"plug_count"`     // plug flush at this many requests: 16 (v3.2) / 32 (v6)
 	PlugBytes       int64  `json:"plug_bytes"`     // and when the last plugged request is this big: 0 / 128 KiB (v6)
-	Elevator        string `json:"elevator"`       // deadline | noop
+	Elevator        string `json:"elevator"`       // deadline | noop | cfq
 	ReadExpireMs    int    `json:"read_expire_ms"` // deadline read_expire (HZ/2)
 	WriteExpireMs   int    `json:"write_expire_ms"`
 	WritesStarved   int    `json:"writes_starved"`
@@ -118,7 +119,7 @@ func params() []param {
 		{key: "mq", json: "mq", kind: kBool, max: 1, doc: "blk-mq tags instead of the legacy request pool"},
 		{key: "plug_count", json: "plug_count", kind: kInt, min: 1, max: 4096, doc: "plug flush at this many requests (16 v3.2, 32 v6)"},
 		{key: "plug_bytes", json: "plug_bytes", kind: kBytes, min: 0, max: 1 << 30, doc: "plug flush when the last request reaches this size (0 = off; 128k v6)"},
-		{key: "elevator", json: "elevator", kind: kEnum, enum: []string{ElevatorDeadline, ElevatorNoop}, doc: "deadline or noop"},
+		{key: "elevator", json: "elevator", kind: kEnum, enum: []string{ElevatorDeadline, ElevatorNoop, ElevatorCFQ}, doc: "deadline, noop or cfq"},
 		{key: "read_expire_ms", json: "read_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline read_expire"},
 		{key: "write_expire_ms", json: "write_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline write_expire"},
 		{key: "writes_starved", json: "writes_starved", kind: kInt, min: 1, max: 1024, doc: "deadline writes_starved"},

@@ -78,7 +78,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"simple,qd", []string{"not key=value", "keys: "}},
 		{"wu2011-hdd,seek_avg_us=20000", []string{"device.seek_avg_us", "out of range"}},
 		{"wu2011-hdd,bw_inner=200MB", []string{"bw_inner", "must not exceed"}},
-		{"x25e,elevator=cfq", []string{"elevator=\"cfq\"", "deadline|noop"}},
+		{"x25e,elevator=bfq", []string{"elevator=\"bfq\"", "deadline|noop|cfq"}},
 		{"nvme,wbt=maybe", []string{"wbt=\"maybe\"", "on|off"}},
 		{"nvme,req_us=-3", []string{"req_us=\"-3\"", "[0, 1000000] us"}},
 		{"capped,iops=x", []string{"iops=\"x\"", "want an integer"}},

@@ -43,7 +43,8 @@ func TestTraceBlockEvents(t *testing.T) {
 // TestNoAllocationsPerRequest: in steady state the queue and every model allocate
 // nothing per request (requests are pooled, events reuse timers).
 func TestNoAllocationsPerRequest(t *testing.T) {
-	for _, spec := range []string{"simple", "wu2011-hdd", "kara2016-qd1", "x25e", "nvme", "capped", "chinner2010-vm"} {
+	for _, spec := range []string{"simple", "wu2011-hdd", "wu2011-hdd,elevator=deadline", "kara2016-qd1", "kara2016-qd1,elevator=cfq",
+		"x25e", "x25e,elevator=cfq", "nvme", "capped", "chinner2010-vm"} {
 		t.Run(spec, func(t *testing.T) {
 			w := sim.NewWorld(1000, 1)
 			q := mustQueue(t, w, spec)
