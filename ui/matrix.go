@@ -104,6 +104,8 @@ func (m *Matrix) Text() string {
 		switch {
 		case c.Done:
 			return fmt.Sprintf("%.2f", c.BW)
+		case c.Err == "cancelled":
+			return "cancelled"
 		case c.Err != "":
 			return "error"
 		}

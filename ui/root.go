@@ -477,6 +477,17 @@ func (c *Root) onMsg(m Msg) {
 func (c *Root) Status() string {
 	switch {
 	case c.Mode == "matrix" && c.Matrix != nil:
+		n := 0
+		for _, r := range c.Matrix.Cells {
+			for _, x := range r {
+				if x.Err == "cancelled" {
+					n++
+				}
+			}
+		}
+		if n > 0 {
+			return fmt.Sprintf("matrix: %d of %d runs finished, %d cancelled", c.Matrix.Finished()-n, 2*len(c.Matrix.Cases), n)
+		}
 		return fmt.Sprintf("matrix: %d of %d runs finished", c.Matrix.Finished(), 2*len(c.Matrix.Cases))
 	case c.A == nil:
 		return "ready"
@@ -609,10 +620,34 @@ func (c *Root) MatrixRows() [][]string {
 		switch {
 		case x.Done:
 			return fmt.Sprintf("%.2f", x.BW)
+		case x.Err == "cancelled":
+			return "cancelled"
 		case x.Err != "":
 			return "error"
 		}
 		return "…"
+	}
+	// the thread's numbers for a built-in table, by case; its TOTAL over the rows
+	// that have both of ours (as m.Total sums)
+	published, pubTotal := map[string]string{}, ""
+	for _, t := range Tables() {
+		if t.Name != c.Table {
+			continue
+		}
+		pub := map[string][2]float64{}
+		for i, name := range t.Cases {
+			published[name] = fmt.Sprintf("%.2f %s %.2f", t.BaseBW[i], Delta(t.BaseBW[i], t.TestBW[i]), t.TestBW[i])
+			pub[name] = [2]float64{t.BaseBW[i], t.TestBW[i]}
+		}
+		var pb, pt float64
+		for i, r := range m.Cells {
+			if p, ok := pub[m.Cases[i]]; ok && r[0].Done && r[1].Done {
+				pb, pt = pb+p[0], pt+p[1]
+			}
+		}
+		if pb > 0 {
+			pubTotal = fmt.Sprintf("%.2f %s %.2f", pb, Delta(pb, pt), pt)
+		}
 	}
 	var out [][]string
 	for i, r := range m.Cells {
@@ -624,10 +659,10 @@ func (c *Root) MatrixRows() [][]string {
 		if title == "" {
 			title = r[1].Err
 		}
-		out = append(out, []string{cell(r[0]), d, cell(r[1]), m.Cases[i], title})
+		out = append(out, []string{cell(r[0]), d, cell(r[1]), m.Cases[i], title, published[m.Cases[i]]})
 	}
 	if b, t, n := m.Total(); n > 0 {
-		out = append(out, []string{fmt.Sprintf("%.2f", b), Delta(b, t), fmt.Sprintf("%.2f", t), "TOTAL", ""})
+		out = append(out, []string{fmt.Sprintf("%.2f", b), Delta(b, t), fmt.Sprintf("%.2f", t), "TOTAL", "", pubTotal})
 	}
 	return out
 }

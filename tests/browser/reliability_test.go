@@ -160,7 +160,7 @@ func TestReproducePresets(t *testing.T) {
 			p.shot("repro-kara2016")
 		}
 		p.click("#cancel")
-		p.poll("the page idle after "+r.ID, `!/running|matrix: \d+ of/.test(document.getElementById("status").textContent) || /matrix: (\d+) of \1/.test(document.getElementById("status").textContent)`, 30*time.Second)
+		p.poll("the page idle after "+r.ID, `(s => /cancelled|^done|ready|failed/.test(s) || /matrix: (\d+) of \1 /.test(s + " "))(document.getElementById("status").textContent)`, 30*time.Second)
 	}
 }
 
