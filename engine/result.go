@@ -11,11 +11,14 @@ import (
 // Result is what a run measured. Units are in the JSON names; MB = 2^20 bytes as the
 // harness's pages/256.
 type Result struct {
-	Case       string `json:"case"`
-	Kernel     string `json:"kernel"`
-	Device     string `json:"device"`
-	Filesystem string `json:"fs"`
-	Seed       uint64 `json:"seed"`
+	Case   string `json:"case"`
+	Kernel string `json:"kernel"`
+	// KernelSwitchesEqual names the preset whose switches equal the run's (after
+	// variant overrides), or is empty when no real kernel had that combination.
+	KernelSwitchesEqual string `json:"kernel_switches_equal"`
+	Device              string `json:"device"`
+	Filesystem          string `json:"fs"`
+	Seed                uint64 `json:"seed"`
 
 	RuntimeS float64 `json:"runtime_s"`
 	// WriteBWMBps is write_bw as Wu's compare script computes it from the flusher's
@@ -181,6 +184,12 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "case      %s\n", r.Case)
 	fmt.Fprintf(&b, "kernel    %s   device %s   fs %s   seed %d\n", r.Kernel, r.Device, r.Filesystem, r.Seed)
+	switch eq := r.KernelSwitchesEqual; {
+	case eq == "":
+		b.WriteString("          (this switch combination is no named kernel)\n")
+	case eq != r.Kernel:
+		fmt.Fprintf(&b, "          (switches equal preset %s)\n", eq)
+	}
 	fmt.Fprintf(&b, "runtime   %.1f s simulated, %d events\n", r.RuntimeS, r.Events)
 	fmt.Fprintf(&b, "write_bw  %.2f MB/s (%s)\n", r.WriteBWMBps, r.WriteBWMethod)
 	fmt.Fprintf(&b, "written   %.1f MB   dirtied %.1f MB\n", r.WrittenMB, r.DirtiedMB)

@@ -239,10 +239,8 @@ func (s *simulation) result() *Result {
 		r.WriteBWMBps, r.WriteBWMethod = mb(k.G.NrWritten)/runtime, "average"
 	}
 	// CPU by actor
-	var ddCPU sim.Time
 	for _, d := range s.dds {
 		th := d.Thread()
-		ddCPU += th.Task.CPUTime()
 		tr := TaskResult{Comm: th.Task.Comm, PID: th.Task.PID, DirtiedMB: float64(d.Written()) / (1 << 20),
 			Pauses: th.Stats.Pauses, PausedS: th.Stats.Paused.Seconds(), MaxPauseMs: float64(th.Stats.MaxPause) / 1e6,
 			CPUS: th.Task.CPUTime().Seconds(), Done: d.Done}
@@ -258,12 +256,26 @@ func (s *simulation) result() *Result {
 	}
 	fl := k.Flusher()
 	flCPU := fl.Thread().Task.CPUTime()
-	r.CPUByActor = []ActorCPU{
-		{"dd", ddCPU.Seconds()},
-		{fl.Thread().Task.Comm, flCPU.Seconds()},
-		{"irq", k.IrqCPU().Seconds()},
+	// every thread's CPU, grouped by comm in order of creation (dd, flush-8:0,
+	// pdflush, kjournald, btrfs workers, readers ...), then IO completion
+	total := k.IrqCPU()
+	idx := map[string]int{}
+	for _, th := range k.Threads() {
+		c := th.Task.CPUTime()
+		total += c
+		i, ok := idx[th.Task.Comm]
+		if !ok {
+			i = len(r.CPUByActor)
+			idx[th.Task.Comm] = i
+			r.CPUByActor = append(r.CPUByActor, ActorCPU{Actor: th.Task.Comm})
+		}
+		r.CPUByActor[i].CPUS += c.Seconds()
 	}
-	r.CPUS = (ddCPU + flCPU + k.IrqCPU()).Seconds()
+	r.CPUByActor = append(r.CPUByActor, ActorCPU{"irq", k.IrqCPU().Seconds()})
+	r.CPUS = total.Seconds()
+	if name, ok := kernel.PresetFor(k.P.Variants); ok {
+		r.KernelSwitchesEqual = name
+	}
 	works := map[string]int64{}
 	for reason, n := range fl.Stats.Works {
 		if n > 0 {
