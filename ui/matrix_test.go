@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -22,5 +23,27 @@ func TestMatrixText(t *testing.T) {
 		if !strings.Contains(txt, want) {
 			t.Errorf("missing %q in\n%s", want, txt)
 		}
+	}
+}
+
+func TestMatrixRowsPublished(t *testing.T) {
+	t1 := Tables()[0]
+	c := &Root{Table: t1.Name, Matrix: &Matrix{Base: "a", Test: "b", Cases: t1.Cases[:3], Cells: [][2]Cell{
+		{{Done: true, BW: 50}, {Done: true, BW: 51}},
+		{{Done: true, BW: 40}, {Err: "cancelled"}},
+		{{}, {}},
+	}}}
+	rows := c.MatrixRows()
+	if len(rows) != 4 {
+		t.Fatalf("rows %v", rows)
+	}
+	want0 := fmt.Sprintf("%.2f %s %.2f", t1.BaseBW[0], Delta(t1.BaseBW[0], t1.TestBW[0]), t1.TestBW[0])
+	if rows[0][5] != want0 || rows[1][2] != "cancelled" || rows[2][0] != "…" {
+		t.Errorf("rows %q", rows)
+	}
+	// TOTAL: ours and the thread's over the same (finished) rows
+	wantT := fmt.Sprintf("%.2f %s %.2f", t1.BaseBW[0], Delta(t1.BaseBW[0], t1.TestBW[0]), t1.TestBW[0])
+	if rows[3][3] != "TOTAL" || rows[3][0] != "50.00" || rows[3][5] != wantT {
+		t.Errorf("TOTAL row %q", rows[3])
 	}
 }
