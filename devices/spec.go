@@ -534,7 +534,8 @@ func presets() []Spec {
 		}(),
 		// wu2011-hdd: the Wu 2011 test disk as the harness's kernel sees it: DEVICES=/dev/sda7,
 		// a ~100 GB logical partition in the inner part of a 2011 500 GB 7200 rpm SATA
-		// drive, behind a v3.2 legacy queue (deadline stands in for CFQ), NCQ 31.
+		// drive, behind a v3.2 legacy queue with CFQ (the v3.2 default scheduler the
+		// thread's box ran; until CFQ existed deadline stood in for it), NCQ 31.
 		// Fitted to table T1 of the thread (engine/fs, tests/fidelity):
 		//   - zone rates 62 -> 52 MB/s across the partition: ext4/xfs/btrfs 1dd write
 		//     ~56 MiB/s over a 600 s run, which fills the first ~35 % of it, so the
@@ -551,8 +552,8 @@ func presets() []Spec {
 		legacy(Spec{Name: "wu2011-hdd", Model: ModelHDD, QueueDepth: 31, Rotational: true,
 			RPM: 7200, SeekTrackNs: 1 * ms, SeekAvgNs: 4500 * us, SeekFullNs: 8400 * us,
 			CapacityBytes: 100_000_000_000, BandwidthBps: 62_000_000, InnerBps: 52_000_000,
-			IfaceBps: 300_000_000, RequestNs: 50 * us, WriteCacheBytes: 256 << 10,
-			Doc: "Wu 2011 test partition (/dev/sda7, inner 100 GB of a 7200 rpm SATA HDD): seek 1/4.5/8.4 ms, 62-52 MB/s, NCQ 31, 256 KiB write cache, v3.2 queue, no wbt"}),
+			IfaceBps: 300_000_000, RequestNs: 50 * us, WriteCacheBytes: 256 << 10, Elevator: ElevatorCFQ,
+			Doc: "Wu 2011 test partition (/dev/sda7, inner 100 GB of a 7200 rpm SATA HDD): seek 1/4.5/8.4 ms, 62-52 MB/s, NCQ 31, 256 KiB write cache, v3.2 queue, cfq, no wbt"}),
 		// chinner2010-vm: Dave Chinner's 2010 8p test VM storage (thread: XFS buffered
 		// writes reach ~750 MB/s once write_cache_pages is fixed, so the storage must be
 		// faster: 2 GB/s, 32 concurrent requests at 0.1 ms + size/500 MB/s). Virtio
