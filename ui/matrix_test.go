@@ -47,3 +47,14 @@ func TestMatrixRowsPublished(t *testing.T) {
 		t.Errorf("TOTAL row %q", rows[3])
 	}
 }
+
+func TestMatrixErrors(t *testing.T) {
+	c := &Root{Matrix: &Matrix{Cases: []string{"c1", "c2"}, Cells: [][2]Cell{
+		{{Err: "cancelled"}, {Err: "workload.dd: 100000 out of range [1, 10000]"}},
+		{{Done: true}, {}},
+	}}}
+	got := c.MatrixErrors()
+	if len(got) != 1 || got[0] != "c1 (test): workload.dd: 100000 out of range [1, 10000]" {
+		t.Errorf("errors %q", got)
+	}
+}

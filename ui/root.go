@@ -667,6 +667,23 @@ func (c *Root) MatrixRows() [][]string {
 	return out
 }
 
+// MatrixErrors are the failed cells' messages (cancelled ones aside), shown under
+// the table.
+func (c *Root) MatrixErrors() []string {
+	if c.Matrix == nil {
+		return nil
+	}
+	var out []string
+	for i, r := range c.Matrix.Cells {
+		for col, x := range r {
+			if x.Err != "" && x.Err != "cancelled" {
+				out = append(out, fmt.Sprintf("%s (%s): %s", c.Matrix.Cases[i], []string{"base", "test"}[col], x.Err))
+			}
+		}
+	}
+	return out
+}
+
 // ShareLink shows the page's link with the current state.
 func (c *Root) ShareLink() {
 	c.Share = PageURL() + "#" + EncodeHash(c.state())
