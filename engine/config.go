@@ -94,6 +94,36 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// UnmarshalJSON decodes a Config, naming the field of a bad duration.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config
+	aux := struct {
+		*plain
+		Runtime        json.RawMessage `json:"runtime"`
+		SampleInterval json.RawMessage `json:"sample_interval,omitempty"`
+	}{plain: (*plain)(c)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  *Duration
+	}{{"runtime", aux.Runtime, &c.Runtime}, {"sample_interval", aux.SampleInterval, &c.SampleInterval}} {
+		if len(f.raw) == 0 || string(f.raw) == "null" {
+			continue
+		}
+		if err := f.dst.UnmarshalJSON(f.raw); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// maxWorkEvents bounds a run's size up front: about runtime_s × (1000 + 50·dd)
+// events (measured), at 5-10 M events/s natively.
+const maxWorkEvents = 500_000_000
+
 // ParseDuration parses "600s", "10m", "1.5s" or a bare number of seconds.
 func ParseDuration(s string) (Duration, error) {
 	s = strings.TrimSpace(s)
@@ -120,7 +150,7 @@ const (
 	MaxBS         = 64 << 20
 	minRuntime    = Duration(time.Millisecond)
 	maxRuntime    = Duration(24 * time.Hour)
-	MaxTraceLines = 10_000_000
+	MaxTraceLines = 500_000 // ~200 MB of lines: more is fatal in a browser tab
 	MaxSamples    = 2000
 	maxCentisecs  = 360000 // 1 hour
 )
@@ -203,6 +233,10 @@ func (c *Config) Validate() error {
 		if err != nil {
 			return err
 		}
+	}
+	if work := c.Runtime.Time().Seconds() * float64(1000+50*int64(c.Workload.DD)); work > maxWorkEvents {
+		return fmt.Errorf("workload.dd × runtime: %d dd for %v is about %.0f M events, above the limit %d M (shorten the run or use fewer dd)",
+			c.Workload.DD, c.Runtime, work/1e6, maxWorkEvents/1_000_000)
 	}
 	switch c.HZ {
 	case 100, 250, 300, 1000:
