@@ -135,9 +135,8 @@ func FuzzConfigJSON(f *testing.F) {
 }
 
 // TestConfigJSONErrorsNameField: a JSON decode error says which field was bad.
-// Found by FuzzConfigJSON: a bad duration's error ("duration: ...") does not say
-// whether it was runtime or sample_interval. Those rows are pending a fix in
-// config.go's Config.UnmarshalJSON, which prefixes the field of a bad duration.
+// Found by FuzzConfigJSON: a bad duration's error ("duration: ...") did not say
+// whether it was runtime or sample_interval; Config.UnmarshalJSON now prefixes it.
 func TestConfigJSONErrorsNameField(t *testing.T) {
 	pendingFix := map[string]bool{}
 	for _, tc := range []struct{ in, field string }{

@@ -167,7 +167,7 @@ func TestValidateRejectsBadFields(t *testing.T) {
 		{"runtime", func(c *Config) { c.Runtime = Duration(365 * 24 * time.Hour) }, "runtime (ns)"},
 		{"runtime tiny", func(c *Config) { c.Runtime = 1 }, "runtime (ns): 1 out of range"},
 		{"hz", func(c *Config) { c.HZ = 99 }, "hz: 99 is not a kernel HZ"},
-		{"work budget", func(c *Config) { c.Workload.DD, c.Runtime = 10000, Duration(24 * time.Hour) }, "workload.dd × runtime: 10000 dd for 24h0m0s"},
+		{"work budget", func(c *Config) { c.Workload.DD, c.Runtime = 10000, Duration(24*time.Hour) }, "workload.dd × runtime: 10000 dd for 24h0m0s"},
 		{"dirty both zero", func(c *Config) { c.DirtyBytes, c.DirtyRatio = 0, 0 }, "dirty_bytes/dirty_ratio: both 0"},
 		{"dirty bytes > memory", func(c *Config) { c.DirtyBytes = 8 << 30 }, "dirty_bytes: 8589934592 out of range"},
 		{"ratio", func(c *Config) { c.DirtyBackgroundRatio = 101 }, "dirty_background_ratio: 101 out of range [0, 100]"},
