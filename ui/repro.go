@@ -24,9 +24,10 @@ var Repros = []Repro{
 	{ID: "chinner2010", Title: "Chinner 2010",
 		Explain: "One dd writes through XFS on a fast 8p VM: 2.6.36-rc1's write_cache_pages stops only at nr_to_write == 0, which XFS's clustering jumps past, " +
 			"so the flusher keeps calling ->writepage with a negative nr_to_write and XFS, no longer clustering, writes a page per call; the fix stops at <= 0. " +
-			"Compare write_bw and iostat wMB/s and avgrq-sz of A and B (the thread: ~250 MB/s before, ~750 MB/s after).",
+			"Compare write_bw, iostat wMB/s and avgrq-sz of A and B for this 100 GB dd (the thread: ~250 MB/s before, ~750 MB/s after).",
 		Kernels: []string{"2.6.36-rc1", "2.6.36-rc1+fix"}, Mode: "ab", BKernel: "2.6.36-rc1+fix",
-		Set: map[string]string{"fs": "xfs", "dd": "1", "device": "chinner2010-vm", "kernel": "2.6.36-rc1"}},
+		Set: map[string]string{"fs": "xfs", "dd": "1", "bs": "1M", "count": "102400", "device": "chinner2010-vm", "kernel": "2.6.36-rc1",
+			"dirty_bytes": "", "dirty_ratio": "20", "bg_ratio": "10"}},
 	{ID: "wu2011", Title: "Wu 2011",
 		Explain: "Wu's table T1 compares the IO-less balance_dirty_pages baseline with the more_io_wait-5 patch over 24 cases (fs × dd count × thresholds) on the default disk. " +
 			"Look at the +x.x% column and TOTAL: the thread reports -2.6% to +3.9% per case and +1.0% in total.",
@@ -35,15 +36,16 @@ var Repros = []Repro{
 		Set:     map[string]string{"kernel": "3.1.0-rc9-ioless-full", "device": engine.DefaultDevice}},
 	{ID: "axboe2009", Title: "Axboe 2009",
 		Explain: "ext4 on an Intel X25-E SSD (4 CPUs, 2 GB): 2.6.30-rc6 writes back through pdflush threads, the per-bdi series gives each device its own flusher. " +
-			"Compare write_bw, CPU and the writeback lists of A and B: the thread reports higher buffered write throughput with the per-bdi flushers.",
+			"Compare write_bw and CPU of A and B for this one large-file writer: the thread measured per-bdi at 101% of 2.6.30-rc6's throughput for 95% of its CPU time.",
 		Kernels: []string{"2.6.30-rc6", "2.6.30-rc6+per-bdi"}, Mode: "ab", BKernel: "2.6.30-rc6+per-bdi",
-		Set: map[string]string{"fs": "ext4", "device": "x25e", "cpus": "4", "memory": "2048", "kernel": "2.6.30-rc6"}},
+		Set: map[string]string{"fs": "ext4", "bs": "1M", "device": "x25e", "cpus": "4", "memory": "2048", "kernel": "2.6.30-rc6",
+			"dirty_bytes": "", "dirty_ratio": "20", "bg_ratio": "10"}},
 	{ID: "kara2016", Title: "Kara 2016",
 		Explain: "dd bs=1M count=10000 conv=fsync on ext3 to a queue-depth-1 disk: blk-wbt throttles the flusher's background writes, " +
 			"so ext3's kjournald ends up writing the data with its commits. Compare the \"dd finished in\" card of A and B (the thread: ~105 s without wbt, longer with it) and look at the blk-wbt chart.",
 		Kernels: []string{"4.6", "4.6+wbt"}, Mode: "ab", BKernel: "4.6+wbt",
 		Set: map[string]string{"fs": "ext3", "dd": "1", "bs": "1M", "count": "10000", "fsync": "on",
-			"device": "kara2016-qd1", "kernel": "4.6"}},
+			"device": "kara2016-qd1", "kernel": "4.6", "dirty_bytes": "", "dirty_ratio": "20", "bg_ratio": "10"}},
 }
 
 // Available reports whether every kernel the preset needs is a kernel preset.
