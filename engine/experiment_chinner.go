@@ -84,7 +84,7 @@ func chinnerTowrt(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Runtime = Duration(3e9)
+	c.Runtime = Duration(1e9)
 	c.TraceLines = 200_000
 	r, err := Run(ctx, c)
 	if err != nil {
@@ -94,10 +94,10 @@ func chinnerTowrt(ctx context.Context) ([]string, error) {
 }
 
 // TowrtSequence extracts n consecutive towrt values of wbc_writepage lines from a
-// trace, starting at the first line whose towrt is 1 (the tail of a ->writepage
-// cluster that drove nr_to_write to 0).
+// trace, starting at the line before the first one whose towrt is ≤ 0 (the
+// ->writepage call whose cluster drove nr_to_write to 0).
 func TowrtSequence(trace []string, n int) []string {
-	var out []string
+	var vals []string
 	for _, l := range trace {
 		i := strings.Index(l, "wbc_writepage: ")
 		if i < 0 {
@@ -107,14 +107,13 @@ func TowrtSequence(trace []string, n int) []string {
 		if j < 0 {
 			continue
 		}
-		v := strings.Fields(l[i+j+len("towrt="):])[0]
-		if len(out) == 0 && v != "1" {
-			continue
-		}
-		out = append(out, v)
-		if len(out) == n {
-			break
+		vals = append(vals, strings.Fields(l[i+j+len("towrt="):])[0])
+	}
+	for i, v := range vals {
+		if v == "0" || strings.HasPrefix(v, "-") {
+			start := max(i-1, 0)
+			return vals[start:min(start+n, len(vals))]
 		}
 	}
-	return out
+	return nil
 }

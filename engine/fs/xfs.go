@@ -22,6 +22,18 @@ type XfsParams struct {
 	// MapBlocksCost is xfs_map_blocks per ->writepage call: ILOCK, the extent
 	// lookup (xfs_bmapi) and ioend setup; clustered pages reuse the mapping.
 	MapBlocksCost sim.Time
+	// DelallocCost is the buffered write path's XFS work per newly dirtied page
+	// (2.6.36-3.x xfs_vm_write_begin → block_write_begin → create_empty_buffers +
+	// __xfs_get_blocks(create) → xfs_iomap(BMAPI_WRITE): ILOCK_EXCL, an xfs_bmapi
+	// lookup, and xfs_iomap_write_delay's quota/in-core superblock (per-CPU counter)
+	// delalloc reservation, all per page because get_blocks maps one buffer at a
+	// time). It is why a single buffered writer on XFS of that era was CPU-bound
+	// well below a fast array's bandwidth: Chinner 2010's fixed kernel ran a 100 GB
+	// dd at ~750 MB/s on an 8p VM whose storage was not the limit, i.e. ~5 µs of
+	// write path per page, of which the generic part (syscall, copy, page cache)
+	// is ~1.2 µs (Costs). The per-page mapping is what the 4.8 iomap conversion
+	// replaced with one mapping per write() extent.
+	DelallocCost sim.Time
 	// Layout is the block allocator: each file's allocsize windows at the frontier.
 	Layout Layout
 }
@@ -34,6 +46,7 @@ func DefaultXfsParams() XfsParams {
 		IlockHold:       10 * sim.Microsecond,
 		CompletionPages: 128,
 		MapBlocksCost:   4 * sim.Microsecond,
+		DelallocCost:    4 * sim.Microsecond,
 		Layout:          Layout{StartSector: 2048 * 8, MinWindowPages: gb, MaxWindowPages: gb},
 	}
 }
@@ -60,12 +73,14 @@ func DefaultXfsParams() XfsParams {
 //     off), once ->writepage drove nr_to_write to ≤ 0 write_cache_pages calls it one
 //     page at a time for the rest of the file. Writepages computes that steady state
 //     itself in batches (one step per batch of one-page calls instead of one event
-//     per page; the wbc_writepage trace lines of those calls are not emitted).
+//     per page; with tracing on, each call's wbc_writepage line is emitted).
 type Xfs struct {
 	P XfsParams
 	k *kernel.Kernel
 
 	cursors map[*kernel.WritebackCtx]*daCursor
+	// ioendAvg16 is the EWMA of submitted ioend sizes in 1/16 pages (0: none yet)
+	ioendAvg16 int64
 
 	// statistics
 	WritepageCalls int64 // ->writepage calls (one-page calls of batches included)
@@ -98,12 +113,26 @@ func (x *Xfs) Mount(k *kernel.Kernel) error {
 
 func (x *Xfs) Create(in *kernel.Inode) { in.FS = &xfsInode{} }
 
-func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time { return 0 }
+// WriteBegin is xfs_vm_write_begin for n newly dirtied pages: the per-page delalloc
+// reservation (XfsParams.DelallocCost).
+func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+	return sim.Time(n) * x.P.DelallocCost
+}
 
 // ilockNowait is xfs_ilock_nowait(ip, XFS_ILOCK_SHARED) under the contention model.
-func (x *Xfs) ilockNowait(in *kernel.Inode) bool {
+func (x *Xfs) ilockNowait(in *kernel.Inode) bool { return x.ilockAt(in, x.k.W.Now()) }
+
+// ilockAt is ilockNowait tried at virtual time now (≥ the World's time: a call
+// inside a batch of ->writepage calls computed in one step).
+//
+// xfs_setfilesize runs once per completed ioend, and an ioend never spans more
+// than the pages one ->writepage call mapped; so the completions per second are
+// the bdi's write bandwidth over the smaller of CompletionPages and the recent
+// ioend size (an EWMA over the calls' ioends). Clustered writeback (ioends of a
+// slice) is unaffected; 2.6.36-rc1's two-page ioends complete 64× as often and
+// keep the ILOCK busy correspondingly more.
+func (x *Xfs) ilockAt(in *kernel.Inode, now sim.Time) bool {
 	xi := in.FS.(*xfsInode)
-	now := x.k.W.Now()
 	if now < xi.lockedTill {
 		return false
 	}
@@ -112,12 +141,25 @@ func (x *Xfs) ilockNowait(in *kernel.Inode) bool {
 	}
 	// p = hold × completions per second, in parts per million
 	bw := max(x.k.BDI.AvgWriteBandwidth, 1)
-	ppm := int64(x.P.IlockHold) * bw / max(x.P.CompletionPages, 1) / int64(sim.Second/1_000_000)
+	per := max(x.P.CompletionPages, 1)
+	if x.ioendAvg16 > 0 {
+		per = max(min(per, x.ioendAvg16/16), 1)
+	}
+	ppm := int64(x.P.IlockHold) * bw / per / int64(sim.Second/1_000_000)
 	if x.k.W.Rand.Int64N(1_000_000) < ppm {
 		xi.lockedTill = now + x.P.IlockHold
 		return false
 	}
 	return true
+}
+
+// noteIoend folds the size of a submitted ioend into the ioend EWMA (weight 1/8).
+func (x *Xfs) noteIoend(pages int64) {
+	if x.ioendAvg16 == 0 {
+		x.ioendAvg16 = pages * 16
+		return
+	}
+	x.ioendAvg16 += (pages*16 - x.ioendAvg16) / 8
 }
 
 func (x *Xfs) Writepages(wc *kernel.WritebackCtx) bool {
@@ -134,10 +176,21 @@ func (x *Xfs) Writepages(wc *kernel.WritebackCtx) bool {
 
 // oldRuleStep is write_cache_pages with the 2.6.36-rc1 nr_to_write rule over the
 // dirty run [s, e): a clustering ->writepage call while nr_to_write > 0, else a
-// batch of one-page calls (which never stop the loop).
+// batch of the calls that follow once nr_to_write ≤ 0, which never stop the loop.
+//
+// Each of those calls is 2.6.36's xfs_vm_writepage on a page of the run: it maps
+// the page (xfs_map_blocks: ILOCK_SHARED with trylock, xfs_bmapi), starts its own
+// ioend, and still calls xfs_cluster_write, whose first xfs_convert_page converts
+// the next page and does --nr_to_write ≤ 0 ⇒ done. So each call writes two pages
+// as one small ioend and drives nr_to_write down by one: the thread's trace
+// towrt=0, -1, -2… (write_cache_pages itself no longer decrements). The calls are
+// computed in one step, each with its own ILOCK trylock at its own virtual time.
 func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 	wbc := &wc.Wbc
 	if wbc.NrToWrite > 0 {
+		if x.k.Tracing() {
+			wc.TraceWritepage(1)
+		}
 		n := x.Writepage(wc, s, e)
 		if wbc.NrToWrite > 0 { // the old rule: decrement and test only while > 0
 			wbc.NrToWrite--
@@ -146,18 +199,41 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 		return n, false
 	}
 	xi := wc.In.FS.(*xfsInode)
-	if !x.ilockNowait(wc.In) {
-		x.redirty(wc)
-		return 1, false
-	}
 	x.alloc(wc.In, xi, e)
-	n := min(e-s, 1024, xi.m.contig(s))
 	c := &x.k.P.Costs
-	// each one-page call maps its page and submits its own ioend
-	wc.Th.Charge(sim.Time(n) * (c.Writepage + x.P.MapBlocksCost + c.SubmitBio))
-	wc.WritePages(s, n)
-	x.WritepageCalls += n
-	return n, false
+	end := s + min(e-s, 1024, xi.m.contig(s))
+	tracing := x.k.Tracing()
+	var cpu sim.Time
+	i := s
+	skipped := false
+	for i < end {
+		if tracing {
+			wc.TraceWritepage(1)
+		}
+		if !x.ilockAt(wc.In, x.k.W.Now()+cpu) {
+			skipped = true // xfs_map_blocks: -EAGAIN ⇒ redirty, stop the batch here
+			break
+		}
+		k := min(end-i, 2)
+		if k == 2 {
+			wbc.NrToWrite-- // xfs_convert_page: --nr_to_write <= 0 ⇒ done
+			cpu += c.ClusterPage
+		}
+		cpu += c.Writepage + x.P.MapBlocksCost + c.SubmitBio
+		x.noteIoend(k)
+		x.WritepageCalls++
+		x.MaxCluster = max(x.MaxCluster, k)
+		i += k
+	}
+	wc.Th.Charge(cpu)
+	if i > s {
+		wc.WritePages(s, i-s)
+	}
+	if skipped {
+		x.redirty(wc)
+		return i + 1 - s, false
+	}
+	return i - s, false
 }
 
 func (x *Xfs) redirty(wc *kernel.WritebackCtx) {
@@ -196,6 +272,7 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	c := &x.k.P.Costs
 	wc.Th.Charge(c.Writepage + x.P.MapBlocksCost + sim.Time(k)*c.ClusterPage + c.SubmitBio)
 	wc.WritePages(index, 1+k)
+	x.noteIoend(1 + k)
 	x.WritepageCalls++
 	x.MaxCluster = max(x.MaxCluster, 1+k)
 	return 1 + k
