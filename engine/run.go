@@ -149,6 +149,10 @@ func newSimulation(cfg Config) (*simulation, error) {
 			last = w.Now()
 			if err := k.CheckInvariants(); err != nil {
 				s.fail(err)
+				return
+			}
+			if n, qd := q.Inflight(), q.Spec().QueueDepth; n > qd {
+				s.fail(fmt.Errorf("invariant device-queue-depth: %d requests at the device, queue depth %d", n, qd))
 			}
 		}
 	}
