@@ -62,6 +62,9 @@ type simulation struct {
 	sampler     sim.Timer
 	samples     [][]float64
 	prevStats   devices.Iostat
+	prevFl      kernel.FlusherStats
+	prevPaused  sim.Time
+	prevPauses  int64
 	prevT       sim.Time
 	failure     error
 }
@@ -186,6 +189,7 @@ var seriesNames = []string{
 	"iostat_r_s", "iostat_w_s", "iostat_rMBps", "iostat_wMBps", "iostat_avgrq_sz", "iostat_avgqu_sz",
 	"iostat_await_ms", "iostat_util_pct", "device_queue",
 	"wbt_step", "wbt_max", "wbt_normal", "wbt_background", "wbt_inflight",
+	"wsi_wrote_MB", "wsi_nr_to_write_MB", "inode_dirty_age_max_s", "bdp_pause_ms",
 	"b_dirty_inodes", "b_io_inodes", "b_more_io_inodes", "b_more_io_wait_inodes", "dirtied_MB", "written_MB",
 }
 
@@ -203,6 +207,26 @@ func (s *simulation) sample() {
 	io := devices.Rates(s.prevStats, st, now-s.prevT)
 	s.prevStats, s.prevT = st, now
 	wbt := s.q.WBT()
+	fl := k.Flusher().Stats
+	var wrote, chunk float64
+	if n := fl.InodeCalls - s.prevFl.InodeCalls; n > 0 {
+		wrote = mb((fl.WrotePages - s.prevFl.WrotePages) / n)
+	}
+	if n := fl.ChunkCalls - s.prevFl.ChunkCalls; n > 0 {
+		chunk = mb((fl.ChunkPages - s.prevFl.ChunkPages) / n)
+	}
+	s.prevFl = fl
+	var paused sim.Time
+	var pauses int64
+	for _, th := range k.Threads() {
+		paused += th.Stats.Paused
+		pauses += th.Stats.Pauses
+	}
+	var pauseMs float64
+	if n := pauses - s.prevPauses; n > 0 {
+		pauseMs = float64(paused-s.prevPaused) / float64(n) / 1e6
+	}
+	s.prevPaused, s.prevPauses = paused, pauses
 	b := k.BDI
 	d, bio, more := b.ListLens()
 	row := []float64{
@@ -211,6 +235,7 @@ func (s *simulation) sample() {
 		mb(b.WriteBandwidth), mb(b.AvgWriteBandwidth),
 		io.RPS, io.WPS, io.RMBps, io.WMBps, io.AvgRqSz, io.AvgQuSz, io.Await, io.Util, io.DevQu,
 		float64(wbt.Step), float64(wbt.Max), float64(wbt.Normal), float64(wbt.Background), float64(wbt.Inflight),
+		wrote, chunk, float64(k.MaxDirtyAge()) / float64(k.W.HZ()), pauseMs,
 		float64(d), float64(bio), float64(more), float64(b.MoreIOWaitLen()), mb(k.G.NrDirtied), mb(k.G.NrWritten),
 	}
 	for i, v := range row {

@@ -238,3 +238,18 @@ func TestReadersGiveWBTItsLatencySignal(t *testing.T) {
 	mx := col(t, r, "wbt_max")
 	assert.Positive(t, mx[len(mx)-1])
 }
+
+func TestSeriesColumnsComplete(t *testing.T) {
+	r := runCase(t, "thresh=100M/generic-2dd-4k-8p-4096M-100M:10-X", 10*time.Second, nil)
+	require.Len(t, r.Series.Data, len(r.Series.Names))
+	seen := map[string]bool{}
+	for i, name := range r.Series.Names {
+		assert.False(t, seen[name], "duplicate column %s", name)
+		seen[name] = true
+		assert.Len(t, r.Series.Data[i], len(r.Series.Data[0]), name)
+	}
+	assert.Positive(t, meanAfter(t, r, "wsi_wrote_MB", 2), "pages written per writeback_single_inode call")
+	assert.Positive(t, meanAfter(t, r, "wsi_nr_to_write_MB", 2))
+	assert.Positive(t, meanAfter(t, r, "bdp_pause_ms", 2))
+	assert.Positive(t, meanAfter(t, r, "inode_dirty_age_max_s", 2))
+}

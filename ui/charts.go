@@ -40,6 +40,12 @@ var Charts = []ChartSpec{
 		{Col: "bg_thresh_MB"}, {Col: "thresh_MB"}, {Col: "limit_MB"}, {Col: "setpoint_MB", Width: 2}}},
 	{ID: "bdp", Title: "balance_dirty_pages ratelimits (log scale)", Log: true, Units: [2]string{"MB/s"}, Series: []SeriesSpec{
 		{Col: "dirty_ratelimit_MBps"}, {Col: "balanced_ratelimit_MBps"}, {Col: "task_ratelimit_MBps"}}},
+	{ID: "pause", Title: "balance_dirty_pages pauses", Units: [2]string{"ms"}, Series: []SeriesSpec{
+		{Col: "bdp_pause_ms", Label: "mean pause"}}},
+	{ID: "wsi", Title: "writeback_single_inode", Units: [2]string{"MB", "s"}, Series: []SeriesSpec{
+		{Col: "wsi_nr_to_write_MB", Label: "nr_to_write per call", Step: true},
+		{Col: "wsi_wrote_MB", Label: "wrote per call"},
+		{Col: "inode_dirty_age_max_s", Label: "oldest dirty inode age", Axis: 1}}},
 	{ID: "bw", Title: "Bandwidth", Units: [2]string{"MB/s"}, Series: []SeriesSpec{
 		{Col: "write_bw_MBps"}, {Col: "avg_write_bw_MBps"}, {Col: "iostat_wMBps", Label: "iostat wMB/s"}}},
 	{ID: "lists", Title: "Writeback lists", Units: [2]string{"inodes"}, Series: []SeriesSpec{

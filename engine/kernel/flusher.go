@@ -45,6 +45,9 @@ type Flusher struct {
 type FlusherStats struct {
 	Works        [8]int64 // works run per reason
 	InodeCalls   int64    // writeback_single_inode calls
+	WrotePages   int64    // pages written by those calls (write_chunk - nr_to_write)
+	ChunkCalls   int64    // calls with a finite write_chunk (WB_SYNC_NONE, untagged)
+	ChunkPages   int64    // sum of their write_chunk (nr_to_write at entry)
 	Wakeups      int64
 	IdleSleeps   int64
 	BackgroundWB int64
@@ -357,6 +360,11 @@ func (f *Flusher) writebackSbInodes() bool {
 		done := f.writeChunk - wbc.NrToWrite
 		w.NrPages -= done
 		f.wrote += done
+		f.Stats.WrotePages += done
+		if f.writeChunk != longMax {
+			f.Stats.ChunkCalls++
+			f.Stats.ChunkPages += f.writeChunk
+		}
 		if in.State&IDirty == 0 {
 			f.wrote++
 		}

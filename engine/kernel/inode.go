@@ -89,6 +89,18 @@ func (in *Inode) Dirtied() int64 { return in.dirtied }
 // Written is the number of pages whose writeback completed.
 func (in *Inode) Written() int64 { return in.written }
 
+// MaxDirtyAge is the largest now - dirtied_when over dirty inodes, in jiffies.
+func (k *Kernel) MaxDirtyAge() int64 {
+	var age int64
+	now := k.W.Jiffies()
+	for _, in := range k.inodes {
+		if in.State&IDirty != 0 {
+			age = max(age, now-in.DirtiedWhen)
+		}
+	}
+	return age
+}
+
 // OnList reports the name of the writeback list the inode is on ("" if none).
 func (in *Inode) OnList() string {
 	if in.list == nil {

@@ -171,15 +171,15 @@ func TestDocScreenshot(t *testing.T) {
 	if out == "" {
 		t.Skip("set WBLAB_DOC_SCREENSHOT to write docs/lab.png")
 	}
-	r, _ := ui.ReproByID("chinner2010")
+	r, _ := ui.ReproByID("kara2016")
 	if !r.Available() {
-		t.Skip("the Chinner 2010 kernels are not in the engine")
+		t.Skip("the Kara 2016 kernels are not in the engine")
 	}
 	p := newPage(t)
 	p.run(chromedp.EmulateViewport(1280, 860))
 	p.open("#v=1&runtime=30s")
 	p.waitDone()
-	p.click("#repro-chinner2010")
+	p.click("#repro-kara2016")
 	p.poll("the A/B result", `!!document.querySelector("#card-write_bw .bv") && document.querySelectorAll("#charts canvas").length >= 4`, 60*time.Second)
 	time.Sleep(300 * time.Millisecond)
 	var buf []byte
