@@ -25,6 +25,11 @@ type Flusher struct {
 	totalProgress int64
 	// pause is bdi_writeback_thread's retry pause in jiffies (Wu 2011 patch 4).
 	pause int64
+	// startAll is WB_start_all with its reason (v6 wb_start_all / wb_check_start_all).
+	startAll       bool
+	startAllReason Reason
+	// bwDwork is wb->bw_dwork (v6): the bandwidth update after IO completion.
+	bwDwork sim.Timer
 
 	// wb_writeback locals
 	wbStage  int
@@ -53,11 +58,14 @@ type FlusherStats struct {
 	BackgroundWB int64
 	KupdateWB    int64
 	RetrySleeps  int64 // Wu 2011 patch 4's short sleeps
+	StartAllWB   int64 // wb_check_start_all works (v6)
+	SbRequeues   int64 // writeback_sb_inodes_requeue: busy inodes requeued (v6)
 }
 
 const (
 	fpTop = iota
 	fpWorks
+	fpStartAll
 	fpKupdate
 	fpBackground
 	fpWriteback
@@ -75,6 +83,7 @@ func newFlusher(k *Kernel) *Flusher {
 	f.th = k.NewThread("flush-" + k.P.BdiName)
 	f.th.Task.Resume = f.resume
 	f.wakeup.Fn = f.wakeupTimerFn
+	f.bwDwork.Fn = k.wbUpdateBandwidthWorkfn
 	f.pause = 1
 	// bdi_forker_thread starts the thread on first use; it then sleeps until woken.
 	f.th.Task.SleepInterruptible(-1)
@@ -87,8 +96,29 @@ func (f *Flusher) Thread() *Thread { return f.th }
 // wakeupDelayed is bdi_wakeup_thread_delayed (v3.2): wake the flusher in
 // dirty_writeback_interval (5 s).
 func (f *Flusher) wakeupDelayed() {
+	if f.k.P.Variants.WorkqueueFlusher && (f.wakeup.Pending() || f.k.P.DirtyWritebackCs == 0) {
+		// wb_wakeup_delayed (v6): queue_delayed_work leaves a pending work alone
+		return
+	}
 	d := f.k.W.JiffiesToTime(f.k.W.MsecsToJiffies(int64(f.k.P.DirtyWritebackCs) * 10))
 	f.k.W.After(&f.wakeup, d)
+}
+
+// StartAll is wb_start_all (v6, wakeup_flusher_threads): set WB_start_all and wake
+// the flusher, whose wb_check_start_all writes every dirty page (WB_SYNC_NONE). A
+// request while one is pending is dropped. Without WorkqueueFlusher it is v3.2's
+// __bdi_start_writeback(bdi, nr_dirty, range_cyclic=0, reason): a queued work.
+func (k *Kernel) StartAll(reason Reason) {
+	f := k.flusher
+	if !k.P.Variants.WorkqueueFlusher {
+		k.QueueWork(&WbWritebackWork{NrPages: k.G.NrFileDirty + int64(k.nrDirtyInodes()), SyncMode: WBSyncNone, Reason: reason})
+		return
+	}
+	if f.startAll {
+		return
+	}
+	f.startAll, f.startAllReason = true, reason
+	f.wake()
 }
 
 // wakeupTimerFn is wakeup_timer_fn (v3.2).
@@ -131,13 +161,16 @@ func (f *Flusher) resume() {
 	for {
 		switch f.pc {
 		case fpTop: // bdi_writeback_thread loop
-			k.W.Cancel(&f.wakeup)
+			if !k.P.Variants.WorkqueueFlusher {
+				// del_timer (v3.2); the v6 delayed work is this run itself
+				k.W.Cancel(&f.wakeup)
+			}
 			f.pagesWritten, f.totalProgress = 0, 0
 			k.BDI.writebackRunning = true
 			f.pc = fpWorks
 		case fpWorks: // wb_do_writeback: queued works, FIFO
 			if len(f.workList) == 0 {
-				f.pc = fpKupdate
+				f.pc = fpStartAll
 				continue
 			}
 			w := f.workList[0]
@@ -146,7 +179,21 @@ func (f *Flusher) resume() {
 				k.trace(f.th, "writeback_exec", k.workPayload(w))
 			}
 			f.startWork(w, fpWorks)
+		case fpStartAll: // wb_check_start_all (v6)
+			f.pc = fpKupdate
+			if !f.startAll {
+				continue
+			}
+			nr := k.G.NrFileDirty // get_nr_dirty_pages (one wb: no split)
+			if nr == 0 {
+				f.startAll = false
+				continue
+			}
+			f.Stats.StartAllWB++
+			f.startWork(&WbWritebackWork{NrPages: nr, SyncMode: WBSyncNone, RangeCyclic: true,
+				Reason: f.startAllReason}, fpKupdate)
 		case fpKupdate: // wb_check_old_data_flush
+			f.startAll = false
 			f.pc = fpBackground
 			if k.P.DirtyWritebackCs == 0 {
 				continue
@@ -201,6 +248,15 @@ func (f *Flusher) resume() {
 				continue
 			}
 			f.Stats.IdleSleeps++
+			if k.P.Variants.WorkqueueFlusher {
+				// wb_workfn (v6): wb_wakeup_delayed when dirty IO remains; the
+				// work then waits to be queued (timer, wb_wakeup, new works)
+				if k.BDI.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
+					f.wakeupDelayed()
+				}
+				f.th.Task.SleepInterruptible(-1)
+				return
+			}
 			maxPause := k.W.HZ()
 			if k.P.DirtyWritebackCs > 0 {
 				maxPause = k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)
@@ -230,6 +286,18 @@ func (f *Flusher) startWork(w *WbWritebackWork, ret int) {
 	w.olderThanThis, w.hasOlder = f.wbStart, true
 }
 
+// loopDirtiedBefore is the cut-off wb_writeback takes on each loop iteration:
+// kupdate jiffies - dirty_expire_interval; with DirtiedBeforeEachLoop (v6
+// dirtied_before) background work jiffies, i.e. every dirty inode. Other works
+// keep the start-of-work time set by startWork.
+func (k *Kernel) loopDirtiedBefore(w *WbWritebackWork) {
+	if w.ForKupdate {
+		w.olderThanThis = k.W.Jiffies() - k.W.MsecsToJiffies(int64(k.P.DirtyExpireCs)*10)
+	} else if w.ForBackground && k.P.Variants.DirtiedBeforeEachLoop {
+		w.olderThanThis = k.W.Jiffies()
+	}
+}
+
 // nrDirtyInodes is get_nr_dirty_inodes(): inodes with I_DIRTY set.
 func (k *Kernel) nrDirtyInodes() int {
 	n := 0
@@ -257,9 +325,7 @@ func (f *Flusher) wbWriteback() bool {
 			if w.ForBackground && !k.overBgroundThresh(f.th) {
 				return f.wbFinish()
 			}
-			if w.ForKupdate {
-				w.olderThanThis = k.W.Jiffies() - k.W.MsecsToJiffies(int64(k.P.DirtyExpireCs)*10)
-			}
+			k.loopDirtiedBefore(w)
 			if k.Tracing() {
 				k.trace(f.th, "writeback_start", k.workPayload(w))
 			}
@@ -279,7 +345,9 @@ func (f *Flusher) wbWriteback() bool {
 			if k.Tracing() {
 				k.trace(f.th, "writeback_written", k.workPayload(w))
 			}
-			k.wbUpdateBandwidth(f.wbStart)
+			if !k.P.Variants.BandwidthFromWritepages {
+				k.wbUpdateBandwidth(f.wbStart)
+			}
 			f.wbStage = wbLoop
 			f.totalProgress += f.progress
 			if f.progress > 0 {
@@ -342,6 +410,20 @@ func (f *Flusher) writebackSbInodes() bool {
 				k.redirtyTail(in)
 				continue
 			}
+			if in.State&ISync != 0 && k.P.Variants.SbInodesISyncCheck {
+				// v6: someone else writes the inode
+				if w.SyncMode != WBSyncAll {
+					k.requeueIO(in)
+					f.Stats.SbRequeues++
+					if k.Tracing() {
+						k.trace(f.th, "writeback_sb_inodes_requeue", k.sbRequeuePayload(in))
+					}
+					continue
+				}
+				th := f.th
+				th.Task.Wait(&in.syncWait) // inode_sleep_on_writeback, then look again
+				return true
+			}
 			f.writeChunk = k.writebackChunkSize(w)
 			wbc := WritebackControl{
 				SyncMode: w.SyncMode, NrToWrite: f.writeChunk, TaggedWritepages: w.TaggedWritepages,
@@ -359,7 +441,11 @@ func (f *Flusher) writebackSbInodes() bool {
 		in, wbc := f.wsi.in, &f.wsi.wc.Wbc
 		done := f.writeChunk - wbc.NrToWrite
 		w.NrPages -= done
-		f.wrote += done
+		if k.P.Variants.WroteMinusSkipped {
+			f.wrote += max(done-wbc.PagesSkipped, 0) // v6 total_wrote
+		} else {
+			f.wrote += done
+		}
 		f.Stats.WrotePages += done
 		if f.writeChunk != longMax {
 			f.Stats.ChunkCalls++
@@ -368,7 +454,7 @@ func (f *Flusher) writebackSbInodes() bool {
 		if in.State&IDirty == 0 {
 			f.wrote++
 		}
-		if wbc.PagesSkipped > 0 {
+		if wbc.PagesSkipped > 0 && !k.P.Variants.RequeueInode {
 			// writeback is not making progress due to locked buffers
 			switch v := &k.P.Variants; {
 			case v.NoRedirtyOnPagesSkipped:

@@ -102,7 +102,12 @@ func (k *Kernel) markInodeDirty(in *Inode, flags int) {
 	}
 	wasDirty := in.State & IDirty
 	in.State |= flags
-	if in.State&ISync != 0 || in.State&IFreeing != 0 {
+	if k.P.Variants.ISyncQueued {
+		// v6: a queued inode stays where it is; the flusher places it afterwards
+		if in.State&ISyncQueued != 0 || in.State&IFreeing != 0 {
+			return
+		}
+	} else if in.State&ISync != 0 || in.State&IFreeing != 0 {
 		return
 	}
 	if wasDirty == 0 {
@@ -127,6 +132,14 @@ func (k *Kernel) redirtyTail(in *Inode) {
 		in.DirtiedWhen = k.W.Jiffies()
 	}
 	listMove(in, b)
+	in.State &^= ISyncQueued // redirty_tail_locked (v6)
+}
+
+// listDelClean is list_del_init / inode_cgwb_move_to_attached (v6): the clean
+// inode leaves the writeback lists (and I_SYNC_QUEUED is cleared).
+func listDelClean(in *Inode) {
+	listDelInit(in)
+	in.State &^= ISyncQueued
 }
 
 // requeueIO is requeue_io (v3.2): move the inode to b_more_io for the next round.
@@ -158,6 +171,9 @@ func (k *Kernel) moveExpiredInodes(work *WbWritebackWork) int {
 			break
 		}
 		listMove(in, &tmp)
+		if k.P.Variants.ISyncQueued {
+			in.State |= ISyncQueued
+		}
 		moved++
 	}
 	listSpliceInit(&tmp, &k.BDI.bIO)
@@ -228,7 +244,7 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 	for {
 		switch m.stage {
 		case wsiStart:
-			if in.State&ISync != 0 {
+			if in.State&ISync != 0 && !(m.fromLists && k.P.Variants.SbInodesISyncCheck) {
 				if m.wc.Wbc.SyncMode != WBSyncAll {
 					if k.P.Variants.ISyncRequeueWait {
 						k.requeueIOWait(in) // Kara 2011
@@ -258,10 +274,18 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 			m.stage = wsiWritepages
 			if m.wc.Wbc.NrToWrite <= 0 {
 				m.stage = wsiWait
+			} else if k.P.Variants.BandwidthFromWritepages {
+				k.wbBandwidthEstimateStart()
 			}
 		case wsiWritepages:
 			if k.FS.Writepages(&m.wc) {
 				return true
+			}
+			if k.P.Variants.BandwidthFromWritepages {
+				// do_writepages (v6): update the bandwidth once in a while
+				if k.W.Jiffies() > k.BDI.bwTimeStamp+max(k.W.HZ()/5, 1) {
+					k.wbUpdateBandwidthV6()
+				}
 			}
 			m.stage = wsiWait
 		case wsiWait:
@@ -298,7 +322,9 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 	in, wbc := m.in, &m.wc.Wbc
 	in.State &^= ISync
-	if in.State&IFreeing == 0 {
+	if k.P.Variants.RequeueInode {
+		k.requeueInode(m)
+	} else if in.State&IFreeing == 0 {
 		if in.State&IDirty != 0 && (wbc.SyncMode == WBSyncAll || wbc.TaggedWritepages) {
 			in.DirtiedWhen = k.W.Jiffies()
 		}
@@ -322,7 +348,7 @@ func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 				k.redirtyTail(in)
 			}
 		default:
-			listDelInit(in) // clean
+			listDelClean(in) // clean
 		}
 	}
 	if in.syncWait.Len() > 0 {
@@ -331,6 +357,61 @@ func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 	if k.Tracing() {
 		k.trace(th, "writeback_single_inode", k.wsiPayload(m))
 	}
+}
+
+// requeueInode is requeue_inode (v3.5+, v6.1) for the flusher's calls, and the
+// list handling at the end of v6 writeback_single_inode for the others (fsync,
+// sync_inode): a clean inode leaves the lists; a dirty one is left to the flusher
+// while I_SYNC_QUEUED, else redirty_tail()ed.
+func (k *Kernel) requeueInode(m *singleInodeWB) {
+	in, wbc := m.in, &m.wc.Wbc
+	if in.State&IFreeing != 0 {
+		return
+	}
+	if !m.fromLists {
+		switch {
+		case in.State&IDirty == 0 && in.Dirty.Empty():
+			listDelClean(in)
+		case in.State&ISyncQueued == 0:
+			if !in.Dirty.Empty() {
+				in.State |= IDirtyPages
+			}
+			k.redirtyTail(in)
+		}
+		return
+	}
+	if in.State&IDirty != 0 && (wbc.SyncMode == WBSyncAll || wbc.TaggedWritepages) {
+		in.DirtiedWhen = k.W.Jiffies()
+	}
+	if !in.Dirty.Empty() {
+		in.State |= IDirtyPages // mapping_tagged(PAGECACHE_TAG_DIRTY)
+	}
+	if wbc.PagesSkipped > 0 {
+		// writeback is not making progress due to locked buffers
+		if in.State&IDirty != 0 {
+			k.redirtyTail(in)
+		} else {
+			listDelClean(in)
+		}
+		return
+	}
+	switch {
+	case !in.Dirty.Empty():
+		if wbc.NrToWrite <= 0 {
+			k.requeueIO(in) // slice used up: queue for next turn
+		} else {
+			k.redirtyTail(in) // blocked by something other than congestion
+		}
+	case in.State&IDirty != 0:
+		k.redirtyTail(in)
+	default:
+		listDelClean(in)
+	}
+}
+
+func (k *Kernel) sbRequeuePayload(in *Inode) string {
+	return fmt.Sprintf("bdi %s: ino=%d state=%s dirtied_when=%d age=%d",
+		k.BDI.Name, in.Ino, StateString(in.State), in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ())
 }
 
 func (k *Kernel) wsiPayload(m *singleInodeWB) string {

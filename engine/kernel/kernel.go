@@ -290,6 +290,9 @@ func (k *Kernel) EndIO(ino uint64, index, pages int64, op devices.Op) {
 	if in.wbWait.Len() > 0 {
 		in.wbWait.WakeAll()
 	}
+	if k.P.Variants.BandwidthFromWritepages && n > 0 && in.Writeback.Empty() {
+		k.wbInodeWritebackEnd()
+	}
 	k.wakeCongestion()
 }
 

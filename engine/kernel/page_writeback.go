@@ -260,7 +260,7 @@ func (k *Kernel) bdiUpdateBandwidth(thresh, bg, dirty, bdiThresh, bdiDirty, star
 	elapsed := now - b.bwTimeStamp
 	dirtied, written := b.Stats.Dirtied, b.Stats.Written
 	// skip quiet periods: at least 1 s idle between two flusher runs
-	if !(elapsed > k.W.HZ() && b.bwTimeStamp < startTime) {
+	if k.P.Variants.BandwidthFromWritepages || !(elapsed > k.W.HZ() && b.bwTimeStamp < startTime) {
 		if thresh != 0 {
 			k.globalUpdateBandwidth(thresh, dirty)
 			k.bdiUpdateDirtyRatelimit(thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed)
@@ -268,6 +268,45 @@ func (k *Kernel) bdiUpdateBandwidth(thresh, bg, dirty, bdiThresh, bdiDirty, star
 		k.bdiUpdateWriteBandwidth(elapsed, written)
 	}
 	b.dirtiedStamp, b.writtenStamp, b.bwTimeStamp = dirtied, written, now
+}
+
+// wbBandwidthEstimateStart is wb_bandwidth_estimate_start (v5.14+, called by
+// do_writepages): after more than WB_BANDWIDTH_IDLE_JIF (HZ) without an update and
+// with no inode under writeback, re-snapshot the counters so the idle time does not
+// count as a period of zero bandwidth.
+func (k *Kernel) wbBandwidthEstimateStart() {
+	b := k.BDI
+	now := k.W.Jiffies()
+	if now-b.bwTimeStamp > k.W.HZ() && b.Stats.Writeback == 0 {
+		b.dirtiedStamp, b.writtenStamp, b.bwTimeStamp = b.Stats.Dirtied, b.Stats.Written, now
+	}
+}
+
+// wbUpdateBandwidthV6 is __wb_update_bandwidth(gdtc, NULL, false) (v6): the write
+// bandwidth only, elapsed >= 1, no idle skip (the callers check BANDWIDTH_INTERVAL
+// where they do: do_writepages does, the delayed work after IO completion does not).
+func (k *Kernel) wbUpdateBandwidthV6() {
+	b := k.BDI
+	now := k.W.Jiffies()
+	elapsed := max(now-b.bwTimeStamp, 1)
+	k.bdiUpdateWriteBandwidth(elapsed, b.Stats.Written)
+	b.AvgWriteBandwidth = max(b.AvgWriteBandwidth, 1)
+	b.dirtiedStamp, b.writtenStamp, b.bwTimeStamp = b.Stats.Dirtied, b.Stats.Written, now
+}
+
+// wbUpdateBandwidthWorkfn is wb_update_bandwidth_workfn (v6), the bw_dwork queued
+// BANDWIDTH_INTERVAL after an inode's writeback ended.
+func (k *Kernel) wbUpdateBandwidthWorkfn() { k.wbUpdateBandwidthV6() }
+
+// wbInodeWritebackEnd is wb_inode_writeback_end (v6): the inode has no page under
+// writeback any more; queue the bandwidth update BANDWIDTH_INTERVAL later (a
+// pending one is not moved, so inodes ending together share one update).
+func (k *Kernel) wbInodeWritebackEnd() {
+	f := k.flusher
+	if f == nil || f.bwDwork.Pending() {
+		return
+	}
+	k.W.After(&f.bwDwork, k.W.JiffiesToTime(max(k.W.HZ()/5, 1)))
 }
 
 // wbUpdateBandwidth is wb_update_bandwidth (v3.2), called by the flusher.

@@ -88,6 +88,40 @@ type Variants struct {
 	// WBTDepth is RWB_DEF_DEPTH (64 in the 2016 drafts, 16 merged); 0 keeps the
 	// device's. Not a switch: presets set it.
 	WBTDepth int
+
+	// v6.x writeback semantics (kernel-notes §1, "v6.x" paragraphs; the 6.1 preset).
+	// b_dirty_time and lazytime (I_DIRTY_TIME, dirtytime_expire_interval) are left
+	// out: the model has no atime/mtime-only dirtying.
+
+	// DirtiedBeforeEachLoop is v6 wb_writeback's dirtied_before: background work
+	// takes jiffies on every loop iteration (all dirty inodes), kupdate
+	// jiffies - dirty_expire_interval; other works keep the start-of-work cut-off.
+	DirtiedBeforeEachLoop bool
+	// ISyncQueued is I_SYNC_QUEUED (v5.9+): move_expired_inodes sets it,
+	// __mark_inode_dirty leaves a queued inode where it is (instead of testing
+	// I_SYNC), redirty_tail and the move off the lists clear it.
+	ISyncQueued bool
+	// RequeueInode is requeue_inode() (v3.5+): pages_skipped is decided first
+	// (redirty_tail a dirty inode, drop a clean one) inside the decision tree,
+	// not by writeback_sb_inodes after it.
+	RequeueInode bool
+	// SbInodesISyncCheck moves the I_SYNC test into writeback_sb_inodes (v6):
+	// WB_SYNC_NONE requeue_io()s the busy inode with writeback_sb_inodes_requeue
+	// (no writeback_single_inode call), WB_SYNC_ALL sleeps on it and re-examines.
+	SbInodesISyncCheck bool
+	// WorkqueueFlusher is the v6 flusher as a work item (wb_workfn): loops while
+	// works are queued, then wb_wakeup (immediate) for new works or
+	// wb_wakeup_delayed (queue_delayed_work: a pending timer is not moved) when
+	// dirty IO remains; wb_do_writeback runs wb_check_start_all before kupdate.
+	WorkqueueFlusher bool
+	// BandwidthFromWritepages moves the write-bandwidth update out of wb_writeback
+	// into do_writepages (every BANDWIDTH_INTERVAL, after wb_bandwidth_estimate_start)
+	// and IO completion (bw_dwork BANDWIDTH_INTERVAL after an inode's writeback
+	// ends); __wb_update_bandwidth has no idle skip (elapsed >= 1).
+	BandwidthFromWritepages bool
+	// WroteMinusSkipped is v6 writeback_sb_inodes' total_wrote: write_chunk -
+	// nr_to_write - pages_skipped, floored at 0 (+1 for an inode made clean).
+	WroteMinusSkipped bool
 }
 
 // variantNames maps switch names (Config "variants" keys, UI labels) to fields.
@@ -110,6 +144,13 @@ var variantNames = map[string]func(*Variants) *bool{
 	"wbt":                         func(v *Variants) *bool { return &v.WBT },
 	"wbt_draft":                   func(v *Variants) *bool { return &v.WBTDraft },
 	"wbt_qd1":                     func(v *Variants) *bool { return &v.WBTQD1 },
+	"dirtied_before_each_loop":    func(v *Variants) *bool { return &v.DirtiedBeforeEachLoop },
+	"i_sync_queued":               func(v *Variants) *bool { return &v.ISyncQueued },
+	"requeue_inode":               func(v *Variants) *bool { return &v.RequeueInode },
+	"sb_inodes_i_sync_check":      func(v *Variants) *bool { return &v.SbInodesISyncCheck },
+	"workqueue_flusher":           func(v *Variants) *bool { return &v.WorkqueueFlusher },
+	"bandwidth_from_writepages":   func(v *Variants) *bool { return &v.BandwidthFromWritepages },
+	"wrote_minus_skipped":         func(v *Variants) *bool { return &v.WroteMinusSkipped },
 }
 
 // VariantDocs describes each switch in one line.
@@ -132,6 +173,13 @@ var VariantDocs = map[string]string{
 	"wbt":                         "blk-wbt on (with wbt_from_kernel)",
 	"wbt_draft":                   "blk-wbt 2016 draft semantics (with wbt_from_kernel)",
 	"wbt_qd1":                     "blk-wbt QD=1 patch (Axboe 2016): limits 2/2/1 and 1/1/1 scaled down (with wbt_from_kernel)",
+	"dirtied_before_each_loop":    "v6: background work's dirtied_before = jiffies on every wb_writeback loop (picks up newly dirtied inodes)",
+	"i_sync_queued":               "v6: I_SYNC_QUEUED set by move_expired_inodes; __mark_inode_dirty leaves queued inodes in place",
+	"requeue_inode":               "v6: requeue_inode() decision tree (pages_skipped decided first: redirty_tail dirty, drop clean)",
+	"sb_inodes_i_sync_check":      "v6: I_SYNC check in writeback_sb_inodes (requeue_io + writeback_sb_inodes_requeue, or sleep for sync)",
+	"workqueue_flusher":           "v6: wb_workfn work item: immediate/delayed wakeups (pending delayed wakeup not moved), wb_check_start_all",
+	"bandwidth_from_writepages":   "v6: write bandwidth updated from do_writepages and IO completion, not wb_writeback",
+	"wrote_minus_skipped":         "v6: writeback_sb_inodes counts write_chunk - nr_to_write - pages_skipped (floored at 0)",
 }
 
 // VariantNames lists the switch names, sorted.
@@ -291,6 +339,19 @@ var presets = []Preset{
 		Variants: withWBT(v32, true, false, 64)},
 	{Name: "4.6+wbt+qd1", Doc: "Kara 2016: v4.6 with blk-wbt and Axboe's QD=1 limits patch (2/2/1, 1/1/1)",
 		Variants: withWBT(v32, true, true, 64)},
+
+	// Linux 6.1 (kernel-notes "v6.x" paragraphs of §1-§3, §6.3).
+	{Name: "6.1", Doc: "Linux 6.1: dirtied_before per loop, requeue_inode, I_SYNC_QUEUED, wb_workfn, v6 bandwidth and throttling",
+		Variants: v61()},
+}
+
+// v61 is Linux 6.1's writeback: the v3.2 code (no Wu 2011 RFC lists) with the
+// v6.x rules of kernel-notes §1-§3 switched on.
+func v61() Variants {
+	v := v32
+	v.DirtiedBeforeEachLoop, v.ISyncQueued, v.RequeueInode, v.SbInodesISyncCheck = true, true, true, true
+	v.WorkqueueFlusher, v.BandwidthFromWritepages, v.WroteMinusSkipped = true, true, true
+	return v
 }
 
 func withWBT(v Variants, on, qd1 bool, depth int) Variants {

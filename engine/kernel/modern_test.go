@@ -1,0 +1,286 @@
+package kernel
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// Unit tests of the v6.x writeback rules (kernel-notes §1 "v6.x" paragraphs), each
+// with the switch off (v3.2) and on (6.1).
+
+func with(set func(*Variants)) func(*Params) {
+	return func(p *Params) { set(&p.Variants) }
+}
+
+// TestBackgroundPicksUpInodeDirtiedAfterWorkStart: §1.3 — v3.2 background work
+// keeps the start-of-work cut-off (an inode dirtied later is not queued); v6
+// takes dirtied_before = jiffies on every loop and queues it.
+func TestBackgroundPicksUpInodeDirtiedAfterWorkStart(t *testing.T) {
+	tests := []struct {
+		name       string
+		v6         bool
+		background bool
+		want       int
+	}{
+		{"v3.2 background: start-of-work cut-off", false, true, 0},
+		{"v6 background: dirtied_before = jiffies", true, true, 1},
+		{"v6 sync-like work: start-of-work cut-off", true, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, _ := newTestKernel(t, with(func(v *Variants) { v.DirtiedBeforeEachLoop = tc.v6 }))
+			th := k.NewThread("dd")
+			require.NoError(t, k.W.Run(sim.Second))
+			w := &WbWritebackWork{NrPages: longMax, ForBackground: tc.background, RangeCyclic: true}
+			k.flusher.startWork(w, fpDone) // work starts at 1 s
+			require.NoError(t, k.W.Run(2*sim.Second))
+			in := k.NewInode()
+			k.DirtyPages(th, in, 0, 10, 10*PageSize) // dirtied at 2 s
+			k.loopDirtiedBefore(w)
+			k.queueIO(nil, w)
+			assert.Equal(t, tc.want, k.BDI.bIO.n)
+		})
+	}
+}
+
+// TestISyncQueued: §1.3 — move_expired_inodes sets I_SYNC_QUEUED and
+// __mark_inode_dirty leaves a queued inode alone; an inode under I_SYNC that is
+// not queued (fsync's writeback) is moved to b_dirty in v6 and left in v3.2.
+func TestISyncQueued(t *testing.T) {
+	t.Run("move_expired_inodes sets it, redirty_tail clears it", func(t *testing.T) {
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.ISyncQueued = true }))
+		in := k.NewInode()
+		k.DirtyPages(k.NewThread("dd"), in, 0, 1, PageSize)
+		k.queueIO(nil, &WbWritebackWork{})
+		assert.NotZero(t, in.State&ISyncQueued)
+		assert.Equal(t, "I_DIRTY_SYNC|I_DIRTY_DATASYNC|I_DIRTY_PAGES", StateString(in.State), "not printed")
+		k.redirtyTail(in)
+		assert.Zero(t, in.State&ISyncQueued)
+	})
+	tests := []struct {
+		name     string
+		v6       bool
+		state    int
+		list     string
+		wantList string
+	}{
+		{"v3.2: I_SYNC, off the lists: stays off", false, ISync, "", ""},
+		{"v6: I_SYNC, not queued: to b_dirty", true, ISync, "", "b_dirty"},
+		{"v6: queued on b_io: stays", true, ISyncQueued, "b_io", "b_io"},
+		{"v6: queued under I_SYNC on b_more_io: stays", true, ISync | ISyncQueued, "b_more_io", "b_more_io"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, _ := newTestKernel(t, with(func(v *Variants) { v.ISyncQueued = tc.v6 }))
+			in := k.NewInode()
+			in.State = tc.state
+			switch tc.list {
+			case "b_io":
+				listMove(in, &k.BDI.bIO)
+			case "b_more_io":
+				listMove(in, &k.BDI.bMoreIO)
+			}
+			k.markInodeDirty(in, IDirtyPages)
+			assert.Equal(t, tc.wantList, in.OnList())
+		})
+	}
+}
+
+// TestRequeueInodeDecisionTree: §1.5 requeue_inode (v6), pages_skipped first.
+func TestRequeueInodeDecisionTree(t *testing.T) {
+	tests := []struct {
+		name      string
+		dirty     int64 // dirty pages left
+		meta      bool  // I_DIRTY_SYNC left
+		nrToWrite int64
+		skipped   int64
+		wantList  string
+	}{
+		{"pages_skipped, dirty: redirty_tail", 5, false, 100, 1, "b_dirty"},
+		{"pages_skipped, clean: off the lists", 0, false, 100, 1, ""},
+		{"pages left, slice used up: requeue_io", 5, false, 0, 0, "b_more_io"},
+		{"pages left, budget left: redirty_tail", 5, false, 100, 0, "b_dirty"},
+		{"inode redirtied: redirty_tail", 0, true, 100, 0, "b_dirty"},
+		{"clean: off the lists", 0, false, 100, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, _ := newTestKernel(t, with(func(v *Variants) { v.RequeueInode, v.ISyncQueued = true, true }))
+			th := k.NewThread("flush")
+			in := k.NewInode()
+			if tc.dirty > 0 {
+				in.Dirty.Add(0, tc.dirty)
+			}
+			if tc.meta {
+				in.State |= IDirtySync
+			}
+			in.State |= ISyncQueued
+			listMove(in, &k.BDI.bIO)
+			m := &singleInodeWB{}
+			m.begin(k, th, in, WritebackControl{NrToWrite: tc.nrToWrite, PagesSkipped: tc.skipped}, true)
+			k.requeueInode(m)
+			assert.Equal(t, tc.wantList, in.OnList())
+			if tc.wantList != "b_more_io" {
+				assert.Zero(t, in.State&ISyncQueued, "cleared off b_io/b_more_io")
+			}
+		})
+	}
+}
+
+// TestSbInodesISyncCheck: §1.5 — v6 writeback_sb_inodes requeue_io()s a busy inode
+// itself (writeback_sb_inodes_requeue, no writeback_single_inode call); v3.2 calls
+// writeback_single_inode, which requeues it.
+func TestSbInodesISyncCheck(t *testing.T) {
+	for _, v6 := range []bool{false, true} {
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.SbInodesISyncCheck = v6 }))
+		in := k.NewInode()
+		k.DirtyPages(k.NewThread("dd"), in, 0, 10, 10*PageSize)
+		in.State |= ISync
+		listMove(in, &k.BDI.bIO)
+		f := k.flusher
+		f.work = &WbWritebackWork{NrPages: longMax, ForBackground: true}
+		require.False(t, f.writebackSbInodes())
+		assert.Equal(t, "b_more_io", in.OnList(), "v6=%v", v6)
+		if v6 {
+			assert.Equal(t, [2]int64{0, 1}, [2]int64{f.Stats.InodeCalls, f.Stats.SbRequeues})
+		} else {
+			assert.Equal(t, [2]int64{1, 0}, [2]int64{f.Stats.InodeCalls, f.Stats.SbRequeues})
+		}
+		assert.Zero(t, f.wrote)
+	}
+}
+
+// skipFS reports pages_skipped from ->writepages (pages redirtied by ->writepage).
+type skipFS struct {
+	testFS
+	skip int64
+}
+
+func (f *skipFS) Writepages(wc *WritebackCtx) bool {
+	r := wc.WriteCachePages()
+	wc.Wbc.PagesSkipped += f.skip
+	return r
+}
+
+// TestTotalWroteMinusPagesSkipped: §1.7 — v6 counts write_chunk - nr_to_write -
+// pages_skipped (floored at 0); v3.2 counts write_chunk - nr_to_write.
+func TestTotalWroteMinusPagesSkipped(t *testing.T) {
+	tests := []struct {
+		name    string
+		v6      bool
+		skip    int64
+		want    int64
+		nrPages int64
+	}{
+		{"v3.2", false, 30, 100, longMax - 100},
+		{"v6", true, 30, 70, longMax - 100},
+		{"v6 floored at 0", true, 500, 0, longMax - 100},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, _ := newTestKernel(t, nil)
+			fs := &skipFS{skip: tc.skip}
+			k.FS = fs
+			k.P.Variants.WroteMinusSkipped, k.P.Variants.RequeueInode = tc.v6, tc.v6
+			in := k.NewInode()
+			k.DirtyPages(k.NewThread("dd"), in, 0, 100, 100*PageSize)
+			in.State &^= IDirtySync | IDirtyDatasync
+			k.queueIO(nil, &WbWritebackWork{})
+			f := k.flusher
+			f.work = &WbWritebackWork{NrPages: longMax, ForBackground: true}
+			f.th.noYield = true
+			require.False(t, f.writebackSbInodes())
+			// the inode is clean after the pass: +1
+			assert.Equal(t, tc.want+1, f.wrote)
+			assert.Equal(t, tc.nrPages, f.work.NrPages, "work->nr_pages counts every page written")
+		})
+	}
+}
+
+// TestDelayedWakeupNotMoved: §1.9 — v3.2 bdi_wakeup_thread_delayed is mod_timer
+// (re-armed by each call); v6 wb_wakeup_delayed is queue_delayed_work, which leaves
+// a pending work where it is.
+func TestDelayedWakeupNotMoved(t *testing.T) {
+	for _, tc := range []struct {
+		v6   bool
+		want sim.Time
+	}{{false, 6 * sim.Second}, {true, 5 * sim.Second}} {
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.WorkqueueFlusher = tc.v6 }))
+		k.flusher.wakeupDelayed()
+		require.NoError(t, k.W.Run(sim.Second))
+		k.flusher.wakeupDelayed()
+		assert.Equal(t, tc.want, k.flusher.wakeup.When(), "v6=%v", tc.v6)
+	}
+}
+
+// TestWbCheckStartAll: §1.9 — wakeup_flusher_threads sets WB_start_all; the
+// flusher's wb_check_start_all writes the dirty pages (below the background
+// threshold, before kupdate is due) with the request's reason; a second request
+// while one is pending is dropped.
+func TestWbCheckStartAll(t *testing.T) {
+	for _, v6 := range []bool{false, true} {
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.WorkqueueFlusher = v6 }))
+		in := k.NewInode()
+		k.DirtyPages(k.NewThread("dd"), in, 0, 1000, 1000*PageSize)
+		k.StartAll(ReasonTryToFreePages)
+		k.StartAll(ReasonTryToFreePages)
+		require.NoError(t, k.W.Run(2*sim.Second))
+		assert.Equal(t, int64(1000), in.Written(), "v6=%v", v6)
+		st := k.flusher.Stats
+		if v6 {
+			assert.Equal(t, int64(1), st.StartAllWB)
+			assert.Equal(t, int64(1), st.Works[ReasonTryToFreePages])
+		} else {
+			assert.Equal(t, int64(2), st.Works[ReasonTryToFreePages], "v3.2: two queued works")
+		}
+		require.NoError(t, k.CheckInvariants())
+	}
+}
+
+// TestBandwidthFromWritepagesAndCompletion: §1.8/§2.6 — v6 updates the write
+// bandwidth from do_writepages and BANDWIDTH_INTERVAL after IO completion, not in
+// wb_writeback; wb_bandwidth_estimate_start re-snapshots after an idle second.
+func TestBandwidthFromWritepagesAndCompletion(t *testing.T) {
+	t.Run("estimate start after idle", func(t *testing.T) {
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.BandwidthFromWritepages = true }))
+		require.NoError(t, k.W.Run(3*sim.Second))
+		k.BDI.Stats.Written = 77
+		k.wbBandwidthEstimateStart()
+		assert.Equal(t, int64(3000), k.BDI.bwTimeStamp)
+		assert.Equal(t, int64(77), k.BDI.writtenStamp)
+		require.NoError(t, k.W.Run(3500*sim.Millisecond))
+		k.wbBandwidthEstimateStart()
+		assert.Equal(t, int64(3000), k.BDI.bwTimeStamp, "not idle for HZ")
+	})
+	t.Run("update after the last completion", func(t *testing.T) {
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.BandwidthFromWritepages = true }))
+		in := k.NewInode()
+		k.DirtyPages(k.NewThread("dd"), in, 0, 1000, 1000*PageSize)
+		k.StartAll(ReasonSync)
+		require.NoError(t, k.W.Run(2*sim.Second))
+		require.Equal(t, int64(1000), in.Written())
+		assert.False(t, k.flusher.bwDwork.Pending())
+		assert.NotEqual(t, int64(initBWPages), k.BDI.WriteBandwidth, "updated")
+		assert.Equal(t, int64(1000), k.BDI.writtenStamp, "bw_dwork saw every completion")
+	})
+}
+
+func TestPreset61(t *testing.T) {
+	p, err := LookupPreset("6.1")
+	require.NoError(t, err)
+	v := p.Variants
+	assert.True(t, v.DirtiedBeforeEachLoop && v.ISyncQueued && v.RequeueInode && v.SbInodesISyncCheck &&
+		v.WorkqueueFlusher && v.BandwidthFromWritepages && v.WroteMinusSkipped)
+	assert.False(t, v.MoreIOWait || v.IOFullThrottle || v.Pdflush)
+	old, err := LookupPreset(DefaultPreset)
+	require.NoError(t, err)
+	for _, n := range VariantNames() {
+		if b, _ := old.Variants.Get(n); b {
+			got, _ := v.Get(n)
+			assert.True(t, got, "6.1 keeps %s", n)
+		}
+	}
+}
