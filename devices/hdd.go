@@ -111,8 +111,15 @@ func (d *hdd) seekTime(dist int64) int64 {
 	if dist >= d.capSectors {
 		dist = d.capSectors - 1
 	}
-	hi, lo := bits.Mul64(uint64(dist), 1<<hddSeekXFPBits)
-	xf, _ := bits.Div64(hi, lo, uint64(d.capSectors))
+	var xf uint64
+	if uint64(dist) < 1<<(64-hddSeekXFPBits) {
+		// dist << 30 fits in 64 bits (any disk under 8 TiB): one plain division
+		// instead of a 128-bit one (emulated in software on wasm), same quotient
+		xf = uint64(dist) << hddSeekXFPBits / uint64(d.capSectors)
+	} else {
+		hi, lo := bits.Mul64(uint64(dist), 1<<hddSeekXFPBits)
+		xf, _ = bits.Div64(hi, lo, uint64(d.capSectors))
+	}
 	sq := intSqrt(xf) // sqrt(x) << 15
 	return d.a + (d.b*int64(sq))>>(hddSeekXFPBits/2) + (d.c*int64(xf))>>hddSeekXFPBits
 }
@@ -121,8 +128,10 @@ func (d *hdd) seekTime(dist int64) int64 {
 func (d *hdd) SeekTime(distBytes int64) sim.Time { return sim.Time(d.seekTime(distBytes / SectorSize)) }
 
 // angle is the time offset of sector s within a revolution.
-func (d *hdd) angle(s int64) int64 {
-	z := d.zone(s)
+func (d *hdd) angle(s int64) int64 { return d.angleIn(s, d.zone(s)) }
+
+// angleIn is angle for a sector s known to lie in zone z.
+func (d *hdd) angleIn(s int64, z int) int64 {
 	off := (s - int64(z)*d.zoneSecs) % d.spt[z]
 	return off * d.rev / d.spt[z]
 }
@@ -136,12 +145,13 @@ func (d *hdd) position(now sim.Time, s int64) int64 {
 	if dist < 0 {
 		dist = -dist
 	}
+	z := d.zone(s)
 	seek := int64(0)
-	if dist >= d.spt[d.zone(s)] {
+	if dist >= d.spt[z] {
 		seek = d.seekTime(dist)
 	}
 	phase := (int64(now) + seek) % d.rev
-	rot := (d.angle(s) - phase) % d.rev
+	rot := (d.angleIn(s, z) - phase) % d.rev
 	if rot < 0 {
 		rot += d.rev
 	}

@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -292,26 +293,22 @@ func (b *wbt) done(r *Request, now sim.Time) {
 }
 
 func intSqrt(x uint64) uint64 {
-	if x < 2 {
-		return x
+	// floor(sqrt(x)), exactly: the float root (IEEE sqrt is correctly rounded on
+	// every platform, wasm included) is within one of the answer for any uint64, and
+	// the integer corrections below make it exact. Nothing but the exact integer
+	// leaves this function, so no floating point reaches the model's state; it
+	// equals int_sqrt (Newton's method on integers), only faster.
+	r := uint64(math.Sqrt(float64(x)))
+	if r > 1<<32-1 {
+		r = 1<<32 - 1
 	}
-	// Newton's method on integers, starting above the root
-	r := uint64(1) << ((bitLen(x) + 1) / 2)
-	for {
-		n := (r + x/r) / 2
-		if n >= r {
-			return r
-		}
-		r = n
+	for r*r > x {
+		r--
 	}
-}
-
-func bitLen(x uint64) int {
-	n := 0
-	for ; x != 0; x >>= 1 {
-		n++
+	for r < 1<<32-1 && (r+1)*(r+1) <= x {
+		r++
 	}
-	return n
+	return r
 }
 
 // armTimer is rwb_arm_timer: pick the window for the current step and start a new

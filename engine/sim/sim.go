@@ -30,8 +30,7 @@ func (t Time) Seconds() float64 { return float64(t) / float64(Second) }
 type Timer struct {
 	Fn   func() // called when the timer fires
 	when Time
-	seq  uint64
-	idx  int32 // position in the heap + 1; 0 when idle
+	idx  int32 // > 0: position in the heap + 1; < 0: -(position in the same-time FIFO + 1); 0 when idle
 }
 
 // Pending reports whether the timer is queued.
@@ -43,11 +42,29 @@ func (t *Timer) When() Time { return t.when }
 // ErrCancelled is returned by Run when Cancel was called.
 var ErrCancelled = errors.New("sim: run cancelled")
 
-// World is one simulation: clock, event heap, random source.
+// entry is a heap slot: the ordering key is stored inline so that sifting compares
+// without dereferencing the timers.
+type entry struct {
+	when Time
+	seq  uint64
+	t    *Timer
+}
+
+// World is one simulation: clock, event queue, random source.
+//
+// Events fire in (time, queueing order). Timers queued for a later time live in a
+// 4-ary min-heap keyed by (when, seq); timers queued for the current time go to a
+// FIFO instead, which costs no heap operation. The two together give exactly the
+// order of a single heap: a heap entry due now was queued before the clock reached
+// now, so it precedes every FIFO entry (all queued at now), and the FIFO is always
+// empty when the clock advances (its entries are due before any later one).
 type World struct {
 	now     Time
 	hz      int64
-	heap    []*Timer
+	heap    []entry
+	fifo    []*Timer // same-time timers in queueing order; cancelled slots are nil
+	fhead   int      // first possibly live slot of fifo
+	nfifo   int      // live timers in fifo
 	seq     uint64
 	events  uint64
 	stopped bool
@@ -87,18 +104,35 @@ func (w *World) Events() uint64 { return w.events }
 // At queues t to fire at time when (or now, if when is in the past). A queued
 // timer is moved. Ties fire in the order they were queued.
 func (w *World) At(t *Timer, when Time) {
-	if when < w.now {
-		when = w.now
-	}
-	w.seq++
-	t.when, t.seq = when, w.seq
-	if t.idx != 0 {
-		i := int(t.idx - 1)
-		w.up(i)
-		w.down(int(t.idx - 1))
+	if when <= w.now {
+		if t.idx != 0 {
+			w.Cancel(t)
+		}
+		t.when = w.now
+		w.fifo = append(w.fifo, t)
+		w.nfifo++
+		t.idx = -int32(len(w.fifo))
 		return
 	}
-	w.heap = append(w.heap, t)
+	w.seq++
+	t.when = when
+	if t.idx > 0 {
+		// re-arm in place: the new key is later than the old one unless when moved
+		// earlier (seq always grows), so one sift suffices
+		i := int(t.idx - 1)
+		old := w.heap[i].when
+		w.heap[i].when, w.heap[i].seq = when, w.seq
+		if when < old {
+			w.up(i)
+		} else {
+			w.down(i)
+		}
+		return
+	}
+	if t.idx < 0 {
+		w.fifoRemove(t)
+	}
+	w.heap = append(w.heap, entry{when, w.seq, t})
 	t.idx = int32(len(w.heap))
 	w.up(len(w.heap) - 1)
 }
@@ -108,73 +142,119 @@ func (w *World) After(t *Timer, d Time) { w.At(t, w.now+d) }
 
 // Cancel removes t from the queue if it is queued.
 func (w *World) Cancel(t *Timer) {
-	if t.idx == 0 {
+	switch {
+	case t.idx > 0:
+		w.heapRemove(int(t.idx - 1))
+	case t.idx < 0:
+		w.fifoRemove(t)
+	}
+}
+
+func (w *World) fifoRemove(t *Timer) {
+	w.fifo[-t.idx-1] = nil
+	t.idx = 0
+	w.nfifo--
+	if w.nfifo == 0 {
+		clear(w.fifo[w.fhead:])
+		w.fifo, w.fhead = w.fifo[:0], 0
+	}
+}
+
+// heapRemove takes the entry at i out of the heap.
+func (w *World) heapRemove(i int) {
+	h := w.heap
+	h[i].t.idx = 0
+	last := len(h) - 1
+	x := h[last]
+	h[last] = entry{}
+	w.heap = h[:last]
+	if i == last {
 		return
 	}
-	i := int(t.idx - 1)
-	last := len(w.heap) - 1
-	if i != last {
-		w.swap(i, last)
-	}
-	w.heap[last] = nil
-	w.heap = w.heap[:last]
-	t.idx = 0
-	if i != last {
+	if x.when < h[i].when || (x.when == h[i].when && x.seq < h[i].seq) {
+		h[i] = x
 		w.up(i)
+	} else {
+		h[i] = x
 		w.down(i)
 	}
 }
 
-func (w *World) less(i, j int) bool {
-	a, b := w.heap[i], w.heap[j]
+func (a *entry) before(b *entry) bool {
 	return a.when < b.when || (a.when == b.when && a.seq < b.seq)
 }
 
-func (w *World) swap(i, j int) {
-	w.heap[i], w.heap[j] = w.heap[j], w.heap[i]
-	w.heap[i].idx = int32(i + 1)
-	w.heap[j].idx = int32(j + 1)
-}
-
+// up moves the entry at i towards the root (4-ary heap: parent (i-1)/4).
 func (w *World) up(i int) {
+	h := w.heap
+	x := h[i]
 	for i > 0 {
-		p := (i - 1) / 2
-		if !w.less(i, p) {
-			return
+		p := (i - 1) >> 2
+		if !x.before(&h[p]) {
+			break
 		}
-		w.swap(i, p)
+		h[i] = h[p]
+		h[i].t.idx = int32(i + 1)
 		i = p
 	}
+	h[i] = x
+	x.t.idx = int32(i + 1)
 }
 
+// down moves the entry at i towards the leaves (children 4i+1 .. 4i+4).
 func (w *World) down(i int) {
-	n := len(w.heap)
+	h := w.heap
+	n := len(h)
+	x := h[i]
 	for {
-		l := 2*i + 1
-		if l >= n {
-			return
+		c := 4*i + 1
+		if c >= n {
+			break
 		}
-		m := l
-		if r := l + 1; r < n && w.less(r, l) {
-			m = r
+		m := c
+		end := min(c+4, n)
+		for j := c + 1; j < end; j++ {
+			if h[j].before(&h[m]) {
+				m = j
+			}
 		}
-		if !w.less(m, i) {
-			return
+		if !h[m].before(&x) {
+			break
 		}
-		w.swap(i, m)
+		h[i] = h[m]
+		h[i].t.idx = int32(i + 1)
 		i = m
 	}
+	h[i] = x
+	x.t.idx = int32(i + 1)
 }
 
 // Step fires the next event. It reports false when no event is queued.
 func (w *World) Step() bool {
-	if len(w.heap) == 0 {
+	var t *Timer
+	switch {
+	case w.nfifo > 0 && (len(w.heap) == 0 || w.heap[0].when != w.now):
+		for w.fifo[w.fhead] == nil {
+			w.fhead++
+		}
+		t = w.fifo[w.fhead]
+		w.fifo[w.fhead] = nil
+		w.fhead++
+		t.idx = 0
+		w.nfifo--
+		if w.nfifo == 0 {
+			w.fifo, w.fhead = w.fifo[:0], 0
+		} else if w.fhead >= 1024 && 2*w.fhead >= len(w.fifo) {
+			w.compactFIFO()
+		}
+	case len(w.heap) > 0:
+		t = w.heap[0].t
+		w.heapRemove(0)
+		if t.when > w.now {
+			w.now = t.when
+		}
+	default:
 		return false
-	}
-	t := w.heap[0]
-	w.Cancel(t)
-	if t.when > w.now {
-		w.now = t.when
 	}
 	w.events++
 	t.Fn()
@@ -182,6 +262,21 @@ func (w *World) Step() bool {
 		w.AfterEvent()
 	}
 	return true
+}
+
+// compactFIFO drops the consumed and cancelled slots of the same-time FIFO (a long
+// run of events at one instant).
+func (w *World) compactFIFO() {
+	n := 0
+	for _, t := range w.fifo[w.fhead:] {
+		if t != nil {
+			w.fifo[n] = t
+			t.idx = -int32(n + 1)
+			n++
+		}
+	}
+	clear(w.fifo[n:])
+	w.fifo, w.fhead = w.fifo[:n], 0
 }
 
 // Stop makes Run return after the current event.
@@ -193,6 +288,9 @@ func (w *World) CancelRun() { w.cancel = true }
 
 // NextEvent reports the time of the next queued event.
 func (w *World) NextEvent() (Time, bool) {
+	if w.nfifo > 0 {
+		return w.now, true
+	}
 	if len(w.heap) == 0 {
 		return 0, false
 	}

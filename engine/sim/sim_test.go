@@ -192,3 +192,150 @@ func BenchmarkEventLoop(b *testing.B) {
 		w.Step()
 	}
 }
+
+// refQueue is the original binary heap keyed by (when, seq): the reference order
+// the World's heap + same-time FIFO must reproduce exactly.
+type refQueue struct {
+	now  Time
+	seq  uint64
+	heap []*refTimer
+}
+
+type refTimer struct {
+	id   int
+	when Time
+	seq  uint64
+	idx  int
+}
+
+func (q *refQueue) less(i, j int) bool {
+	a, b := q.heap[i], q.heap[j]
+	return a.when < b.when || (a.when == b.when && a.seq < b.seq)
+}
+
+func (q *refQueue) swap(i, j int) {
+	q.heap[i], q.heap[j] = q.heap[j], q.heap[i]
+	q.heap[i].idx, q.heap[j].idx = i+1, j+1
+}
+
+func (q *refQueue) fix(i int) {
+	for i > 0 && q.less(i, (i-1)/2) {
+		q.swap(i, (i-1)/2)
+		i = (i - 1) / 2
+	}
+	for {
+		l, m := 2*i+1, i
+		if l < len(q.heap) && q.less(l, m) {
+			m = l
+		}
+		if l+1 < len(q.heap) && q.less(l+1, m) {
+			m = l + 1
+		}
+		if m == i {
+			return
+		}
+		q.swap(i, m)
+		i = m
+	}
+}
+
+func (q *refQueue) at(t *refTimer, when Time) {
+	when = max(when, q.now)
+	q.seq++
+	t.when, t.seq = when, q.seq
+	if t.idx != 0 {
+		q.fix(t.idx - 1)
+		return
+	}
+	q.heap = append(q.heap, t)
+	t.idx = len(q.heap)
+	q.fix(len(q.heap) - 1)
+}
+
+func (q *refQueue) cancel(t *refTimer) {
+	if t.idx == 0 {
+		return
+	}
+	i, last := t.idx-1, len(q.heap)-1
+	q.swap(i, last)
+	q.heap = q.heap[:last]
+	t.idx = 0
+	if i != last {
+		q.fix(i)
+	}
+}
+
+func (q *refQueue) pop() *refTimer {
+	t := q.heap[0]
+	q.cancel(t)
+	q.now = max(q.now, t.when)
+	return t
+}
+
+// TestQueueMatchesReferenceOrder drives the World and the reference heap with the
+// same random schedule — many same-time events, re-arming earlier and later,
+// cancels, operations from inside handlers — and requires the same firing order.
+func TestQueueMatchesReferenceOrder(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		w := NewWorld(1000, seed)
+		ref := &refQueue{}
+		const n = 300
+		timers := make([]*Timer, n)
+		refs := make([]*refTimer, n)
+		var got, want []int
+		op := func() {
+			i := w.Rand.IntN(n)
+			switch k := w.Rand.IntN(10); {
+			case k < 2:
+				w.Cancel(timers[i])
+				ref.cancel(refs[i])
+			case k < 6: // now (or in the past)
+				d := Time(w.Rand.IntN(3)) - 1
+				w.At(timers[i], w.Now()+d)
+				ref.at(refs[i], w.Now()+d)
+			default:
+				d := Time(w.Rand.IntN(50))
+				w.At(timers[i], w.Now()+d)
+				ref.at(refs[i], w.Now()+d)
+			}
+		}
+		for i := range timers {
+			refs[i] = &refTimer{id: i}
+			timers[i] = &Timer{}
+			timers[i].Fn = func() {
+				got = append(got, i)
+				for k := w.Rand.IntN(3); k > 0; k-- {
+					op()
+				}
+			}
+		}
+		for i := 0; i < 20000; i++ {
+			if len(got) > 50000 {
+				break
+			}
+			op()
+			if w.Rand.IntN(3) == 0 {
+				for k := w.Rand.IntN(5); k > 0; k-- {
+					if len(ref.heap) == 0 {
+						require.False(t, w.Step())
+						break
+					}
+					want = append(want, ref.pop().id)
+					require.True(t, w.Step())
+					// the reference pops before the World's handler runs the mirrored ops
+					require.Equal(t, want[len(want)-1], got[len(want)-1])
+					require.Equal(t, ref.now, w.Now())
+				}
+			}
+		}
+		for len(ref.heap) > 0 {
+			want = append(want, ref.pop().id)
+			require.True(t, w.Step())
+		}
+		require.False(t, w.Step())
+		require.Equal(t, want, got, "seed %d", seed)
+		for i := range timers {
+			require.Equal(t, refs[i].idx != 0, timers[i].Pending())
+		}
+	}
+}
