@@ -81,7 +81,7 @@ type Btrfs struct {
 	t *journal // the transaction commit (btree pages + superblock)
 
 	worker, endio *workerPool
-	cursors       map[*kernel.WritebackCtx]*daCursor
+	cursors       cursorMap
 	csumPending   int64 // pages not yet covered by a checksum leaf
 
 	Bumps int64
@@ -96,7 +96,7 @@ func (b *Btrfs) Name() string { return "btrfs" }
 
 func (b *Btrfs) Mount(k *kernel.Kernel) error {
 	b.k = k
-	b.cursors = map[*kernel.WritebackCtx]*daCursor{}
+	b.cursors = newCursorMap()
 	n := max(min(b.P.Workers, k.P.CPUs+2), 1)
 	b.worker = newWorkerPool(k, "btrfs-worker", n)
 	b.endio = newWorkerPool(k, "btrfs-endio-wri", n)
@@ -113,7 +113,7 @@ func (b *Btrfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) 
 
 // Writepages is extent_writepages → extent_write_cache_pages → __extent_writepage.
 func (b *Btrfs) Writepages(wc *kernel.WritebackCtx) bool {
-	c, fresh := cursorFor(b.cursors, wc)
+	c, fresh := cursorFor(&b.cursors, wc)
 	if fresh {
 		wc.Th.Sub.StartPlug()
 	}
@@ -122,7 +122,7 @@ func (b *Btrfs) Writepages(wc *kernel.WritebackCtx) bool {
 		wc.Th.Sub.FinishPlug()
 	}
 	if !blocked {
-		dropCursor(b.cursors, wc)
+		dropCursor(&b.cursors, wc)
 	}
 	return blocked
 }

@@ -85,7 +85,7 @@ type Ext3 struct {
 	homeRun    []int64 // inline metadata homes logged in the running transaction
 	homeCom    []int64 // ... in the committing transaction, to checkpoint
 	hi         int     // next home write of homeCom
-	cursors    map[*kernel.WritebackCtx]*daCursor
+	cursors    cursorMap
 	holders    map[*kernel.Thread]bool // threads asleep in ->writepage with a handle open
 
 	// statistics
@@ -123,7 +123,7 @@ func (e *Ext3) Name() string { return "ext3" }
 
 func (e *Ext3) Mount(k *kernel.Kernel) error {
 	e.k = k
-	e.cursors = map[*kernel.WritebackCtx]*daCursor{}
+	e.cursors = newCursorMap()
 	e.j = newJournal(k, "kjournald", e.P.CommitInterval, journalSector(k, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData
 	e.holders = map[*kernel.Thread]bool{}
@@ -260,7 +260,7 @@ func (e *Ext3) EndIO(cookie uint64, index, pages int64, op devices.Op) {}
 // Writepages is generic_writepages → write_cache_pages → ext3_ordered_writepage.
 func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {
 	delete(e.holders, wc.Th) // resumed: the page's handle stops
-	c, _ := cursorFor(e.cursors, wc)
+	c, _ := cursorFor(&e.cursors, wc)
 	if e.j.locked && wc.Th != e.j.th && !c.finished {
 		// ext3_ordered_writepage's journal_start waits for the locked commit too
 		e.WritepageStalls++
@@ -270,7 +270,7 @@ func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {
 	if daWalk(wc, c, func(s, end int64) (int64, bool) { return e.writeRun(wc, s, end) }) {
 		return true
 	}
-	dropCursor(e.cursors, wc)
+	dropCursor(&e.cursors, wc)
 	return false
 }
 

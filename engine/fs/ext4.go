@@ -68,7 +68,7 @@ type Ext4 struct {
 	k *kernel.Kernel
 	j *journal
 
-	cursors map[*kernel.WritebackCtx]*daCursor
+	cursors cursorMap
 	// Bumps counts ext4_da_writepages calls that raised nr_to_write.
 	Bumps int64
 }
@@ -87,7 +87,7 @@ func (e *Ext4) Name() string { return "ext4" }
 
 func (e *Ext4) Mount(k *kernel.Kernel) error {
 	e.k = k
-	e.cursors = map[*kernel.WritebackCtx]*daCursor{}
+	e.cursors = newCursorMap()
 	e.j = newJournal(k, "jbd2/sda1-8", e.P.CommitInterval, journalSector(k, e.P.JournalSector), e.P.JournalMB<<8, true)
 	return nil
 }
@@ -117,7 +117,7 @@ func numDirtyPages(in *kernel.Inode, index, maxPages int64) int64 {
 // FSState[1] is 1 until it is given back, FSState[3] marks the cursor (cursorFor).
 func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 	wbc := &wc.Wbc
-	c, fresh := cursorFor(e.cursors, wc)
+	c, fresh := cursorFor(&e.cursors, wc)
 	if fresh {
 		// the nr_to_write bump
 		maxPages := e.P.MaxWritebackMBBump << 8
@@ -146,7 +146,7 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 		wc.FSState[0], wc.FSState[1] = 0, 0
 	}
 	if !blocked {
-		dropCursor(e.cursors, wc)
+		dropCursor(&e.cursors, wc)
 	}
 	return blocked
 }

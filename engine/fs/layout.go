@@ -379,15 +379,36 @@ type daCursor struct {
 // pages it consumed (≥ 1) and whether the loop is done.
 type daStep func(s, e int64) (consumed int64, done bool)
 
+// cursorMap holds the cursors of the ->writepages calls in progress, by
+// WritebackCtx, and the records of finished calls for reuse.
+type cursorMap struct {
+	m    map[*kernel.WritebackCtx]*daCursor
+	free []*daCursor
+}
+
+func newCursorMap() cursorMap { return cursorMap{m: map[*kernel.WritebackCtx]*daCursor{}} }
+
 // cursorFor returns the cursor of wc's call in progress, or a new one. A cursor is
 // valid while wc.FSState[3] is set: writeback_single_inode builds a fresh
 // WritebackCtx (FSState zeroed) per call, so a cursor left by a call the kernel did
-// not resume is never reused.
-func cursorFor(m map[*kernel.WritebackCtx]*daCursor, wc *kernel.WritebackCtx) (c *daCursor, fresh bool) {
-	if c = m[wc]; c != nil && c.in == wc.In && wc.FSState[3] == 1 {
+// not resume is never reused (its record is reset in place). New cursors reuse the
+// records of finished calls: no allocation per ->writepages call.
+func cursorFor(cm *cursorMap, wc *kernel.WritebackCtx) (c *daCursor, fresh bool) {
+	c = cm.m[wc]
+	if c != nil && c.in == wc.In && wc.FSState[3] == 1 {
 		return c, false
 	}
-	c = &daCursor{in: wc.In}
+	if c == nil {
+		if n := len(cm.free); n > 0 {
+			c = cm.free[n-1]
+			cm.free[n-1] = nil
+			cm.free = cm.free[:n-1]
+		} else {
+			c = new(daCursor)
+		}
+		cm.m[wc] = c
+	}
+	*c = daCursor{in: wc.In}
 	if wc.Wbc.RangeCyclic {
 		c.wbIndex = wc.In.WritebackIndex
 		c.index, c.end = c.wbIndex, 1<<62
@@ -398,14 +419,17 @@ func cursorFor(m map[*kernel.WritebackCtx]*daCursor, wc *kernel.WritebackCtx) (c
 		c.cycled = true
 	}
 	c.doneIndex = c.index
-	m[wc] = c
 	wc.FSState[3] = 1
 	return c, true
 }
 
-// dropCursor ends wc's call.
-func dropCursor(m map[*kernel.WritebackCtx]*daCursor, wc *kernel.WritebackCtx) {
-	delete(m, wc)
+// dropCursor ends wc's call; its record goes back for reuse.
+func dropCursor(cm *cursorMap, wc *kernel.WritebackCtx) {
+	if c := cm.m[wc]; c != nil {
+		delete(cm.m, wc)
+		c.in = nil
+		cm.free = append(cm.free, c)
+	}
 	wc.FSState[3] = 0
 }
 

@@ -78,7 +78,7 @@ type Xfs struct {
 	P XfsParams
 	k *kernel.Kernel
 
-	cursors map[*kernel.WritebackCtx]*daCursor
+	cursors cursorMap
 	// ioendAvg16 is the EWMA of submitted ioend sizes in 1/16 pages (0: none yet)
 	ioendAvg16 int64
 
@@ -105,7 +105,7 @@ func (x *Xfs) Name() string { return "xfs" }
 
 func (x *Xfs) Mount(k *kernel.Kernel) error {
 	x.k = k
-	x.cursors = map[*kernel.WritebackCtx]*daCursor{}
+	x.cursors = newCursorMap()
 	x.P.Layout.MinWindowPages = x.P.AllocsizePages
 	x.P.Layout.MaxWindowPages = x.P.AllocsizePages
 	return nil
@@ -166,11 +166,11 @@ func (x *Xfs) Writepages(wc *kernel.WritebackCtx) bool {
 	if x.k.P.Variants.WCPTerminateLE0 || wc.Wbc.SyncMode != kernel.WBSyncNone {
 		return wc.WriteCachePages()
 	}
-	c, _ := cursorFor(x.cursors, wc)
+	c, _ := cursorFor(&x.cursors, wc)
 	if daWalk(wc, c, func(s, e int64) (int64, bool) { return x.oldRuleStep(wc, s, e) }) {
 		return true
 	}
-	dropCursor(x.cursors, wc)
+	dropCursor(&x.cursors, wc)
 	return false
 }
 
