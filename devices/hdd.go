@@ -151,7 +151,8 @@ func (d *hdd) position(now sim.Time, s int64) int64 {
 		seek = d.seekTime(dist)
 	}
 	phase := (int64(now) + seek) % d.rev
-	rot := (d.angleIn(s, z) - phase) % d.rev
+	// angle and phase both lie in [0, rev): their difference mod rev needs no division
+	rot := d.angleIn(s, z) - phase
 	if rot < 0 {
 		rot += d.rev
 	}

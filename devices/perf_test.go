@@ -75,3 +75,42 @@ func TestSeekTimeFastPathMatches128BitDivision(t *testing.T) {
 	}
 	require.Positive(t, tested)
 }
+
+// TestPositionMatchesReference checks the division-free rotational wrap against the
+// original formula.
+func TestPositionMatchesReference(t *testing.T) {
+	s, err := Preset("wu2011-hdd")
+	require.NoError(t, err)
+	d := newHDD(sim.NewWorld(1000, 1), s)
+	ref := func(now sim.Time, sec int64) int64 {
+		dist := sec - d.head
+		if dist < 0 {
+			dist = -dist
+		}
+		seek := int64(0)
+		if dist >= d.spt[d.zone(sec)] {
+			seek = d.seekTime(dist)
+		}
+		phase := (int64(now) + seek) % d.rev
+		z := d.zone(sec)
+		rot := ((sec-int64(z)*d.zoneSecs)%d.spt[z]*d.rev/d.spt[z] - phase) % d.rev
+		if rot < 0 {
+			rot += d.rev
+		}
+		if rot > d.rev-hddRotSlackNs {
+			rot = 0
+		}
+		return seek + rot
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200000 {
+		d.head = rng.Int64N(d.capSectors)
+		now := sim.Time(rng.Int64N(int64(3600 * sim.Second)))
+		sec := d.head + rng.Int64N(4096) - 2048
+		if rng.IntN(2) == 0 {
+			sec = rng.Int64N(d.capSectors)
+		}
+		sec = max(sec, 0)
+		require.Equal(t, ref(now, sec), d.position(now, sec))
+	}
+}
