@@ -431,6 +431,7 @@ func (f *Flusher) writebackSbInodes() bool {
 				RangeStart: 0, RangeEnd: longMax,
 			}
 			f.wsi.begin(k, f.th, in, wbc, true)
+			f.wsi.iSyncChecked = k.P.Variants.SbInodesISyncCheck
 			f.inInode = true
 			f.Stats.InodeCalls++
 		}

@@ -221,7 +221,10 @@ type singleInodeWB struct {
 	nrToWrite int64 // nr_to_write at entry (trace to_write)
 	requeued  bool  // I_SYNC busy, requeue_io'd without writing
 	fromLists bool  // called by the flusher on its lists (vs. sync_inode)
-	stats     bool
+	// iSyncChecked: the caller (v6 writeback_sb_inodes) already handled I_SYNC
+	// and calls __writeback_single_inode directly.
+	iSyncChecked bool
+	stats        bool
 }
 
 const (
@@ -244,7 +247,7 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 	for {
 		switch m.stage {
 		case wsiStart:
-			if in.State&ISync != 0 && !(m.fromLists && k.P.Variants.SbInodesISyncCheck) {
+			if in.State&ISync != 0 && !m.iSyncChecked {
 				if m.wc.Wbc.SyncMode != WBSyncAll {
 					if k.P.Variants.ISyncRequeueWait {
 						k.requeueIOWait(in) // Kara 2011

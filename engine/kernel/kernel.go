@@ -178,7 +178,10 @@ type Thread struct {
 	// task_struct writeback fields
 	NrDirtied      int64 // nr_dirtied
 	NrDirtiedPause int64 // nr_dirtied_pause
-	bdp            bdpState
+	// DirtyPausedWhen is dirty_paused_when (v3.3+, Variants.BdpThinkTime), jiffies;
+	// 0 until the first balance_dirty_pages.
+	DirtyPausedWhen int64
+	bdp             bdpState
 	// noYield defers CPU bursts to the caller (kernel code run from a dirtier's
 	// balance_dirty_pages, whose caller consumes the cost after it returns)
 	noYield bool

@@ -284,3 +284,148 @@ func TestPreset61(t *testing.T) {
 		}
 	}
 }
+
+// bdpAtSetpoint puts the kernel at the global setpoint of a 100 MB limit (pos_ratio
+// ≈ 1.0, task_ratelimit ≈ dirty_ratelimit = 100 MB/s) at 2 s, with the bandwidth
+// just updated so balance_dirty_pages does not update it again.
+func bdpAtSetpoint(t *testing.T) (*Kernel, *Thread) {
+	t.Helper()
+	k, _ := newTestKernel(t, func(p *Params) { p.Variants = v61() })
+	require.NoError(t, k.W.Run(2*sim.Second))
+	_, _, _, setpoint := k.DirtyLimits()
+	k.G.NrFileDirty, k.BDI.Stats.Reclaimable = setpoint, setpoint
+	k.BDI.bwTimeStamp = k.W.Jiffies()
+	k.BDI.writebackRunning = true
+	return k, k.NewThread("dd")
+}
+
+// TestThinkTimeCompensation: §2.4 — pause = period - (now - dirty_paused_when);
+// below wb_min_pause the task does not sleep and dirty_paused_when advances by the
+// period; below -HZ it is reset; over max_pause the pause is trimmed and the excess
+// is carried.
+func TestThinkTimeCompensation(t *testing.T) {
+	const now = 2000
+	tests := []struct {
+		name       string
+		dirtied    int64
+		pausedWhen int64 // dirty_paused_when (0: unset)
+		wantPause  int64 // jiffies slept (0: no sleep)
+		wantWhen   int64 // dirty_paused_when afterwards
+	}{
+		// task_ratelimit 25600 pages/s: 2560 pages are a 100 ms period
+		{"no think time: the whole period", 2560, 0, 100, now + 100},
+		{"30 ms outside: 70 ms pause", 2560, now - 30, 70, now + 70},
+		{"97 ms outside: below min_pause, virtual time", 2560, now - 97, 0, now - 97 + 100},
+		{"1.5 s outside: reset", 2560, now - 1500, 0, now},
+		{"200 ms period over max_pause 112: trimmed, excess carried", 5120, 0, 112, now + 88 + 112},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, th := bdpAtSetpoint(t)
+			require.Equal(t, int64(now), k.W.Jiffies())
+			th.NrDirtied, th.DirtyPausedWhen = tc.dirtied, tc.pausedWhen
+			d := k.BalanceDirtyPages(th, false)
+			assert.Equal(t, k.W.JiffiesToTime(tc.wantPause), d)
+			if d > 0 {
+				assert.Zero(t, k.BalanceDirtyPages(th, true))
+				assert.Equal(t, int64(250), th.NrDirtiedPause, "from wb_min_pause: 10 ms of dirty_ratelimit")
+			}
+			assert.Equal(t, tc.wantWhen, th.DirtyPausedWhen)
+			assert.Zero(t, th.NrDirtied)
+		})
+	}
+}
+
+// TestWbMinMaxPause: §2.4 — wb_max_pause = wb_dirty/(1 + bw/128) + 1 ≤ 200 ms;
+// wb_min_pause targets 10 ms (+10 ms per doubling of dirtiers), returns 1 + t/2
+// with nr_dirtied_pause = dirty_ratelimit * t / 1024, and trims pages so the next
+// pause stays within max_pause.
+func TestWbMinMaxPause(t *testing.T) {
+	k, _ := newTestKernel(t, func(p *Params) { p.Variants = v61() })
+	// bw = dirty_ratelimit = 25600 pages/s (INIT_BW)
+	assert.Equal(t, int64(22400/201+1), k.bdiMaxPause(22400))
+	assert.Equal(t, int64(200), k.bdiMaxPause(1<<20), "MAX_PAUSE")
+	tests := []struct {
+		name                   string
+		maxPause, task, dirty  int64
+		ratelimit              int64 // bdi dirty_ratelimit (ilog2 vs bw: N dd)
+		wantMinPause, wantNrDP int64
+	}{
+		{"1 dd: 10 ms target", 112, 25600, 25600, 25600, 6, 250},
+		{"16 dd: +40 ms", 112, 1600, 1600, 1600, 1 + 49/2, 1600 * 49 / 1024},
+		{"slow task_ratelimit: pages trimmed, under 32: max_pause", 112, 100, 25600, 25600, 112, 100 * 112 / 1024},
+		{"tiny rate: max_pause target, < 32 pages", 20, 1000, 1000, 1000, 20, 1000 * 20 / 1024},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k.BDI.DirtyRatelimit = tc.ratelimit
+			mp, nr := k.wbMinPause(tc.maxPause, tc.task, tc.dirty)
+			assert.Equal(t, tc.wantMinPause, mp)
+			assert.Equal(t, tc.wantNrDP, nr)
+		})
+	}
+}
+
+func TestPosRatioPolynomClamp(t *testing.T) {
+	assert.Equal(t, int64(2048), posRatioPolynomV6(22400, 0, 25600), "clamped at 2.0")
+	assert.Greater(t, posRatioPolynom(22400, 0, 25600), int64(2048), "v3.2 unclamped")
+	assert.Equal(t, int64(1024), posRatioPolynomV6(22400, 22400, 25600))
+	assert.Equal(t, int64(0), posRatioPolynomV6(22400, 40000, 25600), "clamped at 0")
+}
+
+func TestDirtyExceededRule(t *testing.T) {
+	tests := []struct {
+		name              string
+		wbDirty, wbThresh int64
+		dirty, thresh     int64
+		wantV32, wantV6   bool
+	}{
+		{"wb over, global under", 110, 100, 90, 100, true, false},
+		{"wb under, global over", 90, 100, 110, 100, true, false},
+		{"both over", 110, 100, 110, 100, true, true},
+		{"both under", 90, 100, 90, 100, false, false},
+	}
+	for _, tc := range tests {
+		for _, v6 := range []bool{false, true} {
+			k, _ := newTestKernel(t, with(func(v *Variants) { v.DirtyExceededV6 = v6 }))
+			want := tc.wantV32
+			if v6 {
+				want = tc.wantV6
+			}
+			assert.Equal(t, want, k.dirtyExceeded(tc.wbDirty, tc.wbThresh, tc.dirty, tc.thresh), "%s v6=%v", tc.name, v6)
+		}
+	}
+}
+
+func TestBalancedRateCappedAtWriteBW(t *testing.T) {
+	for _, capped := range []bool{false, true} {
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.BalancedRateCap = capped }))
+		_, thresh, _, setpoint := k.DirtyLimits()
+		bg, _ := k.dirtyLimits()
+		// nothing dirtied in the period: dirty_rate 0, balanced = task_ratelimit * write_bw
+		k.bdiUpdateDirtyRatelimit(thresh, bg, setpoint, thresh, setpoint, k.BDI.dirtiedStamp, 200)
+		if capped {
+			assert.Equal(t, k.BDI.AvgWriteBandwidth, k.BDI.BalancedDirtyRatelimit)
+		} else {
+			assert.Greater(t, k.BDI.BalancedDirtyRatelimit, k.BDI.AvgWriteBandwidth)
+		}
+	}
+}
+
+func TestDomainDirtyLimitsPerPageRatio(t *testing.T) {
+	for _, v6 := range []bool{false, true} {
+		k, _ := newTestKernel(t, func(p *Params) {
+			p.DirtyBytes, p.DirtyRatio, p.DirtyBackgroundRatio = 0, 20, 10
+			p.Variants.DomainDirtyLimits = v6
+		})
+		avail := k.dirtyableMem
+		bg, thresh := k.dirtyLimits()
+		if v6 {
+			assert.Equal(t, 20*PageSize/100*avail/PageSize, thresh)
+			assert.Equal(t, 10*PageSize/100*avail/PageSize, bg)
+		} else {
+			assert.Equal(t, 20*avail/100, thresh)
+			assert.Equal(t, 10*avail/100, bg)
+		}
+	}
+}

@@ -25,15 +25,20 @@ func roundupPow2(x int64) int64 {
 // dirty thresholds in pages.
 func (k *Kernel) dirtyLimits() (background, dirty int64) {
 	avail := k.dirtyableMem
+	ratio := func(r int) int64 { return int64(r) * avail / 100 }
+	if k.P.Variants.DomainDirtyLimits {
+		// domain_dirty_limits (v6): per-PAGE_SIZE ratios for precision
+		ratio = func(r int) int64 { return int64(r) * PageSize / 100 * avail / PageSize }
+	}
 	if k.P.DirtyBytes > 0 {
 		dirty = (k.P.DirtyBytes + PageSize - 1) / PageSize
 	} else {
-		dirty = int64(k.P.DirtyRatio) * avail / 100
+		dirty = ratio(k.P.DirtyRatio)
 	}
 	if k.P.DirtyBackgroundBytes > 0 {
 		background = (k.P.DirtyBackgroundBytes + PageSize - 1) / PageSize
 	} else {
-		background = int64(k.P.DirtyBackgroundRatio) * avail / 100
+		background = ratio(k.P.DirtyBackgroundRatio)
 	}
 	if background >= dirty {
 		background = dirty / 2
@@ -105,8 +110,20 @@ func posRatioPolynom(setpoint, dirty, limit int64) int64 {
 	return p + 1<<ratelimitCalcShift
 }
 
+// posRatioPolynomV6 is pos_ratio_polynom (v6): the same cubic, divided by
+// (limit - setpoint) | 1 and clamped to [0, 2.0].
+func posRatioPolynomV6(setpoint, dirty, limit int64) int64 {
+	x := ((setpoint - dirty) << ratelimitCalcShift) / ((limit - setpoint) | 1)
+	p := x
+	p = p * x >> ratelimitCalcShift
+	p = p * x >> ratelimitCalcShift
+	p += 1 << ratelimitCalcShift
+	return min(max(p, 0), 2<<ratelimitCalcShift)
+}
+
 // bdiPositionRatio is bdi_position_ratio (v3.2): the global control line times the
-// bdi's linear line (slope 1/(8*write_bw)) and the bdi reserve area.
+// bdi's linear line (slope 1/(8*write_bw)) and the bdi reserve area. With
+// PosRatioClamp it is wb_position_ratio (v6): clamped polynom, "| 1" divisors.
 func (k *Kernel) bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty int64) int64 {
 	writeBW := k.BDI.AvgWriteBandwidth
 	freerun := (thresh + bg) / 2
@@ -115,16 +132,29 @@ func (k *Kernel) bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty int64) 
 		return 0
 	}
 	setpoint := (freerun + limit) / 2
-	pos := posRatioPolynom(setpoint, dirty, limit)
+	v6 := k.P.Variants.PosRatioClamp
+	var pos int64
+	if v6 {
+		pos = posRatioPolynomV6(setpoint, dirty, limit)
+	} else {
+		pos = posRatioPolynom(setpoint, dirty, limit)
+	}
 
 	bdiThresh = min(bdiThresh, thresh)
 	bdiThresh = max(bdiThresh, (limit-dirty)/8)
 	x := (bdiThresh << 16) / (thresh + 1)
+	if v6 {
+		x = (bdiThresh << 16) / (thresh | 1)
+	}
 	bdiSetpoint := setpoint * x >> 16
 	span := (thresh - bdiThresh + 8*writeBW) * x >> 16
 	xIntercept := bdiSetpoint + span
 	if bdiDirty < xIntercept-span/4 {
-		pos = pos * (xIntercept - bdiDirty) / (xIntercept - bdiSetpoint + 1)
+		if v6 {
+			pos = pos * (xIntercept - bdiDirty) / ((xIntercept - bdiSetpoint) | 1)
+		} else {
+			pos = pos * (xIntercept - bdiDirty) / (xIntercept - bdiSetpoint + 1)
+		}
 	} else {
 		pos /= 4
 	}
@@ -139,10 +169,16 @@ func (k *Kernel) bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty int64) 
 	return pos
 }
 
-// bdiMaxPause is bdi_max_pause (v3.2), in jiffies.
+// bdiMaxPause is bdi_max_pause (v3.2), in jiffies; with WbMaxPause it is
+// wb_max_pause (v6): wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, at most
+// MAX_PAUSE (the pool would drain in 1/8 of the pause).
 func (k *Kernel) bdiMaxPause(bdiDirty int64) int64 {
 	hz := k.W.HZ()
 	bw := k.BDI.AvgWriteBandwidth
+	if k.P.Variants.WbMaxPause {
+		t := bdiDirty/(1+bw/roundupPow2(1+hz/8)) + 1
+		return min(t, max(hz/5, 1))
+	}
 	hi, lo := ilog2(bw), ilog2(k.BDI.DirtyRatelimit)
 	t := hz / 50
 	if hi > lo {
@@ -150,6 +186,40 @@ func (k *Kernel) bdiMaxPause(bdiDirty int64) int64 {
 	}
 	t = min(t, bdiDirty*hz/(8*bw+1))
 	return min(max(t, 4), max(hz/5, 1))
+}
+
+// dirtyPollThresh is DIRTY_POLL_THRESH: 128 KB in pages.
+const dirtyPollThresh = 128 >> (PageShift - 10)
+
+// wbMinPause is wb_min_pause (v3.3+/v6): the smallest pause worth sleeping, in
+// jiffies, and the nr_dirtied_pause that aims at it: 10 ms for one dd, +10 ms per
+// doubling of dirtiers, at most 1 + max_pause/2; at least DIRTY_POLL_THRESH pages
+// between pauses; pages trimmed so the next pause does not exceed max_pause.
+func (k *Kernel) wbMinPause(maxPause, taskRatelimit, dirtyRatelimit int64) (minPause, nrDirtiedPause int64) {
+	hz := k.W.HZ()
+	hi, lo := ilog2(k.BDI.AvgWriteBandwidth), ilog2(k.BDI.DirtyRatelimit)
+	t := max(1, hz/100)
+	if hi > lo {
+		t += (hi - lo) * (10 * hz) / 1024
+	}
+	t = min(t, 1+maxPause/2)
+	pages := dirtyRatelimit * t / roundupPow2(hz)
+	if pages < dirtyPollThresh {
+		t = maxPause
+		pages = dirtyRatelimit * t / roundupPow2(hz)
+		if pages > dirtyPollThresh {
+			pages = dirtyPollThresh
+			t = hz * dirtyPollThresh / max(dirtyRatelimit, 1)
+		}
+	}
+	if pause := hz * pages / (taskRatelimit + 1); pause > maxPause {
+		t = maxPause
+		pages = taskRatelimit * t / roundupPow2(hz)
+	}
+	if pages >= dirtyPollThresh {
+		return 1 + t/2, pages
+	}
+	return t, pages
 }
 
 // dirtyPollInterval is dirty_poll_interval (v3.2): ~sqrt of the headroom.
@@ -213,6 +283,9 @@ func (k *Kernel) bdiUpdateDirtyRatelimit(thresh, bg, dirty, bdiThresh, bdiDirty,
 	pos := k.bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty)
 	taskRatelimit := dirtyRatelimit*pos>>ratelimitCalcShift + 1
 	balanced := taskRatelimit * writeBW / (dirtyRate | 1)
+	if k.P.Variants.BalancedRateCap {
+		balanced = min(balanced, writeBW) // v6: never above the write bandwidth
+	}
 
 	var step int64
 	if dirty < setpoint {
@@ -326,6 +399,11 @@ type bdpState struct {
 	bg, thresh    int64
 	maxPause      int64
 	bdiDirty      int64
+	// v6 loop (BdpThinkTime)
+	now            int64 // the (possibly advanced) now of the pause
+	period, think  int64
+	nrDirtiedPause int64 // from wb_min_pause
+	noSleep        bool
 	// IO-full balance_dirty_pages (2.6.30-3.1)
 	ioFullStage int
 	m           wbInodesM
@@ -386,6 +464,9 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 	if k.P.Variants.IOFullThrottle {
 		return k.balanceDirtyPagesIOFull(th, resume)
 	}
+	if k.P.Variants.BdpThinkTime {
+		return k.balanceDirtyPagesV6(th, resume)
+	}
 	s := &th.bdp
 	b := k.BDI
 	hz := k.W.HZ()
@@ -417,7 +498,7 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 		}
 		bdiThresh := k.bdiDirtyLimit(s.thresh)
 		s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
-		s.dirtyExceeded = s.bdiDirty > bdiThresh || s.nrDirty > s.thresh
+		s.dirtyExceeded = k.dirtyExceeded(s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
 		if s.dirtyExceeded && !b.DirtyExceeded {
 			b.DirtyExceeded = true
 		}
@@ -472,6 +553,125 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 	return 0
 }
 
+// dirtyExceeded is balance_dirty_pages' dirty_exceeded: v3.2 bdi_dirty > bdi_thresh
+// || nr_dirty > thresh; v6 (DirtyExceededV6) wb_dirty > wb_thresh && dirty > thresh.
+func (k *Kernel) dirtyExceeded(bdiDirty, bdiThresh, dirty, thresh int64) bool {
+	if k.P.Variants.DirtyExceededV6 {
+		return bdiDirty > bdiThresh && dirty > thresh
+	}
+	return bdiDirty > bdiThresh || dirty > thresh
+}
+
+// balanceDirtyPagesV6 is balance_dirty_pages of v3.3+/v6.1 (BdpThinkTime): the
+// dirtier's pause is its period (pages_dirtied / task_ratelimit) less the time it
+// spent outside since its last pause (dirty_paused_when); pauses below
+// wb_min_pause are not slept but carried as virtual time.
+func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
+	s := &th.bdp
+	b := k.BDI
+	hz := k.W.HZ()
+	if !resume {
+		*s = bdpState{active: true, startTime: k.W.Jiffies(), pagesDirtied: th.NrDirtied}
+		th.Charge(k.P.Costs.BalanceDirty)
+		th.Stats.BdpCalls++
+	}
+	for {
+		if s.slept {
+			s.slept = false
+			th.DirtyPausedWhen = s.now + s.pause
+			th.NrDirtied = 0
+			th.NrDirtiedPause = s.nrDirtiedPause
+			if s.taskRatelimit != 0 || s.bdiDirty <= k.bdiStatError() {
+				break
+			}
+		}
+		now := k.W.Jiffies()
+		s.nrReclaimable = k.G.NrFileDirty
+		s.nrDirty = s.nrReclaimable + k.G.NrWriteback
+		s.bg, s.thresh = k.globalDirtyLimits(th)
+		if s.nrReclaimable > s.bg && !b.writebackRunning {
+			k.StartBackgroundWriteback()
+		}
+		if s.nrDirty <= (s.thresh+s.bg)/2 { // free run
+			th.DirtyPausedWhen = now
+			th.NrDirtied = 0
+			th.NrDirtiedPause = dirtyPollInterval(s.nrDirty, s.thresh)
+			break
+		}
+		if !b.writebackRunning {
+			k.StartBackgroundWriteback()
+		}
+		bdiThresh := k.bdiDirtyLimit(s.thresh)
+		s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
+		s.dirtyExceeded = k.dirtyExceeded(s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
+		pos := k.bdiPositionRatio(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
+		if s.dirtyExceeded && !b.DirtyExceeded {
+			b.DirtyExceeded = true
+		}
+		k.bdiUpdateBandwidth(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
+		dirtyRatelimit := b.DirtyRatelimit
+		s.taskRatelimit = dirtyRatelimit * pos >> ratelimitCalcShift
+		th.Stats.LastTaskBW = s.taskRatelimit
+		s.maxPause = k.bdiMaxPause(s.bdiDirty)
+		minPause, nrDirtiedPause := k.wbMinPause(s.maxPause, s.taskRatelimit, dirtyRatelimit)
+		s.nrDirtiedPause = nrDirtiedPause
+		var period, pause int64
+		if s.taskRatelimit == 0 {
+			period, pause = s.maxPause, s.maxPause
+		} else {
+			period = hz * s.pagesDirtied / s.taskRatelimit
+			pause = period
+			if th.DirtyPausedWhen != 0 {
+				pause -= now - th.DirtyPausedWhen // think time
+			}
+			if pause < minPause {
+				s.period, s.think = period, k.think(th, now)
+				k.traceBdp(th, s, bdiThresh, min(pause, 0))
+				switch {
+				case pause < -hz:
+					th.DirtyPausedWhen, th.NrDirtied = now, 0
+				case period != 0:
+					th.DirtyPausedWhen += period
+					th.NrDirtied = 0
+				case th.NrDirtiedPause <= s.pagesDirtied:
+					th.NrDirtiedPause += s.pagesDirtied
+				}
+				s.noSleep = true
+				break
+			}
+			if pause > s.maxPause {
+				now += min(pause-s.maxPause, s.maxPause) // for occasional dropped task_ratelimit
+				pause = s.maxPause
+			}
+		}
+		s.period, s.think = period, k.think(th, now)
+		k.traceBdp(th, s, bdiThresh, pause)
+		s.now, s.pause = now, pause
+		s.slept = true
+		th.Stats.Pauses++
+		d := k.W.JiffiesToTime(pause)
+		k.Q.NoteDirtySleep(k.W.Now()) // wb->dirty_sleep, read by blk-wbt
+		th.Stats.Paused += d
+		th.Stats.MaxPause = max(th.Stats.MaxPause, d)
+		return d
+	}
+	if !s.dirtyExceeded && b.DirtyExceeded {
+		b.DirtyExceeded = false
+	}
+	s.active = false
+	if !b.writebackRunning && s.nrReclaimable > s.bg {
+		k.StartBackgroundWriteback()
+	}
+	return 0
+}
+
+func (k *Kernel) think(th *Thread, now int64) int64 {
+	if th.DirtyPausedWhen == 0 {
+		return 0
+	}
+	return now - th.DirtyPausedWhen
+}
+
 func (k *Kernel) traceBdp(th *Thread, s *bdpState, bdiThresh, pause int64) {
 	if !k.Tracing() {
 		return
@@ -482,10 +682,15 @@ func (k *Kernel) traceBdp(th *Thread, s *bdpState, bdiThresh, pause int64) {
 	bdiSetpoint := setpoint * bdiThresh / (s.thresh + 1)
 	kb := func(p int64) int64 { return p << (PageShift - 10) }
 	hz := k.W.HZ()
-	k.trace(th, "balance_dirty_pages", fmt.Sprintf(
+	payload := fmt.Sprintf(
 		"bdi %s: limit=%d setpoint=%d dirty=%d bdi_setpoint=%d bdi_dirty=%d dirty_ratelimit=%d task_ratelimit=%d dirtied=%d dirtied_pause=%d paused=%d pause=%d",
 		k.BDI.Name, limit, setpoint, s.nrDirty, bdiSetpoint, s.bdiDirty, kb(k.BDI.DirtyRatelimit), kb(s.taskRatelimit),
-		s.pagesDirtied, th.NrDirtiedPause, (k.W.Jiffies()-s.startTime)*1000/hz, pause*1000/hz))
+		s.pagesDirtied, th.NrDirtiedPause, (k.W.Jiffies()-s.startTime)*1000/hz, pause*1000/hz)
+	if k.P.Variants.BdpThinkTime {
+		// v3.3+: " period=%lu think=%ld" (ms)
+		payload += fmt.Sprintf(" period=%d think=%d", s.period*1000/hz, s.think*1000/hz)
+	}
+	k.trace(th, "balance_dirty_pages", payload)
 }
 
 // TaskRatelimitNow is the task_ratelimit balance_dirty_pages would compute now

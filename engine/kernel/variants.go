@@ -122,6 +122,30 @@ type Variants struct {
 	// WroteMinusSkipped is v6 writeback_sb_inodes' total_wrote: write_chunk -
 	// nr_to_write - pages_skipped, floored at 0 (+1 for an inode made clean).
 	WroteMinusSkipped bool
+
+	// v6.x throttling (kernel-notes §2, "v6.x" paragraphs).
+
+	// DomainDirtyLimits is domain_dirty_limits(): ratios are converted per
+	// PAGE_SIZE first ((ratio*PAGE_SIZE/100)*avail/PAGE_SIZE). The _bytes forms and
+	// the bg >= thresh rule are unchanged (no real-time dirtiers in the model).
+	DomainDirtyLimits bool
+	// PosRatioClamp is v6 pos_ratio_polynom(): the cubic is clamped to [0, 2.0] and
+	// divisions use (limit - setpoint) | 1, (x_intercept - wb_setpoint) | 1.
+	PosRatioClamp bool
+	// BdpThinkTime is the v3.3+/v6 balance_dirty_pages loop: think-time
+	// compensation (pause = period - (now - dirty_paused_when)), no sleep below
+	// wb_min_pause() (virtual time advanced instead), pauses over max_pause
+	// trimmed with the excess carried in dirty_paused_when, nr_dirtied_pause from
+	// wb_min_pause(), and the background kick before the freerun test.
+	BdpThinkTime bool
+	// WbMaxPause is v6 wb_max_pause(): min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1,
+	// MAX_PAUSE), replacing bdi_max_pause's 20 ms + N-dd term.
+	WbMaxPause bool
+	// DirtyExceededV6 is dirty_exceeded = wb_dirty > wb_thresh && dirty > thresh
+	// (v3.2: ||).
+	DirtyExceededV6 bool
+	// BalancedRateCap caps balanced_dirty_ratelimit at write_bw (v6).
+	BalancedRateCap bool
 }
 
 // variantNames maps switch names (Config "variants" keys, UI labels) to fields.
@@ -151,6 +175,12 @@ var variantNames = map[string]func(*Variants) *bool{
 	"workqueue_flusher":           func(v *Variants) *bool { return &v.WorkqueueFlusher },
 	"bandwidth_from_writepages":   func(v *Variants) *bool { return &v.BandwidthFromWritepages },
 	"wrote_minus_skipped":         func(v *Variants) *bool { return &v.WroteMinusSkipped },
+	"domain_dirty_limits":         func(v *Variants) *bool { return &v.DomainDirtyLimits },
+	"pos_ratio_clamp":             func(v *Variants) *bool { return &v.PosRatioClamp },
+	"bdp_think_time":              func(v *Variants) *bool { return &v.BdpThinkTime },
+	"wb_max_pause":                func(v *Variants) *bool { return &v.WbMaxPause },
+	"dirty_exceeded_v6":           func(v *Variants) *bool { return &v.DirtyExceededV6 },
+	"balanced_rate_cap":           func(v *Variants) *bool { return &v.BalancedRateCap },
 }
 
 // VariantDocs describes each switch in one line.
@@ -180,6 +210,12 @@ var VariantDocs = map[string]string{
 	"workqueue_flusher":           "v6: wb_workfn work item: immediate/delayed wakeups (pending delayed wakeup not moved), wb_check_start_all",
 	"bandwidth_from_writepages":   "v6: write bandwidth updated from do_writepages and IO completion, not wb_writeback",
 	"wrote_minus_skipped":         "v6: writeback_sb_inodes counts write_chunk - nr_to_write - pages_skipped (floored at 0)",
+	"domain_dirty_limits":         "v6: domain_dirty_limits converts dirty ratios per PAGE_SIZE before scaling available memory",
+	"pos_ratio_clamp":             "v6: pos_ratio_polynom clamped to [0, 2.0], divisions by (x | 1)",
+	"bdp_think_time":              "v6: balance_dirty_pages think-time compensation (dirty_paused_when), wb_min_pause, kick before freerun",
+	"wb_max_pause":                "v6: wb_max_pause = min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, 200 ms)",
+	"dirty_exceeded_v6":           "v6: dirty_exceeded = wb_dirty > wb_thresh && dirty > thresh (v3.2: ||)",
+	"balanced_rate_cap":           "v6: balanced_dirty_ratelimit capped at write_bw",
 }
 
 // VariantNames lists the switch names, sorted.
@@ -351,6 +387,8 @@ func v61() Variants {
 	v := v32
 	v.DirtiedBeforeEachLoop, v.ISyncQueued, v.RequeueInode, v.SbInodesISyncCheck = true, true, true, true
 	v.WorkqueueFlusher, v.BandwidthFromWritepages, v.WroteMinusSkipped = true, true, true
+	v.DomainDirtyLimits, v.PosRatioClamp, v.BdpThinkTime = true, true, true
+	v.WbMaxPause, v.DirtyExceededV6, v.BalancedRateCap = true, true, true
 	return v
 }
 
