@@ -9,6 +9,7 @@ package sim
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 )
 
 // Time is simulated time in nanoseconds since boot.
@@ -30,7 +31,7 @@ func (t Time) Seconds() float64 { return float64(t) / float64(Second) }
 type Timer struct {
 	Fn   func() // called when the timer fires
 	when Time
-	idx  int32 // > 0: position in the heap + 1; < 0: -(position in the same-time FIFO + 1); 0 when idle
+	idx  int32 // > 0: heap slot id + 1; < 0: -(position in the same-time FIFO + 1); 0 when idle
 }
 
 // Pending reports whether the timer is queued.
@@ -42,12 +43,22 @@ func (t *Timer) When() Time { return t.when }
 // ErrCancelled is returned by Run when Cancel was called.
 var ErrCancelled = errors.New("sim: run cancelled")
 
-// entry is a heap slot: the ordering key is stored inline so that sifting compares
-// without dereferencing the timers.
+// entry is a heap element, free of pointers (sifting moves no pointers and needs no
+// write barriers): the time, and the queueing sequence number with the timer's slot
+// id in its low idBits (seq is unique, so comparing key compares seq).
 type entry struct {
 	when Time
-	seq  uint64
-	t    *Timer
+	key  uint64
+}
+
+const (
+	idBits = 24
+	idMask = 1<<idBits - 1
+	maxSeq = 1<<(64-idBits) - 1
+)
+
+func (a entry) before(b entry) bool {
+	return a.when < b.when || (a.when == b.when && a.key < b.key)
 }
 
 // World is one simulation: clock, event queue, random source.
@@ -58,10 +69,16 @@ type entry struct {
 // order of a single heap: a heap entry due now was queued before the clock reached
 // now, so it precedes every FIFO entry (all queued at now), and the FIFO is always
 // empty when the clock advances (its entries are due before any later one).
+//
+// A timer in the heap holds a slot id (reg[id] is the timer, pos[id] its heap
+// index) from queueing until it fires or is cancelled; ids are recycled.
 type World struct {
 	now     Time
 	hz      int64
 	heap    []entry
+	pos     []int32
+	reg     []*Timer
+	freeIDs []int32
 	fifo    []*Timer // same-time timers in queueing order; cancelled slots are nil
 	fhead   int      // first possibly live slot of fifo
 	nfifo   int      // live timers in fifo
@@ -114,14 +131,18 @@ func (w *World) At(t *Timer, when Time) {
 		t.idx = -int32(len(w.fifo))
 		return
 	}
+	if w.seq == maxSeq {
+		w.renumber()
+	}
 	w.seq++
 	t.when = when
 	if t.idx > 0 {
 		// re-arm in place: the new key is later than the old one unless when moved
 		// earlier (seq always grows), so one sift suffices
-		i := int(t.idx - 1)
+		id := t.idx - 1
+		i := int(w.pos[id])
 		old := w.heap[i].when
-		w.heap[i].when, w.heap[i].seq = when, w.seq
+		w.heap[i] = entry{when, w.seq<<idBits | uint64(id)}
 		if when < old {
 			w.up(i)
 		} else {
@@ -132,9 +153,39 @@ func (w *World) At(t *Timer, when Time) {
 	if t.idx < 0 {
 		w.fifoRemove(t)
 	}
-	w.heap = append(w.heap, entry{when, w.seq, t})
-	t.idx = int32(len(w.heap))
+	var id int32
+	if n := len(w.freeIDs); n > 0 {
+		id = w.freeIDs[n-1]
+		w.freeIDs = w.freeIDs[:n-1]
+		w.reg[id] = t
+	} else {
+		id = int32(len(w.reg))
+		if id > idMask {
+			panic("sim: too many queued timers")
+		}
+		w.reg = append(w.reg, t)
+		w.pos = append(w.pos, 0)
+	}
+	t.idx = id + 1
+	w.heap = append(w.heap, entry{when, w.seq<<idBits | uint64(id)})
 	w.up(len(w.heap) - 1)
+}
+
+// renumber gives the queued entries fresh sequence numbers 1..n in their order
+// (only when seq would overflow its bits: never in practice).
+func (w *World) renumber() {
+	slices.SortFunc(w.heap, func(a, b entry) int {
+		if a.before(b) {
+			return -1
+		}
+		return 1
+	})
+	for i := range w.heap { // a sorted array is a heap
+		id := w.heap[i].key & idMask
+		w.heap[i].key = uint64(i+1)<<idBits | id
+		w.pos[id] = int32(i)
+	}
+	w.seq = uint64(len(w.heap))
 }
 
 // After queues t to fire d from now.
@@ -144,7 +195,7 @@ func (w *World) After(t *Timer, d Time) { w.At(t, w.now+d) }
 func (w *World) Cancel(t *Timer) {
 	switch {
 	case t.idx > 0:
-		w.heapRemove(int(t.idx - 1))
+		w.heapRemove(int(w.pos[t.idx-1]))
 	case t.idx < 0:
 		w.fifoRemove(t)
 	}
@@ -160,50 +211,50 @@ func (w *World) fifoRemove(t *Timer) {
 	}
 }
 
-// heapRemove takes the entry at i out of the heap.
-func (w *World) heapRemove(i int) {
+// heapRemove takes the entry at i out of the heap and returns its timer (now idle).
+func (w *World) heapRemove(i int) *Timer {
 	h := w.heap
-	h[i].t.idx = 0
+	id := int32(h[i].key & idMask)
+	t := w.reg[id]
+	t.idx = 0
+	w.reg[id] = nil
+	w.freeIDs = append(w.freeIDs, id)
 	last := len(h) - 1
 	x := h[last]
-	h[last] = entry{}
 	w.heap = h[:last]
-	if i == last {
-		return
+	if i != last {
+		if x.before(h[i]) {
+			h[i] = x
+			w.up(i)
+		} else {
+			h[i] = x
+			w.down(i)
+		}
 	}
-	if x.when < h[i].when || (x.when == h[i].when && x.seq < h[i].seq) {
-		h[i] = x
-		w.up(i)
-	} else {
-		h[i] = x
-		w.down(i)
-	}
-}
-
-func (a *entry) before(b *entry) bool {
-	return a.when < b.when || (a.when == b.when && a.seq < b.seq)
+	return t
 }
 
 // up moves the entry at i towards the root (4-ary heap: parent (i-1)/4).
 func (w *World) up(i int) {
-	h := w.heap
+	h, pos := w.heap, w.pos
 	x := h[i]
 	for i > 0 {
 		p := (i - 1) >> 2
-		if !x.before(&h[p]) {
+		e := h[p]
+		if !x.before(e) {
 			break
 		}
-		h[i] = h[p]
-		h[i].t.idx = int32(i + 1)
+		h[i] = e
+		pos[e.key&idMask] = int32(i)
 		i = p
 	}
 	h[i] = x
-	x.t.idx = int32(i + 1)
+	pos[x.key&idMask] = int32(i)
 }
 
 // down moves the entry at i towards the leaves (children 4i+1 .. 4i+4).
 func (w *World) down(i int) {
-	h := w.heap
+	h, pos := w.heap, w.pos
 	n := len(h)
 	x := h[i]
 	for {
@@ -211,22 +262,33 @@ func (w *World) down(i int) {
 		if c >= n {
 			break
 		}
-		m := c
-		end := min(c+4, n)
-		for j := c + 1; j < end; j++ {
-			if h[j].before(&h[m]) {
-				m = j
+		m, me := c, h[c]
+		if c+3 < n {
+			if e := h[c+1]; e.before(me) {
+				m, me = c+1, e
+			}
+			if e := h[c+2]; e.before(me) {
+				m, me = c+2, e
+			}
+			if e := h[c+3]; e.before(me) {
+				m, me = c+3, e
+			}
+		} else {
+			for j := c + 1; j < n; j++ {
+				if e := h[j]; e.before(me) {
+					m, me = j, e
+				}
 			}
 		}
-		if !h[m].before(&x) {
+		if !me.before(x) {
 			break
 		}
-		h[i] = h[m]
-		h[i].t.idx = int32(i + 1)
+		h[i] = me
+		pos[me.key&idMask] = int32(i)
 		i = m
 	}
 	h[i] = x
-	x.t.idx = int32(i + 1)
+	pos[x.key&idMask] = int32(i)
 }
 
 // Step fires the next event. It reports false when no event is queued.
@@ -248,8 +310,7 @@ func (w *World) Step() bool {
 			w.compactFIFO()
 		}
 	case len(w.heap) > 0:
-		t = w.heap[0].t
-		w.heapRemove(0)
+		t = w.heapRemove(0)
 		if t.when > w.now {
 			w.now = t.when
 		}
