@@ -82,6 +82,11 @@ type World struct {
 	fifo    []*Timer // same-time timers in queueing order; cancelled slots are nil
 	fhead   int      // first possibly live slot of fifo
 	nfifo   int      // live timers in fifo
+	// firing is the heap timer whose Fn is running; while zombie is set its entry
+	// still sits at the root (it is the minimum, so nothing else can reach the
+	// root) and re-arming it reuses the entry: one sift instead of two.
+	firing  *Timer
+	zombie  bool
 	seq     uint64
 	events  uint64
 	stopped bool
@@ -136,6 +141,14 @@ func (w *World) At(t *Timer, when Time) {
 	}
 	w.seq++
 	t.when = when
+	if t.idx == 0 && t == w.firing && w.zombie {
+		w.zombie = false
+		id := w.heap[0].key & idMask
+		t.idx = int32(id) + 1
+		w.heap[0] = entry{when, w.seq<<idBits | id}
+		w.down(0)
+		return
+	}
 	if t.idx > 0 {
 		// re-arm in place: the new key is later than the old one unless when moved
 		// earlier (seq always grows), so one sift suffices
@@ -291,8 +304,27 @@ func (w *World) down(i int) {
 	pos[x.key&idMask] = int32(i)
 }
 
+// dropRoot removes the root entry of a timer that has fired (the timer itself is
+// already idle or queued anew in the FIFO).
+func (w *World) dropRoot() {
+	h := w.heap
+	id := int32(h[0].key & idMask)
+	w.reg[id] = nil
+	w.freeIDs = append(w.freeIDs, id)
+	last := len(h) - 1
+	w.heap = h[:last]
+	if last > 0 {
+		h[0] = h[last]
+		w.down(0)
+	}
+}
+
 // Step fires the next event. It reports false when no event is queued.
 func (w *World) Step() bool {
+	if w.zombie { // Step called from an event handler
+		w.zombie = false
+		w.dropRoot()
+	}
 	var t *Timer
 	switch {
 	case w.nfifo > 0 && (len(w.heap) == 0 || w.heap[0].when != w.now):
@@ -310,7 +342,9 @@ func (w *World) Step() bool {
 			w.compactFIFO()
 		}
 	case len(w.heap) > 0:
-		t = w.heapRemove(0)
+		t = w.reg[w.heap[0].key&idMask]
+		t.idx = 0
+		w.firing, w.zombie = t, true
 		if t.when > w.now {
 			w.now = t.when
 		}
@@ -319,6 +353,13 @@ func (w *World) Step() bool {
 	}
 	w.events++
 	t.Fn()
+	if w.firing == t {
+		if w.zombie {
+			w.zombie = false
+			w.dropRoot()
+		}
+		w.firing = nil
+	}
 	if w.AfterEvent != nil {
 		w.AfterEvent()
 	}

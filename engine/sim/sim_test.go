@@ -307,8 +307,22 @@ func TestQueueMatchesReferenceOrder(t *testing.T) {
 			timers[i] = &Timer{}
 			timers[i].Fn = func() {
 				got = append(got, i)
+				require.False(t, timers[i].Pending())
 				for k := w.Rand.IntN(3); k > 0; k-- {
 					op()
+				}
+				switch w.Rand.IntN(4) { // the firing timer re-arms or cancels itself
+				case 0:
+					d := Time(w.Rand.IntN(40)) - 1
+					w.At(timers[i], w.Now()+d)
+					ref.at(refs[i], w.Now()+d)
+					if w.Rand.IntN(3) == 0 {
+						w.Cancel(timers[i])
+						ref.cancel(refs[i])
+					}
+				case 1:
+					w.Cancel(timers[i])
+					ref.cancel(refs[i])
 				}
 			}
 		}
