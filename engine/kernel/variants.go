@@ -146,6 +146,19 @@ type Variants struct {
 	DirtyExceededV6 bool
 	// BalancedRateCap caps balanced_dirty_ratelimit at write_bw (v6).
 	BalancedRateCap bool
+
+	// v6.x block layer (kernel-notes §3, §7.1).
+
+	// WBTV6 selects the v6 rq_depth limits for blk-wbt (with WBTFromKernel):
+	// max_depth <= 2 gives normal = max_depth, background = 1, and negative scale
+	// steps when only writes are seen.
+	WBTV6 bool
+	// BlockV6 makes the kernel set the device's block layer to v6.x: blk-mq tags
+	// (a legacy device's 128-request pools become 2*min(QD, 128) tags under
+	// mq-deadline, QD tags under "none"; cfq, gone in v5.0, becomes mq-deadline),
+	// max_sectors_kb 1280 (BLK_DEF_MAX_SECTORS_CAP), plug flush at 32 requests or
+	// a 128 KiB request.
+	BlockV6 bool
 }
 
 // variantNames maps switch names (Config "variants" keys, UI labels) to fields.
@@ -181,6 +194,8 @@ var variantNames = map[string]func(*Variants) *bool{
 	"wb_max_pause":                func(v *Variants) *bool { return &v.WbMaxPause },
 	"dirty_exceeded_v6":           func(v *Variants) *bool { return &v.DirtyExceededV6 },
 	"balanced_rate_cap":           func(v *Variants) *bool { return &v.BalancedRateCap },
+	"wbt_v6":                      func(v *Variants) *bool { return &v.WBTV6 },
+	"block_v6":                    func(v *Variants) *bool { return &v.BlockV6 },
 }
 
 // VariantDocs describes each switch in one line.
@@ -216,6 +231,8 @@ var VariantDocs = map[string]string{
 	"wb_max_pause":                "v6: wb_max_pause = min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, 200 ms)",
 	"dirty_exceeded_v6":           "v6: dirty_exceeded = wb_dirty > wb_thresh && dirty > thresh (v3.2: ||)",
 	"balanced_rate_cap":           "v6: balanced_dirty_ratelimit capped at write_bw",
+	"wbt_v6":                      "blk-wbt v6 limits: max_depth <= 2 → normal = max, background = 1 (with wbt_from_kernel)",
+	"block_v6":                    "v6 block layer set by the kernel: blk-mq tags, max_sectors_kb 1280, plug 32 requests / 128 KiB",
 }
 
 // VariantNames lists the switch names, sorted.
@@ -389,6 +406,10 @@ func v61() Variants {
 	v.WorkqueueFlusher, v.BandwidthFromWritepages, v.WroteMinusSkipped = true, true, true
 	v.DomainDirtyLimits, v.PosRatioClamp, v.BdpThinkTime = true, true, true
 	v.WbMaxPause, v.DirtyExceededV6, v.BalancedRateCap = true, true, true
+	// blk-wbt on by default with the merged RWB_DEF_DEPTH 16, the QD=1 rule and
+	// the v6 limits; blk-mq block layer
+	v = withWBT(v, true, true, 16)
+	v.WBTDraft, v.WBTV6, v.BlockV6 = false, true, true
 	return v
 }
 
