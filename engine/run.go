@@ -84,6 +84,12 @@ func newSimulation(cfg Config) (*simulation, error) {
 		if v.WBTDepth > 0 {
 			cfg.Device.WBTDepth = v.WBTDepth
 		}
+		if v.WBTV6 { // v6 rq_depth limits (6.1 preset)
+			cfg.Device.WBTV6 = true
+		}
+	}
+	if variants.BlockV6 { // the kernel preset sets a v6.x block layer (6.1 preset)
+		blockV6(&cfg.Device)
 	}
 	q, err := devices.New(w, cfg.Device)
 	if err != nil {
@@ -160,6 +166,28 @@ func newSimulation(cfg Config) (*simulation, error) {
 		}
 	}
 	return s, nil
+}
+
+// blockV6 is the v6.x block layer on a device (kernel-notes §7.1): blk-mq tags,
+// BLK_DEF_MAX_SECTORS_CAP 1280 KiB, plug flush at 32 requests or 128 KiB. A
+// legacy device's request pools become tags: 2*min(QD, BLKDEV_DEFAULT_RQ=128) under
+// mq-deadline (which replaces deadline and cfq), QD under "none"; at least
+// BLKDEV_MIN_RQ (4).
+func blockV6(d *devices.Spec) {
+	d.MaxSectorsKB, d.PlugCount, d.PlugBytes = 1280, 32, 128<<10
+	if d.BlkMQ {
+		return
+	}
+	d.BlkMQ = true
+	if d.Elevator == devices.ElevatorCFQ {
+		d.Elevator = devices.ElevatorDeadline
+	}
+	if d.Elevator == devices.ElevatorNoop {
+		d.NrRequests = d.QueueDepth
+	} else {
+		d.NrRequests = 2 * min(d.QueueDepth, 128)
+	}
+	d.NrRequests = max(d.NrRequests, 4) // BLKDEV_MIN_RQ
 }
 
 func (s *simulation) fail(err error) {
