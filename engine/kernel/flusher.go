@@ -123,7 +123,9 @@ func (k *Kernel) StartAll(reason Reason) {
 
 // wakeupTimerFn is wakeup_timer_fn (v3.2).
 func (f *Flusher) wakeupTimerFn() {
-	f.k.trace(nil, "writeback_wake_thread", "bdi "+f.k.BDI.Name)
+	if f.k.tf == nil { // v6.6: the delayed work just runs
+		f.k.trace(nil, "writeback_wake_thread", "bdi "+f.k.BDI.Name)
+	}
 	f.wake()
 }
 
@@ -147,7 +149,11 @@ func (k *Kernel) QueueWork(w *WbWritebackWork) {
 // just wake the flusher; wb_check_background_flush does the work.
 func (k *Kernel) StartBackgroundWriteback() {
 	if k.Tracing() {
-		k.trace(nil, "writeback_wake_background", "bdi "+k.BDI.Name)
+		if k.tf != nil {
+			k.trace(nil, "writeback_wake_background", k.tf.Bdi(k.BDI.Name))
+		} else {
+			k.trace(nil, "writeback_wake_background", "bdi "+k.BDI.Name)
+		}
 	}
 	if k.pd != nil {
 		k.pdflushOperation(pdBackground) // pdflush_operation(background_writeout, 0)

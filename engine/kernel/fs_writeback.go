@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
 )
 
 // SyncMode is enum writeback_sync_modes.
@@ -78,6 +79,10 @@ func (w *WbWritebackWork) Wait(th *Thread) bool {
 }
 
 func (k *Kernel) workPayload(w *WbWritebackWork) string {
+	if k.tf != nil {
+		return k.tf.Work(trace.WorkPayload{Bdi: k.BDI.Name, NrPages: w.NrPages, SyncMode: int(w.SyncMode),
+			Kupdate: w.ForKupdate, RangeCyclic: w.RangeCyclic, Background: w.ForBackground, Reason: trace.Reason(w.Reason)})
+	}
 	kupdate, cyclic, bg := b2i(w.ForKupdate), b2i(w.RangeCyclic), b2i(w.ForBackground)
 	return fmt.Sprintf("bdi %s: sb_dev 0:0 nr_pages=%d sync_mode=%d kupdate=%d range_cyclic=%d background=%d reason=%s",
 		k.BDI.Name, w.NrPages, w.SyncMode, kupdate, cyclic, bg, w.Reason)
@@ -192,6 +197,10 @@ func (k *Kernel) queueIO(th *Thread, work *WbWritebackWork) {
 			older = work.olderThanThis
 			age = (k.W.Jiffies() - work.olderThanThis) * 1000 / k.W.HZ()
 		}
+		if k.tf != nil {
+			k.trace(th, "writeback_queue_io", k.tf.QueueIO(k.BDI.Name, uint64(older), age, moved, trace.Reason(work.Reason)))
+			return
+		}
 		k.trace(th, "writeback_queue_io", fmt.Sprintf("bdi %s: older=%d age=%d enqueue=%d reason=%s",
 			k.BDI.Name, older, age, moved, work.Reason))
 	}
@@ -256,7 +265,7 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 					}
 					m.requeued = true
 					m.stage = wsiDone
-					if k.Tracing() {
+					if k.Tracing() && k.tf == nil { // v6.6 has no such event
 						k.trace(th, "writeback_single_inode_requeue", k.wsiPayload(m))
 					}
 					return false
@@ -267,6 +276,9 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 			in.State |= ISync
 			in.State &^= IDirtyPages
 			th.Charge(k.P.Costs.InodeWriteback)
+			if k.tf != nil && k.Tracing() {
+				k.trace(th, "writeback_single_inode_start", k.wsiPayload(m))
+			}
 			if m.fromLists {
 				age := k.W.Now() - k.W.JiffiesToTime(in.DirtiedWhen)
 				in.stats.WritebackCalls++
@@ -302,7 +314,14 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 			in.State &^= IDirtySync | IDirtyDatasync
 			if dirty&(IDirtySync|IDirtyDatasync) != 0 {
 				th.Charge(k.P.Costs.WriteInode)
-				if err := k.FS.WriteInode(&m.wc); err == nil && in.State&(IDirtySync|IDirtyDatasync) == 0 {
+				if k.tf != nil && k.Tracing() {
+					k.trace(th, "writeback_write_inode_start", k.tf.WriteInode(k.BDI.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
+				}
+				err := k.FS.WriteInode(&m.wc)
+				if k.tf != nil && k.Tracing() {
+					k.trace(th, "writeback_write_inode", k.tf.WriteInode(k.BDI.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
+				}
+				if err == nil && in.State&(IDirtySync|IDirtyDatasync) == 0 {
 					if in.metaDirty {
 						age := k.W.Now() - in.metaSince
 						in.stats.MaxMetaAge = max(in.stats.MaxMetaAge, age)
@@ -413,12 +432,21 @@ func (k *Kernel) requeueInode(m *singleInodeWB) {
 }
 
 func (k *Kernel) sbRequeuePayload(in *Inode) string {
+	if k.tf != nil {
+		return k.tf.SbInodesRequeue(k.BDI.Name, in.Ino, trace.InodeState(in.State&^ISyncQueued), uint64(in.DirtiedWhen),
+			uint64((k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ()))
+	}
 	return fmt.Sprintf("bdi %s: ino=%d state=%s dirtied_when=%d age=%d",
 		k.BDI.Name, in.Ino, StateString(in.State), in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ())
 }
 
 func (k *Kernel) wsiPayload(m *singleInodeWB) string {
 	in := m.in
+	if k.tf != nil {
+		return k.tf.SingleInode(trace.InodePayload{Bdi: k.BDI.Name, Ino: in.Ino, State: trace.InodeState(in.State &^ ISyncQueued),
+			DirtiedWhen: uint64(in.DirtiedWhen), Age: uint64((k.W.Jiffies() - in.DirtiedWhen) / k.W.HZ()),
+			Index: uint64(in.WritebackIndex), ToWrite: m.nrToWrite, Wrote: uint64(m.nrToWrite - m.wc.Wbc.NrToWrite)})
+	}
 	state := StateString(in.State) // __print_flags prints nothing for no bits
 	return fmt.Sprintf("bdi %s: ino=%d state=%s dirtied_when=%d age=%d index=%d to_write=%d wrote=%d",
 		k.BDI.Name, in.Ino, state, in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ(),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
 )
 
 // Tracer receives trace lines (comm, pid, cpu, event, payload in the kernel's format).
@@ -42,6 +43,9 @@ type Kernel struct {
 	nextPID      int
 
 	tracer Tracer
+	// tf renders payloads in the v6.6 wording (Variants.TraceV66); nil: v3.2
+	// wording by the Sprintf calls next to each tracepoint.
+	tf *trace.Formatter
 
 	// mm/page-writeback.c state
 	dirtyableMem     int64   // determine_dirtyable_memory(), pages
@@ -120,6 +124,9 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	}
 	k := &Kernel{W: w, P: p, Q: q, FS: fs, CPUs: w.NewCPUs(p.CPUs), BDI: newBDI(p.BdiName), nextPID: 1000}
 	k.bdpRatelimits = make([]int64, p.CPUs)
+	if p.Variants.TraceV66 {
+		k.tf = trace.NewFormatter(trace.V66)
+	}
 	k.dirtyableMem = dirtyableMemory(p.MemoryMB)
 	bg, thresh := k.dirtyLimits()
 	_ = bg

@@ -429,3 +429,51 @@ func TestDomainDirtyLimitsPerPageRatio(t *testing.T) {
 		}
 	}
 }
+
+type lineTracer struct{ lines map[string][]string }
+
+func (l *lineTracer) Emit(now sim.Time, comm string, pid, cpu int, event, payload string) {
+	l.lines[event] = append(l.lines[event], payload)
+}
+
+// TestTraceV66Wording: §6.3 — the 6.1 preset prints the v6.6 wording; trace_v66
+// off keeps v3.2's.
+func TestTraceV66Wording(t *testing.T) {
+	for _, v66 := range []bool{false, true} {
+		k, _ := newTestKernel(t, func(p *Params) {
+			p.Variants = v61()
+			p.Variants.TraceV66 = v66
+		})
+		tr := &lineTracer{lines: map[string][]string{}}
+		k.SetTracer(tr)
+		th := k.NewThread("dd")
+		in := k.NewInode()
+		k.DirtyPages(th, in, 0, 20000, 20000*PageSize) // over the background threshold
+		k.StartBackgroundWriteback()
+		_, _, _, setpoint := k.DirtyLimits()
+		k.G.NrFileDirty, k.BDI.Stats.Reclaimable = setpoint, setpoint
+		th.NrDirtied = 256
+		k.BalanceDirtyPages(th, false)
+		require.NoError(t, k.W.Run(2*sim.Second))
+		gds := tr.lines["global_dirty_state"]
+		require.NotEmpty(t, gds)
+		wsi := tr.lines["writeback_single_inode"]
+		require.NotEmpty(t, wsi)
+		bdp := tr.lines["balance_dirty_pages"]
+		require.NotEmpty(t, bdp)
+		if v66 {
+			assert.NotContains(t, gds[0], "unstable=")
+			assert.Contains(t, wsi[0], " cgroup_ino=1")
+			assert.NotEmpty(t, tr.lines["writeback_single_inode_start"])
+			assert.Regexp(t, ` period=\d+ think=-?\d+ cgroup_ino=1$`, bdp[0])
+			assert.Regexp(t, ` reason=background cgroup_ino=1$`, tr.lines["writeback_start"][0])
+			assert.Equal(t, "bdi 8:0: cgroup_ino=1", tr.lines["writeback_wake_background"][0])
+		} else {
+			assert.Contains(t, gds[0], " unstable=0 ")
+			assert.NotContains(t, wsi[0], "cgroup_ino")
+			assert.Empty(t, tr.lines["writeback_single_inode_start"])
+			assert.Regexp(t, ` pause=\d+ period=\d+ think=-?\d+$`, bdp[0], "v3.3+ period/think with the think-time loop")
+			assert.Equal(t, "bdi 8:0", tr.lines["writeback_wake_background"][0])
+		}
+	}
+}

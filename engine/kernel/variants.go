@@ -159,6 +159,15 @@ type Variants struct {
 	// max_sectors_kb 1280 (BLK_DEF_MAX_SECTORS_CAP), plug flush at 32 requests or
 	// a 128 KiB request.
 	BlockV6 bool
+
+	// TraceV66 prints the writeback tracepoints in the v6.6 wording (kernel-notes
+	// §6.3): cgroup_ino suffixes, global_dirty_state without unstable=,
+	// balance_dirty_pages with period/think, writeback_single_inode_start,
+	// writeback_sb_inodes_requeue and writeback_write_inode[_start], no
+	// writeback_wake_thread / writeback_single_inode_requeue. Off (the Config
+	// variant trace_v66=false on a modern preset) keeps the v3.2 wording the
+	// harness's scripts parse.
+	TraceV66 bool
 }
 
 // variantNames maps switch names (Config "variants" keys, UI labels) to fields.
@@ -196,6 +205,7 @@ var variantNames = map[string]func(*Variants) *bool{
 	"balanced_rate_cap":           func(v *Variants) *bool { return &v.BalancedRateCap },
 	"wbt_v6":                      func(v *Variants) *bool { return &v.WBTV6 },
 	"block_v6":                    func(v *Variants) *bool { return &v.BlockV6 },
+	"trace_v66":                   func(v *Variants) *bool { return &v.TraceV66 },
 }
 
 // VariantDocs describes each switch in one line.
@@ -233,6 +243,7 @@ var VariantDocs = map[string]string{
 	"balanced_rate_cap":           "v6: balanced_dirty_ratelimit capped at write_bw",
 	"wbt_v6":                      "blk-wbt v6 limits: max_depth <= 2 → normal = max, background = 1 (with wbt_from_kernel)",
 	"block_v6":                    "v6 block layer set by the kernel: blk-mq tags, max_sectors_kb 1280, plug 32 requests / 128 KiB",
+	"trace_v66":                   "trace lines in the v6.6 wording (cgroup_ino, no unstable=, period/think); off: v3.2 wording for old scripts",
 }
 
 // VariantNames lists the switch names, sorted.
@@ -410,6 +421,7 @@ func v61() Variants {
 	// the v6 limits; blk-mq block layer
 	v = withWBT(v, true, true, 16)
 	v.WBTDraft, v.WBTV6, v.BlockV6 = false, true, true
+	v.TraceV66 = true
 	return v
 }
 

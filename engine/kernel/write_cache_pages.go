@@ -250,6 +250,15 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 	return false
 }
 
+// cgroupSuffix is the " cgroup_ino=1" v6.6 appends to bdi/wb events (no cgroup
+// writeback in the model: the root cgroup).
+func (k *Kernel) cgroupSuffix() string {
+	if k.tf != nil {
+		return " cgroup_ino=1"
+	}
+	return ""
+}
+
 // TraceWritepage emits the wbc_writepage lines of calls consecutive ->writepage
 // calls (for filesystems that run their own write_cache_pages-like loop).
 func (wc *WritebackCtx) TraceWritepage(calls int64) {
@@ -263,7 +272,7 @@ func (wc *WritebackCtx) TraceWritepage(calls int64) {
 		wc.K.trace(wc.Th, "wbc_writepage", fmt.Sprintf(
 			"bdi %s: towrt=%d skip=%d mode=%d kupd=%d bgrd=%d reclm=%d cyclic=%d start=0x%x end=%s",
 			wc.K.BDI.Name, nr, wbc.PagesSkipped, wbc.SyncMode, b2i(wbc.ForKupdate), b2i(wbc.ForBackground),
-			b2i(wbc.ForReclaim), b2i(wbc.RangeCyclic), wbc.RangeStart*PageSize, end))
+			b2i(wbc.ForReclaim), b2i(wbc.RangeCyclic), wbc.RangeStart*PageSize, end)+wc.K.cgroupSuffix())
 		if wc.K.P.Variants.WCPTerminateLE0 || nr > 0 {
 			nr--
 		}
