@@ -102,7 +102,7 @@ func (d *hdd) attach(q *Queue) { d.q = q }
 func (d *hdd) QueueDepth() int { return d.spec.QueueDepth }
 
 func (d *hdd) zone(s int64) int {
-	z := int(s / d.zoneSecs)
+	z := int(sdiv(s, d.zoneSecs))
 	return min(max(z, 0), hddZones-1)
 }
 
@@ -132,12 +132,12 @@ func (d *hdd) angle(s int64) int64 { return d.angleIn(s, d.zone(s)) }
 
 // angleIn is angle for a sector s known to lie in zone z.
 func (d *hdd) angleIn(s int64, z int) int64 {
-	off := (s - int64(z)*d.zoneSecs) % d.spt[z]
-	return off * d.rev / d.spt[z]
+	off := smod(s-int64(z)*d.zoneSecs, d.spt[z])
+	return sdiv(off*d.rev, d.spt[z])
 }
 
 // transfer is the media time for n sectors starting at s.
-func (d *hdd) transfer(s, n int64) int64 { return n * d.rev / d.spt[d.zone(s)] }
+func (d *hdd) transfer(s, n int64) int64 { return sdiv(n*d.rev, d.spt[d.zone(s)]) }
 
 // position is the seek + rotational latency to reach sector s starting now.
 func (d *hdd) position(now sim.Time, s int64) int64 {
@@ -150,7 +150,7 @@ func (d *hdd) position(now sim.Time, s int64) int64 {
 	if dist >= d.spt[z] {
 		seek = d.seekTime(dist)
 	}
-	phase := (int64(now) + seek) % d.rev
+	phase := smod(int64(now)+seek, d.rev)
 	// angle and phase both lie in [0, rev): their difference mod rev needs no division
 	rot := d.angleIn(s, z) - phase
 	if rot < 0 {
@@ -314,4 +314,22 @@ func (d *hdd) mechDone() {
 		d.accept(r)
 	}
 	d.startNext()
+}
+
+// sdiv is a / b for b > 0, as an unsigned division when a ≥ 0 (the same quotient):
+// on wasm a signed 64-bit division is a runtime call (its MinInt64 / -1 check),
+// an unsigned one a single instruction.
+func sdiv(a, b int64) int64 {
+	if a >= 0 {
+		return int64(uint64(a) / uint64(b))
+	}
+	return a / b
+}
+
+// smod is a % b for b > 0, unsigned when a ≥ 0 (see sdiv).
+func smod(a, b int64) int64 {
+	if a >= 0 {
+		return int64(uint64(a) % uint64(b))
+	}
+	return a % b
 }

@@ -19,6 +19,10 @@ type DD struct {
 	chunk int64 // bytes per generic_perform_write iteration (min(bs, page))
 	total int64 // bytes to write; 0 = unlimited
 	fsync bool
+	// staller is the filesystem's WriteStaller, if it is one (looked up once: the
+	// kernel's filesystem never changes; an interface type assertion per batch is
+	// a runtime call on wasm)
+	staller kernel.WriteStaller
 
 	pos   int64 // bytes written so far
 	batch int64 // chunks in the current CPU burst
@@ -47,6 +51,7 @@ func NewDD(k *kernel.Kernel, bs, count int64, fsync bool) *DD {
 	d := &DD{k: k, bs: bs, chunk: min(bs, kernel.PageSize), total: count * bs, fsync: fsync}
 	d.th = k.NewThread("dd")
 	d.in = k.NewInode()
+	d.staller, _ = k.FS.(kernel.WriteStaller)
 	d.th.Task.Resume = d.resume
 	return d
 }
@@ -77,9 +82,11 @@ func (d *DD) resume() {
 				d.finish()
 				return
 			}
-			if q := k.WriteWait(th, d.in); q != nil {
-				th.Task.Wait(q) // e.g. journal_start behind a locked commit
-				return
+			if d.staller != nil { // k.WriteWait
+				if q := d.staller.WriteWait(th, d.in); q != nil {
+					th.Task.Wait(q) // e.g. journal_start behind a locked commit
+					return
+				}
 			}
 			n := min(k.RatelimitRoom(th), maxBatchChunks)
 			if d.total > 0 {
@@ -142,7 +149,9 @@ func (d *DD) finish() {
 func (d *DD) cost(n int64) sim.Time {
 	c := &d.k.P.Costs
 	end := d.pos + n*d.chunk
-	syscalls := (end+d.bs-1)/d.bs - (d.pos+d.bs-1)/d.bs
+	// unsigned divisions (all operands are ≥ 0): one instruction on wasm
+	bs := uint64(d.bs)
+	syscalls := int64((uint64(end)+bs-1)/bs - (uint64(d.pos)+bs-1)/bs)
 	pages := (end-1)/kernel.PageSize - d.pos/kernel.PageSize + 1
 	copyCost := sim.Time(n*d.chunk) * c.CopyPage / kernel.PageSize
 	fsCost := d.k.FS.WriteBegin(d.th, d.in, d.pos/kernel.PageSize, pages)
