@@ -55,3 +55,28 @@ func TestModernWBTWholeRun(t *testing.T) {
 		})
 	}
 }
+
+func TestModernVs2011Quick(t *testing.T) {
+	e, err := LookupExperiment("modern-vs-2011")
+	require.NoError(t, err)
+	r, err := e.Run(context.Background(), true)
+	require.NoError(t, err)
+	for _, k := range []string{"total_2011_MBps", "total_61_MBps", "100M_ext4_1dd_2011_MBps", "100M_ext4_1dd_61_MBps",
+		"100M_xfs_10dd_delta_pct"} {
+		require.Contains(t, r.Figures, k)
+	}
+	assert.Positive(t, r.Figures["total_61_MBps"])
+	// wbt holds the 6.1 device queue near its limit of 16; the 2011 legacy queue
+	// runs ~100 deep (NCQ 31 plus the elevator)
+	assert.Less(t, r.Figures["100M_ext4_1dd_61_avgqu"], 20.0)
+	assert.Greater(t, r.Figures["100M_ext4_1dd_2011_avgqu"], 60.0)
+	assert.Contains(t, r.Text, "3.1.0-rc9-ioless-full-next-20111014+  6.1+")
+	assert.Contains(t, r.Text, "TOTAL write_bw")
+	assert.Contains(t, r.Text, "What changed")
+	t.Log(r.Text)
+}
+
+func TestCaseKey(t *testing.T) {
+	assert.Equal(t, "100M_ext4_10dd", caseKey("thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X"))
+	assert.Equal(t, "1G_xfs_1dd", caseKey("thresh=1G/xfs-1dd-4k-8p-4096M-1024M:10-X"))
+}
