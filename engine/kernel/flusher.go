@@ -96,7 +96,7 @@ func (f *Flusher) Thread() *Thread { return f.th }
 // wakeupDelayed is bdi_wakeup_thread_delayed (v3.2): wake the flusher in
 // dirty_writeback_interval (5 s).
 func (f *Flusher) wakeupDelayed() {
-	if f.k.P.Variants.WorkqueueFlusher && (f.wakeup.Pending() || f.k.P.DirtyWritebackCs == 0) {
+	if f.k.P.Variants.WorkqueueFlusher && f.wakeup.Pending() {
 		// wb_wakeup_delayed (v6): queue_delayed_work leaves a pending work alone
 		return
 	}
