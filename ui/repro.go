@@ -41,6 +41,12 @@ var Repros = []Repro{
 		Kernels: []string{"2.6.30-rc6", "2.6.30-rc6+per-bdi"}, Mode: "ab", BKernel: "2.6.30-rc6+per-bdi",
 		Set: map[string]string{"fs": "ext4", "bs": "1M", "device": "x25e", "cpus": "4", "memory": "2048", "kernel": "2.6.30-rc6",
 			"dirty_bytes": "", "dirty_ratio": "20", "bg_ratio": "10"}},
+	{ID: "modern", Title: "2011 vs 6.1",
+		Explain: "The same case on the Wu 2011 baseline (v3.2 writeback) and on 6.1, which adds background writeback of every dirty inode, requeue_inode, " +
+			"think-time compensated pauses with wb_min_pause and a blk-mq block layer with 1280 KiB requests and blk-wbt on by default. " +
+			"Compare the pause chart and the device queue: in the model the throttling changes move pauses rather than MB/s, while the block layer (wbt holding the queue near 16, larger requests) moves write_bw.",
+		Kernels: []string{"3.1.0-rc9-ioless-full", "6.1"}, Mode: "ab", BKernel: "6.1",
+		Set: map[string]string{"fs": "ext4", "dd": "10", "kernel": "3.1.0-rc9-ioless-full", "device": engine.DefaultDevice}},
 	{ID: "kara2016", Title: "Kara 2016",
 		Explain: "dd bs=1M count=10000 conv=fsync on ext3 to a queue-depth-1 disk: blk-wbt throttles the flusher's background writes, " +
 			"so ext3's kjournald ends up writing the data with its commits. Compare the \"dd finished in\" card of A and B (the thread: ~105 s with wbt) and look at the blk-wbt chart.",
