@@ -144,7 +144,14 @@ func (s *PageSet) Remove(start, n int64) int64 {
 		s.runs = append(s.runs, PageRun{})
 		copy(s.runs[j+1:], s.runs[j:])
 	case d < 0:
-		s.runs = append(s.runs[:i+k], s.runs[j:]...)
+		if r := -d; i < len(s.runs)-j {
+			// fewer runs before than after: shift the prefix right and drop the
+			// front (writeback completes at the front of sequential files)
+			copy(s.runs[r:r+i], s.runs[:i])
+			s.runs = s.runs[r:]
+		} else {
+			s.runs = append(s.runs[:i+k], s.runs[j:]...)
+		}
 	}
 	copy(s.runs[i:], repl[:k])
 	s.count -= removed
