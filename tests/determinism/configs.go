@@ -88,7 +88,7 @@ func replaceFS(s, fs string) string {
 	return s
 }
 
-// RandomConfig draws a config like the engine's random invariants test: every
+// RandomConfig draws a random valid config (also used by the engine's invariants test): every
 // filesystem and device preset, random queue depth, thresholds, memory, CPUs, dd
 // count, kernel switches, readers; 2-15 simulated seconds.
 func RandomConfig(r *rand.Rand) engine.Config {
