@@ -483,9 +483,7 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 	b := k.BDI
 	hz := k.W.HZ()
 	if !resume {
-		*s = bdpState{active: true, startTime: k.W.Jiffies(), pagesDirtied: th.NrDirtied}
-		th.Charge(k.P.Costs.BalanceDirty)
-		th.Stats.BdpCalls++
+		k.bdpEnter(th)
 	}
 	for {
 		if s.slept {
@@ -574,6 +572,13 @@ func (k *Kernel) dirtyExceeded(bdiDirty, bdiThresh, dirty, thresh int64) bool {
 	return bdiDirty > bdiThresh || dirty > thresh
 }
 
+// bdpEnter starts a balance_dirty_pages call: fresh locals, its CPU cost.
+func (k *Kernel) bdpEnter(th *Thread) {
+	th.bdp = bdpState{active: true, startTime: k.W.Jiffies(), pagesDirtied: th.NrDirtied}
+	th.Charge(k.P.Costs.BalanceDirty)
+	th.Stats.BdpCalls++
+}
+
 // balanceDirtyPagesV6 is balance_dirty_pages of v3.3+/v6.1 (BdpThinkTime): the
 // dirtier's pause is its period (pages_dirtied / task_ratelimit) less the time it
 // spent outside since its last pause (dirty_paused_when); pauses below
@@ -583,9 +588,7 @@ func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
 	b := k.BDI
 	hz := k.W.HZ()
 	if !resume {
-		*s = bdpState{active: true, startTime: k.W.Jiffies(), pagesDirtied: th.NrDirtied}
-		th.Charge(k.P.Costs.BalanceDirty)
-		th.Stats.BdpCalls++
+		k.bdpEnter(th)
 	}
 	for {
 		if s.slept {
