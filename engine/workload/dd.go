@@ -28,8 +28,7 @@ type DD struct {
 	batch int64 // chunks in the current CPU burst
 	state int
 	fs    *kernel.Fsync
-	// bdpResume: balance_dirty_pages is continuing after its sleep
-	bdpResume bool
+	bdp   balance
 
 	Started, Ended sim.Time
 	Done           bool
@@ -108,17 +107,14 @@ func (d *DD) resume() {
 			d.pos = end
 			d.state = ddWrite
 			if k.BalanceDirtyPagesRatelimited(th, n) {
-				d.state, d.bdpResume = ddBalance, false
+				d.state, d.bdp = ddBalance, balance{}
 				continue
 			}
 			if th.YieldCPU() {
 				return
 			}
 		case ddBalance:
-			p := k.BalanceDirtyPages(th, d.bdpResume)
-			d.bdpResume = true
-			if p > 0 {
-				th.Task.Sleep(p)
+			if d.bdp.step(k, th) {
 				return
 			}
 			d.state = ddWrite
@@ -156,4 +152,20 @@ func (d *DD) cost(n int64) sim.Time {
 	copyCost := sim.Time(n*d.chunk) * c.CopyPage / kernel.PageSize
 	fsCost := d.k.FS.WriteBegin(d.th, d.in, d.pos/kernel.PageSize, pages)
 	return sim.Time(syscalls)*c.WriteSyscall + copyCost + sim.Time(pages)*c.NewDirtyPage + fsCost
+}
+
+// balance is a writer's balance_dirty_pages call in progress (entered, or resuming
+// after its pause).
+type balance struct{ resume bool }
+
+// step runs balance_dirty_pages for th until its next pause; it reports true when
+// th now sleeps (call again when it resumes) and false when the call returned.
+func (b *balance) step(k *kernel.Kernel, th *kernel.Thread) bool {
+	p := k.BalanceDirtyPages(th, b.resume)
+	b.resume = true
+	if p > 0 {
+		th.Task.Sleep(p)
+		return true
+	}
+	return false
 }

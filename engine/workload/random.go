@@ -18,9 +18,9 @@ type RandomWriter struct {
 	fileSize int64
 	count    int64 // writes to do; 0 = until the run ends
 
-	state     int
-	off       int64
-	bdpResume bool
+	state int
+	off   int64
+	bdp   balance
 
 	Writes         int64
 	Started, Ended sim.Time
@@ -79,14 +79,11 @@ func (r *RandomWriter) resume() {
 			r.Writes++
 			r.state = rwWrite
 			if k.BalanceDirtyPagesRatelimited(th, pages) {
-				r.state, r.bdpResume = rwBalance, false
+				r.state, r.bdp = rwBalance, balance{}
 				continue
 			}
 		case rwBalance:
-			p := k.BalanceDirtyPages(th, r.bdpResume)
-			r.bdpResume = true
-			if p > 0 {
-				th.Task.Sleep(p)
+			if r.bdp.step(k, th) {
 				return
 			}
 			r.state = rwWrite
