@@ -14,11 +14,15 @@ type XfsParams struct {
 	// preallocation beyond EOF, so a streaming file gets 1 GB extents.
 	AllocsizePages int64
 	// IlockHold is how long IO completion's xfs_setfilesize holds the inode's
-	// ILOCK (exclusive) to move i_size of an appending file.
+	// ILOCK (exclusive) to move the on-disk size of an appending file, per ioend.
 	IlockHold sim.Time
-	// CompletionPages is the writeback completed per xfs_setfilesize call: XFS
-	// completes ioends in batches of about one request (512 KB = 128 pages).
-	CompletionPages int64
+	// BmapiHold is the ILOCK hold of one in-core extent lookup (xfs_bmapi): the
+	// writer's __xfs_get_blocks takes it exclusively once per page, writeback's
+	// xfs_map_blocks shared once per ->writepage mapping.
+	BmapiHold sim.Time
+	// EndIoCost is the xfsdatad worker's CPU per ioend (work item, xfs_end_io,
+	// xfs_destroy_ioend) besides end_page_writeback per page.
+	EndIoCost sim.Time
 	// MapBlocksCost is xfs_map_blocks per ->writepage call: ILOCK, the extent
 	// lookup (xfs_bmapi) and ioend setup; clustered pages reuse the mapping.
 	MapBlocksCost sim.Time
@@ -42,12 +46,13 @@ type XfsParams struct {
 func DefaultXfsParams() XfsParams {
 	const gb = 1 << 18 // pages
 	return XfsParams{
-		AllocsizePages:  gb,
-		IlockHold:       10 * sim.Microsecond,
-		CompletionPages: 128,
-		MapBlocksCost:   4 * sim.Microsecond,
-		DelallocCost:    4 * sim.Microsecond,
-		Layout:          Layout{StartSector: 2048 * 8, MinWindowPages: gb, MaxWindowPages: gb},
+		AllocsizePages: gb,
+		IlockHold:      1 * sim.Microsecond,
+		BmapiHold:      1 * sim.Microsecond,
+		EndIoCost:      2 * sim.Microsecond,
+		MapBlocksCost:  4 * sim.Microsecond,
+		DelallocCost:   4 * sim.Microsecond,
+		Layout:         Layout{StartSector: 2048 * 8, MinWindowPages: gb, MaxWindowPages: gb},
 	}
 }
 
@@ -59,16 +64,14 @@ func DefaultXfsParams() XfsParams {
 //     → xfs_convert_page), decrementing nr_to_write per clustered page and stopping
 //     at ≤ 0 for WB_SYNC_NONE; it does not cluster once nr_to_write ≤ 0
 //     (2.6.36-era xfs_vm_writepage);
-//   - WB_SYNC_NONE writeback takes the ILOCK with xfs_ilock_nowait. Contention
-//     model: while the inode has writeback in flight, IO completion's
-//     xfs_setfilesize takes the ILOCK for IlockHold once per CompletionPages
-//     completed, so the lock is held a fraction p = IlockHold × (bdi write
-//     bandwidth / CompletionPages) of the time (~0.1 % at 60 MB/s, ~4 % at 2 GB/s). Each
-//     non-blocking attempt that finds the lock free draws from the World's seeded
-//     Rand with probability p; a hit holds the lock for IlockHold from now, so the
-//     pages tried in that window all fail. A failed ->writepage redirties the page
+//   - WB_SYNC_NONE writeback maps blocks under xfs_ilock_nowait(ILOCK_SHARED); it
+//     fails while IO completion's xfs_setfilesize holds the ILOCK (the lock windows
+//     of xfs_ioend.go). A failed ->writepage redirties the page
 //     (redirty_page_for_writepage: pages_skipped++ ⇒ redirty_tail); a failed
 //     ->write_inode returns EAGAIN and re-marks the inode I_DIRTY_SYNC;
+//   - IO completion: appending ioends are finished by the xfsdatad worker, whose
+//     xfs_setfilesize trylock fails while the writer or writeback holds the ILOCK
+//     and then requeues the ioend and sleeps a jiffy (xfs_ioend.go);
 //   - with write_cache_pages' 2.6.36-rc1 termination rule (Variants.WCPTerminateLE0
 //     off), once ->writepage drove nr_to_write to ≤ 0 write_cache_pages calls it one
 //     page at a time for the rest of the file. Writepages computes that steady state
@@ -79,20 +82,32 @@ type Xfs struct {
 	k *kernel.Kernel
 
 	cursors cursorMap
-	// ioendAvg16 is the EWMA of submitted ioend sizes in 1/16 pages (0: none yet)
-	ioendAvg16 int64
+
+	// the xfsdatad worker and its queue of ioends waiting for xfs_end_io
+	worker     *kernel.Thread
+	workq      ioendRing
+	workerIdle bool
+	delayNext  bool  // the last xfs_end_io got EAGAIN: delay(1) before the next
+	batch      int64 // worker step sequence number
 
 	// statistics
 	WritepageCalls int64 // ->writepage calls (one-page calls of batches included)
 	MaxCluster     int64 // most pages written by one ->writepage call
 	PagesSkipped   int64 // pages redirtied on ILOCK contention
 	EAGAIN         int64 // ->write_inode calls that returned EAGAIN
+	Ioends         int64 // ioends finished by the xfsdatad worker
+	EndIoRequeues  int64 // xfs_end_io EAGAIN requeues (each followed by delay(1))
 }
 
 type xfsInode struct {
 	m          fileMap
-	lockedTill sim.Time // ILOCK held by IO completion until then
-	updateCore bool     // i_update_core: the in-core inode changed since it was logged
+	updateCore bool  // i_update_core: the in-core inode changed since it was logged
+	diSize     int64 // i_d.di_size: the on-disk size, bytes
+
+	ioends ioendRing // submitted ioends, in submission order
+	// ILOCK holders' windows (xfs_ioend.go)
+	writer, mapper, completion ilockWindow
+	batch, batchHeld           int64 // the worker's setfilesize holds in its current step
 }
 
 // ErrEAGAIN is ->write_inode's EAGAIN.
@@ -108,58 +123,34 @@ func (x *Xfs) Mount(k *kernel.Kernel) error {
 	x.cursors = newCursorMap()
 	x.P.Layout.MinWindowPages = x.P.AllocsizePages
 	x.P.Layout.MaxWindowPages = x.P.AllocsizePages
+	x.worker = k.NewThread("xfsdatad/0")
+	x.worker.Task.Resume = x.xfsdatad
+	x.workerIdle = true
+	x.worker.Task.SleepInterruptible(-1)
 	return nil
 }
 
 func (x *Xfs) Create(in *kernel.Inode) { in.FS = &xfsInode{} }
 
 // WriteBegin is xfs_vm_write_begin for n newly dirtied pages: the per-page delalloc
-// reservation (XfsParams.DelallocCost).
+// reservation (XfsParams.DelallocCost). The writer's CPU burst for the pages starts
+// now; __xfs_get_blocks holds the ILOCK exclusively for one extent lookup per page.
 func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+	c := &x.k.P.Costs
+	perPage := x.P.DelallocCost + c.CopyPage + c.NewDirtyPage
+	in.FS.(*xfsInode).writer.set(x.k.W.Now(), sim.Time(n)*perPage, n, x.P.BmapiHold)
 	return sim.Time(n) * x.P.DelallocCost
 }
 
-// ilockNowait is xfs_ilock_nowait(ip, XFS_ILOCK_SHARED) under the contention model.
+// ilockNowait is xfs_ilock_nowait(ip, XFS_ILOCK_SHARED) for writeback.
 func (x *Xfs) ilockNowait(in *kernel.Inode) bool { return x.ilockAt(in, x.k.W.Now()) }
 
 // ilockAt is ilockNowait tried at virtual time now (≥ the World's time: a call
-// inside a batch of ->writepage calls computed in one step).
-//
-// xfs_setfilesize runs once per completed ioend, and an ioend never spans more
-// than the pages one ->writepage call mapped; so the completions per second are
-// the bdi's write bandwidth over the smaller of CompletionPages and the recent
-// ioend size (an EWMA over the calls' ioends). Clustered writeback (ioends of a
-// slice) is unaffected; 2.6.36-rc1's two-page ioends complete 64× as often and
-// keep the ILOCK busy correspondingly more.
+// inside a batch of ->writepage calls computed in one step). The shared lock
+// conflicts with IO completion's exclusive xfs_setfilesize holds.
 func (x *Xfs) ilockAt(in *kernel.Inode, now sim.Time) bool {
 	xi := in.FS.(*xfsInode)
-	if now < xi.lockedTill {
-		return false
-	}
-	if in.Writeback.Empty() || x.P.IlockHold <= 0 {
-		return true
-	}
-	// p = hold × completions per second, in parts per million
-	bw := max(x.k.BDI.AvgWriteBandwidth, 1)
-	per := max(x.P.CompletionPages, 1)
-	if x.ioendAvg16 > 0 {
-		per = max(min(per, x.ioendAvg16/16), 1)
-	}
-	ppm := int64(x.P.IlockHold) * bw / per / int64(sim.Second/1_000_000)
-	if x.k.W.Rand.Int64N(1_000_000) < ppm {
-		xi.lockedTill = now + x.P.IlockHold
-		return false
-	}
-	return true
-}
-
-// noteIoend folds the size of a submitted ioend into the ioend EWMA (weight 1/8).
-func (x *Xfs) noteIoend(pages int64) {
-	if x.ioendAvg16 == 0 {
-		x.ioendAvg16 = pages * 16
-		return
-	}
-	x.ioendAvg16 += (pages*16 - x.ioendAvg16) / 8
+	return x.trylock(xi.completion.heldPPM(now), xi.writer.heldPPM(now))
 }
 
 func (x *Xfs) Writepages(wc *kernel.WritebackCtx) bool {
@@ -206,6 +197,7 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 	var cpu sim.Time
 	i := s
 	skipped := false
+	calls0 := x.WritepageCalls
 	for i < end {
 		if tracing {
 			wc.TraceWritepage(1)
@@ -220,13 +212,14 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 			cpu += c.ClusterPage
 		}
 		cpu += c.Writepage + x.P.MapBlocksCost + c.SubmitBio
-		x.noteIoend(k)
+		x.submitIoend(wc.In, i, k)
 		x.WritepageCalls++
 		x.MaxCluster = max(x.MaxCluster, k)
 		i += k
 	}
 	wc.Th.Charge(cpu)
 	if i > s {
+		xi.mapper.set(x.k.W.Now(), cpu, x.WritepageCalls-calls0, x.P.BmapiHold)
 		wc.WritePages(s, i-s)
 	}
 	if skipped {
@@ -270,9 +263,11 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	}
 	wbc.NrToWrite -= k
 	c := &x.k.P.Costs
-	wc.Th.Charge(c.Writepage + x.P.MapBlocksCost + sim.Time(k)*c.ClusterPage + c.SubmitBio)
+	cost := c.Writepage + x.P.MapBlocksCost + sim.Time(k)*c.ClusterPage + c.SubmitBio
+	wc.Th.Charge(cost)
+	xi.mapper.set(x.k.W.Now(), cost, 1, x.P.BmapiHold)
+	x.submitIoend(wc.In, index, 1+k)
 	wc.WritePages(index, 1+k)
-	x.noteIoend(1 + k)
 	x.WritepageCalls++
 	x.MaxCluster = max(x.MaxCluster, 1+k)
 	return 1 + k

@@ -52,36 +52,83 @@ func TestXfsOldTerminationRuleWritesTwoPagesPerCall(t *testing.T) {
 }
 
 func TestXfsLockContentionTakesPagesSkippedPath(t *testing.T) {
-	t.Run("writepage redirties the page", func(t *testing.T) {
-		x := NewXfs()
-		x.P.IlockHold = sim.Second // IO completion always holds the ILOCK
-		w, k := testKernel(t, "simple", x, 1<<30, nil)
-		in := k.NewInode()
-		dirty(k, in, 1000)
-		// writeback in flight: nothing contends yet (no IO pending at the first map)
-		_, wrote := callWritepages(t, w, k, x, in, bgWbc(16))
-		require.Equal(t, int64(17), wrote)
-		require.False(t, in.Writeback.Empty())
-		wc, wrote := callWritepages(t, w, k, x, in, bgWbc(16))
-		assert.Zero(t, wrote)
-		assert.Equal(t, int64(16), wc.Wbc.PagesSkipped, "every page redirtied (pages_skipped)")
-		assert.Equal(t, int64(16), x.PagesSkipped)
-		assert.Equal(t, int64(1000-17), in.Dirty.Count())
-		// ->write_inode fails with EAGAIN and re-marks the inode dirty
-		in.State &^= kernel.IDirtySync
-		require.ErrorIs(t, x.WriteInode(wc), ErrEAGAIN)
-		assert.NotZero(t, in.State&kernel.IDirtySync)
-		require.NoError(t, k.CheckInvariants())
-	})
-	t.Run("dd under the seeded contention model", func(t *testing.T) {
-		x := NewXfs()
-		x.P.IlockHold = 2 * sim.Millisecond // heavy contention
-		w, k := testKernel(t, "simple", x, 100<<20, nil)
-		mbps := runDD(t, w, k, 2, 30*sim.Second, true)
-		t.Logf("xfs 2dd with 2 ms ILOCK holds: %.1f MB/s, pages_skipped %d, EAGAIN %d", mbps, x.PagesSkipped, x.EAGAIN)
-		assert.Positive(t, x.PagesSkipped)
-		assert.Greater(t, mbps, 20.0)
-	})
+	x := NewXfs()
+	w, k := testKernel(t, "simple", x, 1<<30, nil)
+	in := k.NewInode()
+	dirty(k, in, 1000)
+	_, wrote := callWritepages(t, w, k, x, in, bgWbc(16))
+	require.Equal(t, int64(17), wrote, "the lock is free: one clustered call")
+	// IO completion's xfs_setfilesize holds the ILOCK all the time from now on
+	xi := in.FS.(*xfsInode)
+	xi.completion = ilockWindow{from: w.Now(), till: w.Now() + sim.Second, ppm: 1_000_000}
+	wc, wrote := callWritepages(t, w, k, x, in, bgWbc(16))
+	assert.Zero(t, wrote)
+	assert.Equal(t, int64(16), wc.Wbc.PagesSkipped, "every page redirtied (pages_skipped)")
+	assert.Equal(t, int64(16), x.PagesSkipped)
+	assert.Equal(t, int64(1000-17), in.Dirty.Count())
+	// ->write_inode fails with EAGAIN and re-marks the inode dirty
+	xi.updateCore = true
+	in.State &^= kernel.IDirtySync
+	require.ErrorIs(t, x.WriteInode(wc), ErrEAGAIN)
+	assert.NotZero(t, in.State&kernel.IDirtySync)
+	require.NoError(t, k.CheckInvariants())
+}
+
+func TestIlockWindow(t *testing.T) {
+	var w ilockWindow
+	w.set(100, 1000, 4, 50) // four 50 ns holds in 1000 ns: 20 %
+	for _, c := range []struct {
+		t    sim.Time
+		want int64
+	}{{99, 0}, {100, 200_000}, {1099, 200_000}, {1100, 0}} {
+		assert.Equal(t, c.want, w.heldPPM(c.t), "t=%d", c.t)
+	}
+	w.set(0, 10, 5, 10) // more hold than time: always held
+	assert.Equal(t, int64(1_000_000), w.heldPPM(5))
+}
+
+// TestXfsdatadRequeuesOnIlockContention: appending ioends are finished by the
+// xfsdatad worker; while the writer holds the ILOCK, xfs_setfilesize's trylock
+// fails, the ioend is requeued and the worker sleeps a jiffy; every page still
+// completes, and the on-disk size follows the written data.
+func TestXfsdatadRequeuesOnIlockContention(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		hold  sim.Time
+		retry bool
+	}{{"free lock", 0, false}, {"writer holds it most of the time", 4 * sim.Microsecond, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			x := NewXfs()
+			x.P.BmapiHold = c.hold
+			// 2.6.36-rc1's write_cache_pages: a stream of two-page ioends
+			w, k := testKernel(t, "chinner2010-vm", x, 400<<20, func(p *kernel.Params) { p.Variants.WCPTerminateLE0 = false })
+			mbps := runDD(t, w, k, 1, 5*sim.Second, true)
+			t.Logf("%.0f MB/s, ioends %d, requeues %d, pages_skipped %d", mbps, x.Ioends, x.EndIoRequeues, x.PagesSkipped)
+			assert.Positive(t, x.Ioends)
+			assert.Equal(t, c.retry, x.EndIoRequeues > 0)
+			in := k.Inodes()[0]
+			xi := in.FS.(*xfsInode)
+			assert.Equal(t, in.Writeback.Count(), sumIoends(x, in), "pages under writeback belong to ioends")
+			assert.LessOrEqual(t, xi.diSize, in.Size)
+			assert.GreaterOrEqual(t, xi.diSize, (k.G.NrWritten-in.Writeback.Count())*kernel.PageSize/2)
+		})
+	}
+}
+
+// sumIoends counts the pages of in's ioends not yet finished: at the device or
+// queued for the xfsdatad worker.
+func sumIoends(x *Xfs, in *kernel.Inode) int64 {
+	var n int64
+	xi := in.FS.(*xfsInode)
+	for _, io := range xi.ioends.q[xi.ioends.head:] {
+		n += io.remaining
+	}
+	for _, io := range x.workq.q[x.workq.head:] {
+		if io.in == in {
+			n += io.n
+		}
+	}
+	return n
 }
 
 func TestXfsDDKeepsInvariants(t *testing.T) {
@@ -97,8 +144,8 @@ func TestXfsDDKeepsInvariants(t *testing.T) {
 // TestXfsChinnerFixSpeedsUpSequentialWrites: on fast storage a sequential XFS
 // writer's flusher spends far more CPU without the write_cache_pages fix (two pages
 // per ->writepage call) than with it, and the fix never slows the writer down.
-// Known gap (issue 5): the thread's 3× (250 → 750 MB/s) needs the per-ioend
-// completion work the model lacks; here both runs are bound by the dd's CPU.
+// Known gap (issue 5): the thread's 3× (250 → 750 MB/s) is not reached: the
+// two-page ioends' xfsdatad requeues throttle the buggy run to ~1.5× slower.
 func TestXfsChinnerFixSpeedsUpSequentialWrites(t *testing.T) {
 	rate := func(fix bool) (float64, sim.Time) {
 		x := NewXfs()

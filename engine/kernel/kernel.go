@@ -91,6 +91,14 @@ type Filesystem interface {
 	Sector(in *Inode, index int64) int64
 }
 
+// IOCompleter is implemented by filesystems that finish data writeback outside the
+// bio completion (XFS's ioends, completed by the xfsdatad workqueue).
+type IOCompleter interface {
+	// EndWriteIO sees the completion of pages [index, index+pages) of in. It returns
+	// true when the filesystem takes over: it calls EndPageWriteback later.
+	EndWriteIO(in *Inode, index, pages int64) bool
+}
+
 // WriteStaller is implemented by filesystems whose writers can block before
 // dirtying pages (ext3's journal_start while the committing transaction is locked).
 type WriteStaller interface {
@@ -256,6 +264,9 @@ func (k *Kernel) Flusher() *Flusher { return k.flusher }
 // IrqCPU is CPU time spent in IO completion (not attributed to a thread).
 func (k *Kernel) IrqCPU() sim.Time { return k.irqCPU }
 
+// AddIrqCPU accounts CPU time spent in interrupt context (a filesystem's bio completion).
+func (k *Kernel) AddIrqCPU(c sim.Time) { k.irqCPU += c }
+
 // BusyLoops counts wb_writeback iterations that made no progress and retried at once.
 func (k *Kernel) BusyLoops() int64 { return k.busyLoops }
 
@@ -290,13 +301,22 @@ func (k *Kernel) EndIO(ino uint64, index, pages int64, op devices.Op) {
 		return
 	}
 	in := k.inode(ino)
+	if c, ok := k.FS.(IOCompleter); ok && c.EndWriteIO(in, index, pages) {
+		return
+	}
+	k.irqCPU += sim.Time(pages) * k.P.Costs.EndIOPage
+	k.EndPageWriteback(in, index, pages)
+}
+
+// EndPageWriteback is end_page_writeback for pages [index, index+pages) of in, from
+// interrupt context or a filesystem's completion worker (the caller accounts the CPU).
+func (k *Kernel) EndPageWriteback(in *Inode, index, pages int64) {
 	n := in.Writeback.Remove(index, pages)
 	k.G.NrWriteback -= n
 	k.G.NrWritten += n
 	k.BDI.Stats.Writeback -= n
 	k.BDI.Stats.Written += n
 	in.written += n
-	k.irqCPU += sim.Time(n) * k.P.Costs.EndIOPage
 	if in.wbWait.Len() > 0 {
 		in.wbWait.WakeAll()
 	}
