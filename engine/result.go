@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/wblab/wblab/engine/fs"
 )
 
 // Result is what a run measured. Units are in the JSON names; MB = 2^20 bytes as the
@@ -33,16 +35,18 @@ type Result struct {
 	Events        uint64     `json:"events"`
 	BusyLoops     int64      `json:"wb_busy_loops"`
 
-	DirtyAge     DirtyAge      `json:"dirty_age"`
-	Tasks        []TaskResult  `json:"tasks"`
-	Flusher      FlusherResult `json:"flusher"`
-	Iostat       IostatSummary `json:"iostat"`
-	WBT          WBTSummary    `json:"wbt"`
-	Reads        ReadSummary   `json:"reads"`
-	Inodes       []InodeResult `json:"inodes,omitempty"`
-	Series       *Series       `json:"series,omitempty"`
-	Trace        []string      `json:"-"`
-	TraceDropped int           `json:"trace_dropped,omitempty"`
+	DirtyAge DirtyAge      `json:"dirty_age"`
+	Tasks    []TaskResult  `json:"tasks"`
+	Flusher  FlusherResult `json:"flusher"`
+	Iostat   IostatSummary `json:"iostat"`
+	WBT      WBTSummary    `json:"wbt"`
+	Reads    ReadSummary   `json:"reads"`
+	Inodes   []InodeResult `json:"inodes,omitempty"`
+	// FSStats are the filesystem's counters (journal commits, XFS ioend requeues…).
+	FSStats      []fs.Stat `json:"fs_stats,omitempty"`
+	Series       *Series   `json:"series,omitempty"`
+	Trace        []string  `json:"-"`
+	TraceDropped int       `json:"trace_dropped,omitempty"`
 }
 
 // ActorCPU is CPU time by actor (dd tasks summed, the flusher, IO completion).
@@ -207,6 +211,13 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(&b, "wbt       step %d at the end, %d scale events, %d windows over latency\n", r.WBT.FinalStep, r.WBT.Scales, r.WBT.Exceeded)
 	}
 	fmt.Fprintf(&b, "dirty age max %.1f s, mean %.1f s; inode metadata max %.1f s\n", r.DirtyAge.MaxS, r.DirtyAge.MeanS, r.DirtyAge.MaxMetaS)
+	if len(r.FSStats) > 0 {
+		fmt.Fprintf(&b, "%-9s", r.Filesystem)
+		for _, st := range r.FSStats {
+			fmt.Fprintf(&b, " %s %d;", st.Name, st.Value)
+		}
+		b.WriteString("\n")
+	}
 	n := len(r.Tasks)
 	show := min(n, 10)
 	for _, t := range r.Tasks[:show] {

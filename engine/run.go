@@ -367,6 +367,9 @@ func (s *simulation) result() *Result {
 		AvgQuSz: io.AvgQuSz, AwaitMs: io.Await, ReadAwaitMs: io.RAwait, WriteAwaitMs: io.WAwait, UtilPct: io.Util,
 		WriteMergesS: io.WMergeS,
 	}
+	if sr, ok := k.FS.(fs.StatsReporter); ok {
+		r.FSStats = sr.Stats()
+	}
 	wbt := s.q.WBT()
 	r.WBT = WBTSummary{Enabled: wbt.Enabled, FinalStep: wbt.Step, Scales: wbt.Scales, Exceeded: wbt.Exceeded}
 	for _, rd := range s.rds {

@@ -253,3 +253,40 @@ func TestSeriesColumnsComplete(t *testing.T) {
 	assert.Positive(t, meanAfter(t, r, "bdp_pause_ms", 2))
 	assert.Positive(t, meanAfter(t, r, "inode_dirty_age_max_s", 2))
 }
+
+// TestFSStatsInResult: each filesystem with counters reports them in the Result
+// and the summary; the generic filesystem has none.
+func TestFSStatsInResult(t *testing.T) {
+	for _, c := range []struct {
+		fs      string
+		nonzero []string
+	}{
+		{"generic", nil},
+		{"ext3", []string{"commits", "journal_pages"}},
+		{"ext4", []string{"commits", "journal_pages"}},
+		{"xfs", []string{"writepage_calls", "max_cluster_pages", "xfsdatad_ioends"}},
+		{"btrfs", []string{"transaction_commits", "metadata_pages"}},
+	} {
+		t.Run(c.fs, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Filesystem, cfg.Runtime = c.fs, Duration(35*time.Second) // btrfs commits every 30 s
+			r, err := Run(context.Background(), cfg)
+			require.NoError(t, err)
+			got := map[string]int64{}
+			for _, st := range r.FSStats {
+				assert.NotEmpty(t, st.Doc, st.Name)
+				got[st.Name] = st.Value
+			}
+			if c.nonzero == nil {
+				assert.Empty(t, r.FSStats)
+				return
+			}
+			for _, name := range c.nonzero {
+				assert.Positive(t, got[name], name)
+			}
+			var b strings.Builder
+			require.NoError(t, r.WriteSummary(&b))
+			assert.Contains(t, b.String(), c.nonzero[0]+" ")
+		})
+	}
+}

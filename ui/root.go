@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -589,6 +590,21 @@ func Cards(ar, b *RunState) []Card {
 			cd.B = fmt.Sprintf("%.*f", g.prec, bv)
 			if math.Abs(av) >= 0.5*math.Pow(10, -float64(g.prec)) { // no % change from a shown 0
 				cd.Delta = Delta(av, bv)
+			}
+		}
+		out = append(out, cd)
+	}
+	// the filesystem's counters (journal commits, xfsdatad requeues, ...)
+	for _, st := range a.FSStats {
+		cd := Card{ID: "fs-" + st.Name, Label: strings.ReplaceAll(st.Name, "_", " "), A: strconv.FormatInt(st.Value, 10)}
+		if b != nil {
+			for _, bs := range b.Res.FSStats {
+				if bs.Name == st.Name && b.Res.Filesystem == a.Filesystem {
+					cd.B = strconv.FormatInt(bs.Value, 10)
+					if st.Value != 0 {
+						cd.Delta = Delta(float64(st.Value), float64(bs.Value))
+					}
+				}
 			}
 		}
 		out = append(out, cd)
