@@ -34,8 +34,11 @@ type Config struct {
 	DirtyWritebackCs     int   `json:"dirty_writeback_centisecs"`
 
 	Workload Workload `json:"workload"`
-	Runtime  Duration `json:"runtime"`
-	Seed     uint64   `json:"seed"`
+	// Runtime is the simulated run length; with only count-limited dd (no readers)
+	// the run ends earlier, once every dd exited and no page is dirty or under
+	// writeback.
+	Runtime Duration `json:"runtime"`
+	Seed    uint64   `json:"seed"`
 
 	// SampleInterval is the time-series period; 0 picks one that keeps at most
 	// MaxSamples rows (1 s for the harness's 600 s runs).

@@ -67,6 +67,7 @@ type simulation struct {
 	prevPauses  int64
 	prevT       sim.Time
 	failure     error
+	idle        bool // every dd finished and all pages are clean: the run ended early
 }
 
 func newSimulation(cfg Config) (*simulation, error) {
@@ -196,10 +197,27 @@ func (s *simulation) fail(err error) {
 	s.w.CancelRun()
 }
 
+// finished reports that the workload is over: every dd has a count and has exited,
+// there are no readers, and no page is dirty or under writeback.
+func (s *simulation) finished() bool {
+	if len(s.dds) == 0 || len(s.rds) > 0 || s.k.G.NrFileDirty > 0 || s.k.G.NrWriteback > 0 {
+		return false
+	}
+	for _, d := range s.dds {
+		if !d.Done {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *simulation) run() error {
 	err := s.w.Run(s.runEnd)
 	if s.failure != nil {
 		return s.failure
+	}
+	if s.idle {
+		return nil
 	}
 	if err != nil {
 		if s.ctx.Err() != nil {
@@ -271,6 +289,11 @@ func (s *simulation) sample() {
 	}
 	if s.opt.Progress != nil {
 		s.opt.Progress(now, s.runEnd)
+	}
+	if s.finished() {
+		s.idle = true
+		s.w.CancelRun()
+		return
 	}
 	if next := now + s.sampleEvery; next <= s.runEnd {
 		s.w.At(&s.sampler, next)

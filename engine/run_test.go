@@ -290,3 +290,29 @@ func TestFSStatsInResult(t *testing.T) {
 		})
 	}
 }
+
+// TestRunEndsWhenCountLimitedDDsAreDone: a dd with count and conv=fsync ends the
+// run once it exited and everything is clean; a reader keeps it going.
+func TestRunEndsWhenCountLimitedDDsAreDone(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		readers int
+		early   bool
+	}{{"dd only", 0, true}, {"with a reader", 1, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Workload = Workload{DD: 1, BS: 1 << 20, Count: 200, Fsync: true, Readers: c.readers}
+			cfg.Runtime = Duration(60 * time.Second)
+			r, err := Run(context.Background(), cfg)
+			require.NoError(t, err)
+			require.True(t, r.Tasks[0].Done)
+			if c.early {
+				assert.Less(t, r.RuntimeS, 30.0)
+				assert.GreaterOrEqual(t, r.RuntimeS, r.Tasks[0].RuntimeS)
+				assert.InDelta(t, 200, r.WrittenMB, 0.01)
+			} else {
+				assert.InDelta(t, 60, r.RuntimeS, 1e-9)
+			}
+		})
+	}
+}

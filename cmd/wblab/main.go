@@ -229,7 +229,8 @@ Workload and run:
   --fsync            conv=fsync: each dd fsyncs its file after its last block (needs
                      --count > 0; default off)
   --runtime DUR      simulated run length, [1ms, 24h], like 600s, 10m, 1.5s or a number
-                     of seconds (default %s)
+                     of seconds (default %s); a run whose dd all have --count ends
+                     earlier, once they exited and no page is dirty or under writeback
   --seed N           random seed, an unsigned 64-bit integer (default %d)
   --check            check the model's invariants after every event (slow; default off)
 
