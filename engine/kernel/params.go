@@ -42,6 +42,12 @@ type Costs struct {
 	WriteInode     sim.Time // ->write_inode for a plain filesystem
 	WbLoop         sim.Time // one wb_writeback loop iteration (queue_io, list walk)
 	EndIOPage      sim.Time // end_page_writeback per page, in interrupt context
+	// SleepWake is one sleep and wake-up of a task: schedule() out, try_to_wake_up,
+	// schedule() back in (congestion_wait, a pdflush thread handed work).
+	SleepWake sim.Time
+	// KthreadCreate is kthread_run of a new kernel thread (kthreadd's fork, the
+	// thread's first run): a pdflush thread started at run time.
+	KthreadCreate sim.Time
 }
 
 // DefaultCosts is a 2011-era x86 core: ~2 GB/s into the page cache for bs=4k dd,
@@ -59,6 +65,8 @@ func DefaultCosts() Costs {
 		WriteInode:     2000 * sim.Nanosecond,
 		WbLoop:         1000 * sim.Nanosecond,
 		EndIOPage:      300 * sim.Nanosecond,
+		SleepWake:      3 * sim.Microsecond,
+		KthreadCreate:  50 * sim.Microsecond,
 	}
 }
 

@@ -14,18 +14,31 @@ import (
 //     superblock's inodes with a single wbc whose nr_to_write (MAX_WRITEBACK_PAGES for
 //     pdflush, sync_writeback_pages() for a dirtier) spans all inodes; nonblocking
 //     writeback (pdflush) gives up when the queue is write-congested
-//     (encountered_congestion); only one pdflush works a bdi at a time
-//     (writeback_acquire / BDI_pdflush);
-//   - a pool of MIN_PDFLUSH_THREADS = 2 pdflush threads (the pool grows to 8 when all
-//     are busy for a second; not modelled) taking pdflush_operation() requests:
-//     wb_kupdate from wb_timer every dirty_writeback_interval, and
-//     background_writeout from balance_dirty_pages; a request finding no idle
-//     thread fails (wb_timer then retries in a second);
+//     (encountered_congestion), also in the middle of an inode (write_cache_pages
+//     checks bdi_write_congested() after every page); only one pdflush works a bdi
+//     at a time (writeback_acquire / BDI_pdflush); __sync_single_inode puts an inode
+//     with pages left back with redirty_tail, except for kupdate's used-up slices
+//     (requeue_io);
+//   - mm/pdflush.c: a pool of MIN_PDFLUSH_THREADS = 2 to MAX_PDFLUSH_THREADS = 8
+//     threads taking pdflush_operation() requests (the most recently idle thread
+//     first); a thread finishing its work starts a new one when the pool has had no
+//     idle thread for a second, and exits when the thread idle longest has slept
+//     more than a second; a request finding no idle thread fails (wb_timer then
+//     retries in a second);
+//   - wb_kupdate from wb_timer every dirty_writeback_interval, and
+//     background_writeout from balance_dirty_pages;
 //   - congestion_wait(WRITE, HZ/10): sleep until the queue leaves write congestion
 //     or 100 ms pass;
 //   - IO-full balance_dirty_pages: over the limit, the dirtier writes back
 //     write_chunk pages itself (blocking in get_request_wait), then waits in
 //     congestion_wait until it is under the limit or has done its chunk.
+//
+// The 2.6.30 sources modelled: mm/pdflush.c (read from the stored torvalds/linux
+// copy), mm/page-writeback.c and fs/fs-writeback.c of 2.6.30 (from memory of that
+// release: background_writeout, wb_kupdate, wb_timer_fn, balance_dirty_pages,
+// writeback_inodes, generic_sync_sb_inodes, __sync_single_inode). Not modelled:
+// task_dirty_limit's per-task share of bdi_thresh, sync_supers() at the start of
+// wb_kupdate, laptop mode.
 
 // wbInodesM is writeback_inodes(wbc) → generic_sync_sb_inodes (2.6.30, one
 // superblock) as a resumable machine.
@@ -43,6 +56,7 @@ type wbInodesM struct {
 	inInode  bool
 	acquired bool
 	skipped0 int64
+	held     int64 // nr_to_write held back from a nonblocking inode pass (nonblockingRoom)
 	wsi      singleInodeWB
 }
 
@@ -52,6 +66,8 @@ func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
 	if !m.started {
 		m.started, m.start = true, k.W.Jiffies()
 		m.congested, m.moreIO = false, false
+		// writeback_inodes: sb_lock, the super_blocks walk, s_umount, inode_lock
+		th.Charge(k.P.Costs.WbLoop)
 		if !m.wbc.ForKupdate || b.bIO.n == 0 {
 			k.queueIO(th, &WbWritebackWork{olderThanThis: m.olderThanThis, hasOlder: m.hasOlder, Reason: ReasonBackground})
 		}
@@ -78,6 +94,13 @@ func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
 			m.skipped0 = m.wbc.PagesSkipped
 			m.wsi.begin(k, th, in, m.wbc, true)
 			m.wsi.wc.nonblocking = m.nonblocking
+			m.held = 0
+			if m.nonblocking {
+				if room := k.nonblockingRoom(th, in); room < m.wsi.wc.Wbc.NrToWrite {
+					m.held = m.wsi.wc.Wbc.NrToWrite - room
+					m.wsi.wc.Wbc.NrToWrite = room
+				}
+			}
 			m.inInode = true
 		}
 		if k.writebackSingleInode(th, &m.wsi) {
@@ -85,9 +108,12 @@ func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
 		}
 		m.inInode = false
 		in := m.wsi.in
-		m.wbc.NrToWrite, m.wbc.PagesSkipped = m.wsi.wc.Wbc.NrToWrite, m.wsi.wc.Wbc.PagesSkipped
-		if m.wsi.wc.congested {
+		m.wbc.NrToWrite, m.wbc.PagesSkipped = m.wsi.wc.Wbc.NrToWrite+m.held, m.wsi.wc.Wbc.PagesSkipped
+		if m.wsi.wc.congested || (m.held > 0 && k.Q.Congested(devices.Write)) {
 			m.congested = true
+		}
+		if !m.wsi.requeued {
+			k.syncSingleInodeRequeue(in, &m.wbc)
 		}
 		if m.acquired {
 			b.writebackRunning, m.acquired = false, false // writeback_release
@@ -107,9 +133,66 @@ func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
 	return false
 }
 
+// nonblockingRoom is how many pages of in a nonblocking writeback (2.6.30 pdflush)
+// submits before write_cache_pages' per-page bdi_write_congested() check stops it:
+// the page that allocates the request reaching the congestion mark (nr - nr/8 + 1
+// allocated) is the last. The filesystems' ->writepages walk (ext4's mpage_da
+// pages) does not look at wbc->nonblocking in this model, so writeback_inodes
+// gives the pass only this much of its nr_to_write and keeps the rest.
+func (k *Kernel) nonblockingRoom(th *Thread, in *Inode) int64 {
+	nr := k.Q.Spec().NrRequests
+	allowed := int64(k.Q.FreeRequests(devices.Write, 0) - (nr/8 - 1)) // requests until congested
+	if allowed < 1 {
+		return 1
+	}
+	maxPages := k.Q.MaxPages()
+	pages := int64(0)
+	// range_cyclic: from writeback_index to the end, then from 0 up to it
+	idx, end, cycled := in.WritebackIndex, longMax, in.WritebackIndex == 0
+	for allowed > 0 {
+		r, ok := in.Dirty.Next(idx)
+		if !ok || r.Start >= end {
+			if cycled {
+				break
+			}
+			idx, end, cycled = 0, in.WritebackIndex, true
+			continue
+		}
+		r.End = min(r.End, end)
+		reqs := (r.Len() + maxPages - 1) / maxPages
+		if reqs >= allowed { // stop after the first page of the last request
+			pages += (allowed-1)*maxPages + 1
+			break
+		}
+		pages += r.Len()
+		allowed -= reqs
+		idx = r.End
+	}
+	return max(pages, 1)
+}
+
+// syncSingleInodeRequeue is the list placement at the end of __sync_single_inode
+// (2.6.30) for writeback_inodes' callers, over writeback_single_inode's (v3.2): an
+// inode left with dirty pages goes back to s_dirty with redirty_tail ("fully
+// redirty the inode so that other inodes on this superblock will get some
+// writeout"), except that kupdate requeue_io()s an inode whose slice was used up
+// and that was not dirtied again meanwhile (I_DIRTY_SYNC/DATASYNC here: pages
+// redirtied during the pass are not told apart).
+func (k *Kernel) syncSingleInodeRequeue(in *Inode, wbc *WritebackControl) {
+	if in.State&IFreeing != 0 || in.list != &k.BDI.bMoreIO {
+		return // v3.2 and 2.6.30 agree (redirty_tail, clean, or requeued by I_SYNC)
+	}
+	if wbc.ForKupdate && wbc.NrToWrite <= 0 && in.State&(IDirtySync|IDirtyDatasync) == 0 {
+		return // slice used up: queue for next turn
+	}
+	k.redirtyTail(in)
+}
+
 // congestionWait is congestion_wait(BLK_RW_ASYNC, HZ/10) (2.6.30): th sleeps until
-// the queue leaves write congestion (EndIO wakes the queue) or 100 ms pass.
+// the queue leaves write congestion (EndIO wakes the queue) or 100 ms pass; the
+// sleep and the wake-up cost a schedule() each.
 func (k *Kernel) congestionWait(th *Thread) {
+	th.Charge(k.P.Costs.SleepWake)
 	th.Task.WaitTimeout(&k.congestionWQ, k.W.JiffiesToTime(max(k.W.HZ()/10, 1)))
 }
 
@@ -120,20 +203,29 @@ func (k *Kernel) wakeCongestion() {
 	}
 }
 
-// pdflush operations.
+// pdflush operations (my_work->fn).
 const (
 	pdNone = iota
 	pdKupdate
 	pdBackground
 )
 
-// pdflushThread is one pdflush thread (mm/pdflush.c, 2.6.30) running wb_kupdate or
-// background_writeout.
+// Pool bounds (mm/pdflush.c).
+const (
+	minPdflushThreads = 2 // MIN_PDFLUSH_THREADS
+	maxPdflushThreads = 8 // MAX_PDFLUSH_THREADS
+)
+
+// pdflushThread is one pdflush thread (mm/pdflush.c, 2.6.30): __pdflush's loop
+// around wb_kupdate or background_writeout.
 type pdflushThread struct {
 	k  *Kernel
 	th *Thread
-	op int
+	fn int // my_work->fn
 	pc int
+
+	whenWentToSleep int64 // my_work->when_i_went_to_sleep, jiffies
+	exited          bool
 
 	m         wbInodesM
 	nrToWrite int64 // wb_kupdate's nr_to_write
@@ -141,21 +233,33 @@ type pdflushThread struct {
 	nextJif   int64
 }
 
-const minPdflushThreads = 2 // MIN_PDFLUSH_THREADS
-
-// pdflush is the pool and wb_timer.
+// pdflush is the pool (pdflush_list, nr_pdflush_threads, last_empty_jifs) and
+// wb_timer.
 type pdflush struct {
-	threads []*pdflushThread
-	wbTimer sim.Timer
+	// idle is pdflush_list: idle threads, the head (most recently idle) last.
+	idle    []*pdflushThread
+	threads []*pdflushThread // every thread started
+	nr      int              // nr_pdflush_threads
+	// lastEmptyJifs is last_empty_jifs: when pdflush_operation took the last idle
+	// thread.
+	lastEmptyJifs int64
+	wbTimer       sim.Timer
+	stats         PdflushStats
+}
+
+// PdflushStats counts the pool's events.
+type PdflushStats struct {
+	Started, Exited int   // threads started (beyond the first MIN_PDFLUSH_THREADS) and exited
+	MaxThreads      int   // largest nr_pdflush_threads
+	Operations      int64 // pdflush_operation() calls that found an idle thread
+	Failed          int64 // pdflush_operation() calls that found none
 }
 
 func newPdflush(k *Kernel) *pdflush {
 	p := &pdflush{}
-	for range minPdflushThreads {
-		t := &pdflushThread{k: k, th: k.NewThread("pdflush")}
-		t.th.Task.Resume = t.resume
-		t.th.Task.SleepInterruptible(-1)
-		p.threads = append(p.threads, t)
+	k.pd = p
+	for range minPdflushThreads { // pdflush_init
+		k.startOnePdflushThread(false)
 	}
 	p.wbTimer.Fn = func() { k.wbTimerFn() }
 	if k.P.DirtyWritebackCs > 0 {
@@ -164,7 +268,38 @@ func newPdflush(k *Kernel) *pdflush {
 	return p
 }
 
-// Pdflush lists the pdflush threads (nil for per-bdi kernels).
+// startOnePdflushThread is start_one_pdflush_thread (2.6.30): kthread_run(pdflush);
+// the new thread counts itself in and goes idle. Threads started at run time pay
+// the kthread creation (boot's are created before the simulation starts).
+func (k *Kernel) startOnePdflushThread(runtime bool) {
+	p := k.pd
+	t := &pdflushThread{k: k, th: k.NewThread("pdflush")}
+	t.th.Task.Resume = t.resume
+	p.threads = append(p.threads, t)
+	p.nr++ // nr_pdflush_threads++ in __pdflush, before it first sleeps
+	p.stats.MaxThreads = max(p.stats.MaxThreads, p.nr)
+	if runtime {
+		p.stats.Started++
+		t.th.Charge(k.P.Costs.KthreadCreate)
+		t.pc = pdIdle
+		t.th.Task.Start()
+		return
+	}
+	t.goIdle()
+}
+
+// goIdle is the top of __pdflush's loop: TASK_INTERRUPTIBLE, list_move onto
+// pdflush_list, when_i_went_to_sleep = jiffies, schedule().
+func (t *pdflushThread) goIdle() {
+	p := t.k.pd
+	t.fn, t.pc = pdNone, pdIdle
+	p.idle = append(p.idle, t)
+	t.whenWentToSleep = t.k.W.Jiffies()
+	t.th.Task.SleepInterruptible(-1)
+}
+
+// Pdflush lists every pdflush thread started, exited ones included (nil for
+// per-bdi kernels).
 func (k *Kernel) Pdflush() []*Thread {
 	if k.pd == nil {
 		return nil
@@ -176,17 +311,41 @@ func (k *Kernel) Pdflush() []*Thread {
 	return out
 }
 
-// pdflushOperation is pdflush_operation (2.6.30): hand op to an idle pdflush
-// thread; false when all are busy.
-func (k *Kernel) pdflushOperation(op int) bool {
-	for _, t := range k.pd.threads {
-		if t.op == pdNone {
-			t.op, t.pc = op, 0
-			t.th.Task.Wake()
-			return true
-		}
+// PdflushStats reports the pool's counters (zero for per-bdi kernels).
+func (k *Kernel) PdflushStats() PdflushStats {
+	if k.pd == nil {
+		return PdflushStats{}
 	}
-	return false
+	return k.pd.stats
+}
+
+// NrPdflushThreads is nr_pdflush_threads (/proc/sys/vm/nr_pdflush_threads).
+func (k *Kernel) NrPdflushThreads() int {
+	if k.pd == nil {
+		return 0
+	}
+	return k.pd.nr
+}
+
+// pdflushOperation is pdflush_operation (2.6.30): hand fn to the most recently
+// idle pdflush thread; false (-1) when none is idle.
+func (k *Kernel) pdflushOperation(fn int) bool {
+	p := k.pd
+	n := len(p.idle)
+	if n == 0 {
+		p.stats.Failed++
+		return false
+	}
+	t := p.idle[n-1]
+	p.idle[n-1] = nil
+	p.idle = p.idle[:n-1]
+	if n == 1 {
+		p.lastEmptyJifs = k.W.Jiffies()
+	}
+	p.stats.Operations++
+	t.fn, t.pc = fn, pdStart
+	t.th.Task.Wake()
+	return true
 }
 
 // wbTimerFn is wb_timer_fn (2.6.30): start wb_kupdate, or retry in a second when
@@ -198,22 +357,30 @@ func (k *Kernel) wbTimerFn() {
 }
 
 const (
-	pdStart = iota
+	pdIdle = iota
+	pdStart
 	pdLoop
 	pdWriting
 	pdEnd
+	pdDone
 )
 
 func (t *pdflushThread) resume() {
 	k := t.k
 	for {
 		switch t.pc {
-		case pdStart:
-			if t.op == pdNone {
-				t.th.Task.SleepInterruptible(-1)
+		case pdIdle: // started, or woken without work ("pdflush: bogus wakeup")
+			if t.th.YieldCPU() {
 				return
 			}
-			if t.op == pdKupdate { // wb_kupdate
+			if t.fn == pdNone {
+				t.goIdle()
+				return
+			}
+			t.pc = pdStart
+		case pdStart:
+			t.th.Charge(k.P.Costs.SleepWake) // woken by pdflush_operation
+			if t.fn == pdKupdate {           // wb_kupdate
 				start := k.W.Jiffies()
 				t.nextJif = start + k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs)*10)
 				t.m.olderThanThis = start - k.W.MsecsToJiffies(int64(k.P.DirtyExpireCs)*10)
@@ -225,12 +392,13 @@ func (t *pdflushThread) resume() {
 			}
 			t.pc = pdLoop
 		case pdLoop:
-			if t.op == pdKupdate {
+			if t.fn == pdKupdate {
 				if t.nrToWrite <= 0 {
 					t.pc = pdEnd
 					continue
 				}
 			} else {
+				t.th.Charge(k.P.Costs.BalanceDirty) // get_dirty_limits
 				bg, _ := k.dirtyLimits()
 				if k.G.NrFileDirty < bg && t.minPages <= 0 {
 					t.pc = pdEnd
@@ -238,9 +406,8 @@ func (t *pdflushThread) resume() {
 				}
 			}
 			t.m.wbc = WritebackControl{SyncMode: WBSyncNone, NrToWrite: maxWritebackPages, RangeCyclic: true,
-				ForKupdate: t.op == pdKupdate, ForBackground: t.op == pdBackground, RangeEnd: longMax}
+				ForKupdate: t.fn == pdKupdate, ForBackground: t.fn == pdBackground, RangeEnd: longMax}
 			t.m.nonblocking, t.m.pdflush = true, true
-			t.th.Charge(k.P.Costs.WbLoop)
 			t.pc = pdWriting
 		case pdWriting:
 			if k.writebackInodes(t.th, &t.m) {
@@ -250,7 +417,7 @@ func (t *pdflushThread) resume() {
 			t.nrToWrite -= wrote
 			t.minPages -= wrote
 			t.pc = pdLoop
-			if t.m.wbc.NrToWrite > 0 || (t.op == pdBackground && t.m.wbc.PagesSkipped > 0) {
+			if t.m.wbc.NrToWrite > 0 || (t.fn == pdBackground && t.m.wbc.PagesSkipped > 0) {
 				// wrote less than expected
 				if t.m.congested || t.m.moreIO {
 					k.congestionWait(t.th)
@@ -263,19 +430,51 @@ func (t *pdflushThread) resume() {
 				return
 			}
 		case pdEnd:
-			if t.op == pdKupdate && k.P.DirtyWritebackCs > 0 {
+			if t.fn == pdKupdate && k.P.DirtyWritebackCs > 0 {
 				next := t.nextJif
 				if now := k.W.Jiffies(); next < now+k.W.HZ() {
 					next = now + k.W.HZ()
 				}
 				k.W.At(&k.pd.wbTimer, k.W.JiffiesToTime(next))
 			}
-			t.op, t.pc = pdNone, pdStart
+			t.pc = pdDone
 			if t.th.YieldCPU() {
 				return
 			}
+		case pdDone:
+			if !t.pdflushDone() {
+				t.goIdle()
+			}
+			return
 		}
 	}
+}
+
+// pdflushDone is __pdflush's pool management after my_work->fn returned (2.6.30):
+// start a thread when no thread has been idle for a second, then exit this one
+// when the thread idle longest has slept more than a second. It reports true when
+// the thread exited.
+func (t *pdflushThread) pdflushDone() bool {
+	k, p := t.k, t.k.pd
+	now := k.W.Jiffies()
+	// thread creation: for how long have there been zero available threads?
+	if now > p.lastEmptyJifs+k.W.HZ() && len(p.idle) == 0 && p.nr < maxPdflushThreads {
+		k.startOnePdflushThread(true)
+	}
+	t.fn = pdNone
+	// thread destruction: for how long has the sleepiest thread slept?
+	if len(p.idle) == 0 || p.nr <= minPdflushThreads {
+		return false
+	}
+	if pdf := p.idle[0]; now > pdf.whenWentToSleep+k.W.HZ() {
+		pdf.whenWentToSleep = now // limit exit rate
+		p.nr--
+		p.stats.Exited++
+		t.exited = true
+		t.th.Task.Exit()
+		return true
+	}
+	return false
 }
 
 // balanceDirtyPagesIOFull is balance_dirty_pages of 2.6.30-3.1: over the bdi limit
@@ -292,7 +491,6 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 	defer func() { th.noYield = false }()
 	if !resume {
 		*s = bdpState{active: true}
-		th.Charge(k.P.Costs.BalanceDirty)
 		th.Stats.BdpCalls++
 	}
 	for {
@@ -303,6 +501,9 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 			s.pagesDirtied += writeChunk - s.m.wbc.NrToWrite // pages_written
 			s.ioFullStage = 2
 		}
+		// get_dirty_limits and the global/bdi counters, at the top of each pass
+		// and again after the dirtier's writeback
+		th.Charge(k.P.Costs.BalanceDirty)
 		bg, thresh := k.globalDirtyLimits(th)
 		bdiThresh := k.bdiDirtyLimit(thresh)
 		bdiDirty := b.Stats.Reclaimable + b.Stats.Writeback
