@@ -37,7 +37,8 @@ var Repros = []Repro{
 		Set:     map[string]string{"kernel": "3.1.0-rc9-ioless-full", "device": engine.DefaultDevice}},
 	{ID: "axboe2009", Title: "Axboe 2009",
 		Explain: "ext4 on an Intel X25-E SSD (4 CPUs, 2 GB): 2.6.30-rc6 writes back through pdflush threads, the per-bdi series gives each device its own flusher. " +
-			"Compare write_bw and CPU of A and B for this one large-file writer: the thread measured per-bdi at 101% of 2.6.30-rc6's throughput for 95% of its CPU time.",
+			"Compare write_bw of A and B for this one large-file writer, and how much of the writeback the dd does itself (its CPU in the JSON's cpu_by_actor; the CPU card is the whole machine's): " +
+			"the thread measured per-bdi at 101% of 2.6.30-rc6's throughput for 95% of the benchmark's own CPU time.",
 		Kernels: []string{"2.6.30-rc6", "2.6.30-rc6+per-bdi"}, Mode: "ab", BKernel: "2.6.30-rc6+per-bdi",
 		Set: map[string]string{"fs": "ext4", "bs": "1M", "device": "x25e", "cpus": "4", "memory": "2048", "kernel": "2.6.30-rc6",
 			"dirty_bytes": "", "dirty_ratio": "20", "bg_ratio": "10"}},

@@ -95,23 +95,7 @@ func TestExperimentWu2011Tables(t *testing.T) {
 	}
 }
 
-// Axboe 2009: per-bdi vs pdflush = 100, TPS 101 ± 3 and CPU 95 ± 3 (test 1), TPS
-// 105 ± 3 and CPU 94 ± 3 (test 2). Only test 1's TPS is reached; the rest are known
-// gaps (see the issue 5 report): both designs end up device-bound with the same
-// CPU per page, so the model shows no TPS gain for the random writers and no CPU
-// saving.
-func TestExperimentAxboe2009(t *testing.T) {
-	f := runExperiment(t, "axboe-2009").Figures
-	assert.InDelta(t, 101, f["seq_tps"], 3, "test 1 TPS")
-	for _, g := range []struct {
-		key    string
-		thread float64
-	}{{"seq_cpu", 95}, {"rand_tps", 105}, {"rand_cpu", 94}} {
-		if d := f[g.key] - g.thread; d < -3 || d > 3 {
-			t.Logf("known gap: %s %.1f, thread %.0f ± 3", g.key, f[g.key], g.thread)
-		}
-	}
-}
+// Axboe 2009: see axboe_test.go.
 
 // Wu 2011 starvation: an XFS file kept appended while ->write_inode keeps failing:
 // under the baseline its metadata stays dirty 30 s or more (redirty_tail moves
