@@ -16,6 +16,12 @@ type Ext4Params struct {
 	// HandleCost is the CPU time of one ext4_journal_start/stop pair plus
 	// ext4_map_blocks allocating one extent (mballoc, extent tree, bitmaps).
 	HandleCost sim.Time
+	// WriteBeginCost is the delalloc write path per newly dirtied page
+	// (ext4_da_write_begin/ext4_da_write_end): a jbd2 handle start/stop and
+	// ext4_da_get_block_prep's extent lookup under i_data_sem plus the delalloc
+	// reservation (ext4_da_reserve_space: quota, per-CPU free-block counters). An
+	// estimate of the same order as XFS's DelallocCost; no thread's figure pins it.
+	WriteBeginCost sim.Time
 	// PageCost is write_cache_pages_da's per-page work (lock, buffer walk,
 	// mpage_add_bh_to_extent, set_page_writeback) plus building the bio.
 	PageCost sim.Time
@@ -40,6 +46,7 @@ func DefaultExt4Params() Ext4Params {
 		MaxWritebackMBBump:  128,
 		MaxExtentPages:      2048,
 		HandleCost:          6 * sim.Microsecond,
+		WriteBeginCost:      2 * sim.Microsecond,
 		PageCost:            1500 * sim.Nanosecond,
 		CommitInterval:      5 * sim.Second,
 		JournalMB:           128,
@@ -98,7 +105,11 @@ func (e *Ext4) Create(in *kernel.Inode) {
 }
 
 // WriteBegin is ext4_da_write_begin: reserve blocks, no allocation.
-func (e *Ext4) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time { return 0 }
+// WriteBegin is ext4_da_write_begin/ext4_da_write_end for n newly dirtied pages:
+// their CPU (WriteBeginCost each); blocks are only reserved (delalloc).
+func (e *Ext4) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+	return sim.Time(n) * e.P.WriteBeginCost
+}
 
 // numDirtyPages is ext4_num_dirty_pages: contiguous dirty pages from index, up to max.
 func numDirtyPages(in *kernel.Inode, index, maxPages int64) int64 {
