@@ -418,6 +418,8 @@ type bdpState struct {
 	noSleep        bool
 	// IO-full balance_dirty_pages (2.6.30-3.1)
 	ioFullStage int
+	waiting     bool // in congestion_wait since waitFrom
+	waitFrom    sim.Time
 	m           wbInodesM
 }
 

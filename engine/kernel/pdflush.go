@@ -493,6 +493,12 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 		*s = bdpState{active: true}
 		th.Stats.BdpCalls++
 	}
+	if s.waiting { // back from congestion_wait: the pause's length
+		d := k.W.Now() - s.waitFrom
+		th.Stats.Paused += d
+		th.Stats.MaxPause = max(th.Stats.MaxPause, d)
+		s.waiting = false
+	}
 	for {
 		if s.ioFullStage == 1 { // writeback_inodes(&wbc) in the dirtier's context
 			if k.writebackInodes(th, &s.m) {
@@ -529,6 +535,7 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 		}
 		s.ioFullStage = 0
 		th.Stats.Pauses++
+		s.waiting, s.waitFrom = true, k.W.Now()
 		k.congestionWait(th)
 		return k.W.JiffiesToTime(max(k.W.HZ()/10, 1))
 	}
