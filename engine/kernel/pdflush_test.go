@@ -93,6 +93,16 @@ func TestPdflushAndIOFullThrottle(t *testing.T) {
 			}
 			assert.Equal(t, int64(1024), k.ratelimitPages, "ratelimit_pages capped at 4 MB")
 			t.Logf("dirtier wrote %d pages itself, pdflush %d, flusher %d", w.th.Stats.PagesSubmitted, pd, k.Flusher().Thread().Stats.PagesSubmitted)
+			st := w.th.Stats
+			t.Logf("dirtier paused %d times, %v in all, max %v", st.Pauses, st.Paused, st.MaxPause)
+			if !tc.v.Pdflush {
+				require.Positive(t, st.Pauses, "the dirtier waits for the flusher in congestion_wait")
+			}
+			if st.Pauses > 0 {
+				assert.Positive(t, st.Paused, "congestion_wait pauses have a length")
+				assert.LessOrEqual(t, st.MaxPause, k.W.JiffiesToTime(k.W.HZ()/10), "at most HZ/10 each")
+				assert.LessOrEqual(t, st.Paused, sim.Time(st.Pauses)*st.MaxPause)
+			}
 			share := float64(w.th.Stats.PagesSubmitted) / float64(k.G.NrWritten)
 			assert.GreaterOrEqual(t, share, tc.minShare, "dirtier's own share of the writeback")
 			assert.LessOrEqual(t, share, tc.maxShare, "dirtier's own share of the writeback")
