@@ -23,8 +23,8 @@ type Repro struct {
 var Repros = []Repro{
 	{ID: "chinner2010", Title: "Chinner 2010",
 		Explain: "One dd writes through XFS on a fast 8p VM: 2.6.36-rc1's write_cache_pages stops only at nr_to_write == 0, which XFS's clustering jumps past, " +
-			"so the flusher keeps calling ->writepage with a negative nr_to_write and XFS, no longer clustering, writes a page per call; the fix stops at <= 0. " +
-			"Each two-page ioend then needs the ILOCK in the xfsdatad worker, which requeues it and sleeps a jiffy whenever the writer holds the lock. " +
+			"so the flusher keeps calling ->writepage with a negative nr_to_write and XFS, no longer clustering, writes a page per call, " +
+			"each two-page ioend needing the ILOCK in the xfsdatad worker, which requeues it and sleeps a jiffy whenever the writer holds the lock; the fix stops at <= 0. " +
 			"Compare the \"dd finished in\" card (100 GB / time), the xfsdatad requeues and ioends cards and the flusher's CPU of A and B " +
 			"(the thread: ~250 MB/s before, ~750 MB/s after; wblab: ~490 before, 750 after, a known gap).",
 		Kernels: []string{"2.6.36-rc1", "2.6.36-rc1+fix"}, Mode: "ab", BKernel: "2.6.36-rc1+fix",
