@@ -51,25 +51,34 @@ func (s *PageSet) Runs() []PageRun {
 // search returns the position (chunk c, run i) of the first run with End > idx,
 // or (len(chunks), 0) if there is none.
 func (s *PageSet) search(idx int64) (int, int) {
-	cs := s.chunks
 	c := 0
-	if len(cs) > 1 {
-		lo, hi := 0, len(cs)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if cs[m].end > idx {
-				hi = m
-			} else {
-				lo = m + 1
-			}
+	if len(s.chunks) > 1 {
+		c = s.searchChunk(idx)
+	}
+	if c == len(s.chunks) || s.chunks[c].end <= idx {
+		return len(s.chunks), 0
+	}
+	return c, searchRuns(s.chunks[c].runs, idx)
+}
+
+// searchChunk returns the first chunk whose last run ends after idx.
+func (s *PageSet) searchChunk(idx int64) int {
+	cs := s.chunks
+	lo, hi := 0, len(cs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cs[m].end > idx {
+			hi = m
+		} else {
+			lo = m + 1
 		}
-		c = lo
 	}
-	if c == len(cs) || cs[c].end <= idx {
-		return len(cs), 0
-	}
-	runs := cs[c].runs
-	lo, hi := 0, len(runs)-1 // the last run has End > idx
+	return lo
+}
+
+// searchRuns returns the first run with End > idx; the last run has.
+func searchRuns(runs []PageRun, idx int64) int {
+	lo, hi := 0, len(runs)-1
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if runs[m].End > idx {
@@ -78,7 +87,7 @@ func (s *PageSet) search(idx int64) (int, int) {
 			lo = m + 1
 		}
 	}
-	return c, lo
+	return lo
 }
 
 // next is the position after (c, i).
@@ -128,31 +137,36 @@ func (s *PageSet) Add(start, n int64) int64 {
 		return 0
 	}
 	end := start + n
-	// runs that overlap or touch [start, end): positions [c, i) .. (c2, j2)
 	c, i := s.search(start - 1) // first run with End >= start
-	c2, j2 := c, i
-	covered := int64(0)
-	ns, ne := start, end
-	k := 0
-	for c2 < len(s.chunks) {
-		r := s.chunks[c2].runs[j2]
-		if r.Start > end {
-			break
-		}
-		covered += min(r.End, end) - max(r.Start, start) // ≥ 0: r touches [start, end)
-		ns = min(ns, r.Start)
-		ne = max(ne, r.End)
-		k++
-		c2, j2 = s.next(c2, j2)
+	if c == len(s.chunks) || s.chunks[c].runs[i].Start > end {
+		s.insert(c, i, PageRun{start, end}) // touches no run
+		s.count += n
+		return n
 	}
-	if k == 0 {
-		s.insert(c, i, PageRun{ns, ne})
-	} else { // merge the k runs into the first
-		s.set(c, i, PageRun{ns, ne})
-		if k > 1 {
-			c1, i1 := s.next(c, i)
-			s.delete(c1, i1, c2, j2)
+	// merge the runs from (c, i) on that overlap or touch [start, end) into the
+	// first; a later run can touch only if the first ends before end
+	r := s.chunks[c].runs[i]
+	covered := min(r.End, end) - max(r.Start, start)
+	ns, ne := min(start, r.Start), max(end, r.End)
+	c2, j2 := c, i+1
+	merged := false
+	if r.End < end {
+		for c2 < len(s.chunks) {
+			runs := s.chunks[c2].runs
+			for ; j2 < len(runs) && runs[j2].Start <= end; j2++ {
+				covered += min(runs[j2].End, end) - runs[j2].Start
+				ne = max(ne, runs[j2].End)
+				merged = true
+			}
+			if j2 < len(runs) {
+				break
+			}
+			c2, j2 = c2+1, 0
 		}
+	}
+	s.set(c, i, PageRun{ns, ne})
+	if merged {
+		s.delete(c, i+1, c2, j2)
 	}
 	added := n - covered
 	s.count += added
@@ -166,30 +180,49 @@ func (s *PageSet) Remove(start, n int64) int64 {
 	}
 	end := start + n
 	c, i := s.search(start)
-	if c == len(s.chunks) || s.chunks[c].runs[i].Start >= end {
+	if c == len(s.chunks) {
 		return 0
 	}
+	r := s.chunks[c].runs[i]
+	if r.Start >= end {
+		return 0
+	}
+	if r.End > end { // all in one run, which goes on past end
+		removed := end - max(r.Start, start)
+		if r.Start < start { // punch a hole
+			s.chunks[c].runs[i].End = start
+			s.insert(c, i+1, PageRun{end, r.End})
+		} else { // trim the front
+			s.chunks[c].runs[i].Start = end
+		}
+		s.count -= removed
+		return removed
+	}
+	// runs from (c, i) up to (c2, j2) go, but what lies outside [start, end)
 	var removed int64
 	c2, j2 := c, i
 	var left, right PageRun
-	hasLeft, hasRight := false, false
+	hasLeft, hasRight := r.Start < start, false
+	if hasLeft {
+		left = PageRun{r.Start, start}
+	}
 	m := 0
 	for c2 < len(s.chunks) {
-		r := s.chunks[c2].runs[j2]
-		if r.Start >= end {
+		runs := s.chunks[c2].runs
+		for ; j2 < len(runs) && runs[j2].Start < end; j2++ {
+			r := runs[j2]
+			removed += min(r.End, end) - max(r.Start, start)
+			if r.End > end {
+				right, hasRight = PageRun{end, r.End}, true
+			}
+			m++
+		}
+		if j2 < len(runs) {
 			break
 		}
-		removed += min(r.End, end) - max(r.Start, start)
-		if r.Start < start {
-			left, hasLeft = PageRun{r.Start, start}, true
-		}
-		if r.End > end {
-			right, hasRight = PageRun{end, r.End}, true
-		}
-		m++
-		c2, j2 = s.next(c2, j2)
+		c2, j2 = c2+1, 0
 	}
-	// replace the m runs from (c, i) with what is left of them
+	// replace the m runs with what is left of them
 	var repl [2]PageRun
 	k := 0
 	if hasLeft {
@@ -200,16 +233,12 @@ func (s *PageSet) Remove(start, n int64) int64 {
 		repl[k] = right
 		k++
 	}
-	switch {
-	case k == 2 && m == 1: // a hole punched in one run
-		s.set(c, i, repl[0])
-		s.insert(c, i+1, repl[1])
-	case k == 0:
+	if k == 0 {
 		s.delete(c, i, c2, j2)
-	default:
+	} else {
 		s.set(c, i, repl[0])
 		c1, i1 := s.next(c, i)
-		if k == 2 {
+		if k == 2 { // m > 1: one run per side
 			s.set(c1, i1, repl[1])
 			c1, i1 = s.next(c1, i1)
 		}

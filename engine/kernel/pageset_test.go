@@ -337,3 +337,44 @@ func TestPageSetSmallSetStaysOneChunk(t *testing.T) {
 	require.Empty(t, s.chunks)
 	require.True(t, s.Empty())
 }
+
+// BenchmarkPageSetSequential is dd's pattern: pages dirtied at the end of the
+// file, written back (dirty → writeback) and completed from the front.
+func BenchmarkPageSetSequential(b *testing.B) {
+	var dirty, wb PageSet
+	next, done := int64(0), int64(0)
+	for i := 0; i < b.N; i++ {
+		dirty.Add(next, 1)
+		next++
+		if i%4 == 3 {
+			r, _ := dirty.Next(0)
+			n := min(r.Len(), 2)
+			dirty.Remove(r.Start, n)
+			wb.Add(r.Start, n)
+		}
+		if i%8 == 7 {
+			r, _ := wb.Next(done)
+			wb.Remove(r.Start, 1)
+			done = r.Start + 1
+		}
+	}
+}
+
+// BenchmarkPageSetRandom is the random writer's pattern: 4k pages dirtied at
+// random offsets of a 1 GiB file, written back in file order.
+func BenchmarkPageSetRandom(b *testing.B) {
+	var dirty PageSet
+	r := rand.New(rand.NewPCG(1, 2))
+	cursor := int64(0)
+	for i := 0; i < b.N; i++ {
+		dirty.Add(int64(r.IntN(1<<18)), 1)
+		if dirty.Count() > 8000 {
+			run, ok := dirty.Next(cursor)
+			if !ok {
+				run, _ = dirty.Next(0)
+			}
+			dirty.Remove(run.Start, run.Len())
+			cursor = run.End
+		}
+	}
+}
