@@ -8,6 +8,7 @@ package sim
 
 import (
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 )
@@ -30,6 +31,7 @@ func (t Time) Seconds() float64 { return float64(t) / float64(Second) }
 // event loop allocates nothing per event. A Timer is either idle or queued once.
 type Timer struct {
 	Fn   func() // called when the timer fires
+	task *Task  // a task's own timer: fired by a direct call to its fire, not Fn
 	when Time
 	idx  int32 // > 0: heap slot id + 1; < 0: -(position in the same-time FIFO + 1); 0 when idle
 }
@@ -44,21 +46,35 @@ func (t *Timer) When() Time { return t.when }
 var ErrCancelled = errors.New("sim: run cancelled")
 
 // entry is a heap element, free of pointers (sifting moves no pointers and needs no
-// write barriers): the time, and the queueing sequence number with the timer's slot
-// id in its low idBits (seq is unique, so comparing key compares seq).
+// write barriers): the time with its sign bit flipped (unsigned order is then Time
+// order), and the queueing sequence number with the timer's slot id in its low
+// idBits (seq is unique, so comparing key compares seq).
 type entry struct {
-	when Time
-	key  uint64
+	at  uint64
+	key uint64
 }
 
 const (
-	idBits = 24
-	idMask = 1<<idBits - 1
-	maxSeq = 1<<(64-idBits) - 1
+	idBits  = 24
+	idMask  = 1<<idBits - 1
+	maxSeq  = 1<<(64-idBits) - 1
+	signBit = 1 << 63
 )
 
-func (a entry) before(b entry) bool {
-	return a.when < b.when || (a.when == b.when && a.key < b.key)
+func mkEntry(when Time, key uint64) entry { return entry{uint64(when) ^ signBit, key} }
+
+func (e entry) when() Time { return Time(e.at ^ signBit) }
+
+// before reports (a.when, a.key) < (b.when, b.key).
+func (a entry) before(b entry) bool { return a.less(b) != 0 }
+
+// less is 1 if a is before b, else 0: the borrow out of the 128-bit subtraction
+// a - b, without branches (SUB/SBB on amd64; on wasm, where a Go branch costs a
+// jump through the function's dispatch table, plain arithmetic).
+func (a entry) less(b entry) uint64 {
+	_, borrow := bits.Sub64(a.key, b.key, 0)
+	_, borrow = bits.Sub64(a.at, b.at, borrow)
+	return borrow
 }
 
 // World is one simulation: clock, event queue, random source.
@@ -82,10 +98,10 @@ type World struct {
 	fifo    []*Timer // same-time timers in queueing order; cancelled slots are nil
 	fhead   int      // first possibly live slot of fifo
 	nfifo   int      // live timers in fifo
-	// firing is the heap timer whose Fn is running; while zombie is set its entry
-	// still sits at the root (it is the minimum, so nothing else can reach the
-	// root) and re-arming it reuses the entry: one sift instead of two.
-	firing  *Timer
+	// zombie is set while a timer fired from the heap runs: its entry still sits
+	// at the root (it is the minimum, so nothing else can reach the root, and
+	// reg names the timer), and re-arming it reuses the entry: one sift instead
+	// of two.
 	zombie  bool
 	seq     uint64
 	events  uint64
@@ -126,6 +142,19 @@ func (w *World) Events() uint64 { return w.events }
 // At queues t to fire at time when (or now, if when is in the past). A queued
 // timer is moved. Ties fire in the order they were queued.
 func (w *World) At(t *Timer, when Time) {
+	// the common case first, written so that it runs straight through (on wasm
+	// a taken branch is a jump through the function's dispatch table)
+	if when > w.now && t.idx == 0 && w.zombie && w.seq < maxSeq && w.reg[w.heap[0].key&idMask] == t {
+		w.seq++
+		// rearmRoot, written out
+		w.zombie = false
+		id := w.heap[0].key & idMask
+		t.idx = int32(id) + 1
+		t.when = when
+		w.heap[0] = mkEntry(when, w.seq<<idBits|id)
+		w.down(0)
+		return
+	}
 	if when <= w.now {
 		if t.idx != 0 {
 			w.Cancel(t)
@@ -141,12 +170,8 @@ func (w *World) At(t *Timer, when Time) {
 	}
 	w.seq++
 	t.when = when
-	if t.idx == 0 && t == w.firing && w.zombie {
-		w.zombie = false
-		id := w.heap[0].key & idMask
-		t.idx = int32(id) + 1
-		w.heap[0] = entry{when, w.seq<<idBits | id}
-		w.down(0)
+	if t.idx == 0 && w.zombie && w.reg[w.heap[0].key&idMask] == t {
+		w.rearmRoot(t, when)
 		return
 	}
 	if t.idx > 0 {
@@ -154,8 +179,8 @@ func (w *World) At(t *Timer, when Time) {
 		// earlier (seq always grows), so one sift suffices
 		id := t.idx - 1
 		i := int(w.pos[id])
-		old := w.heap[i].when
-		w.heap[i] = entry{when, w.seq<<idBits | uint64(id)}
+		old := w.heap[i].when()
+		w.heap[i] = mkEntry(when, w.seq<<idBits|uint64(id))
 		if when < old {
 			w.up(i)
 		} else {
@@ -180,8 +205,19 @@ func (w *World) At(t *Timer, when Time) {
 		w.pos = append(w.pos, 0)
 	}
 	t.idx = id + 1
-	w.heap = append(w.heap, entry{when, w.seq<<idBits | uint64(id)})
+	w.heap = append(w.heap, mkEntry(when, w.seq<<idBits|uint64(id)))
 	w.up(len(w.heap) - 1)
+}
+
+// rearmRoot queues the firing timer t (whose entry is still the root) again for
+// when, with sequence number w.seq.
+func (w *World) rearmRoot(t *Timer, when Time) {
+	w.zombie = false
+	id := w.heap[0].key & idMask
+	t.idx = int32(id) + 1
+	t.when = when
+	w.heap[0] = mkEntry(when, w.seq<<idBits|id)
+	w.down(0)
 }
 
 // renumber gives the queued entries fresh sequence numbers 1..n in their order
@@ -272,33 +308,39 @@ func (w *World) down(i int) {
 	x := h[i]
 	for {
 		c := 4*i + 1
-		if c >= n {
+		if c+3 >= n {
 			break
 		}
-		m, me := c, h[c]
-		if c+3 < n {
-			if e := h[c+1]; e.before(me) {
-				m, me = c+1, e
-			}
-			if e := h[c+2]; e.before(me) {
-				m, me = c+2, e
-			}
-			if e := h[c+3]; e.before(me) {
-				m, me = c+3, e
-			}
-		} else {
-			for j := c + 1; j < n; j++ {
-				if e := h[j]; e.before(me) {
-					m, me = j, e
-				}
-			}
-		}
+		// all four children: the least by a branch-free tournament (keys are
+		// unique, so it is the least the scan in order would find)
+		k := (*[4]entry)(h[c : c+4])
+		j := k[1].less(k[0])     // 0 or 1
+		l := 2 + k[3].less(k[2]) // 2 or 3
+		j ^= (j ^ l) & -k[l&3].less(k[j&3])
+		me := k[j&3]
+		m := c + int(j&3)
 		if !me.before(x) {
-			break
+			h[i] = x
+			pos[x.key&idMask] = int32(i)
+			return
 		}
 		h[i] = me
 		pos[me.key&idMask] = int32(i)
 		i = m
+	}
+	// fewer than four children
+	if c := 4*i + 1; c < n {
+		m, me := c, h[c]
+		for j := c + 1; j < n; j++ {
+			if e := h[j]; e.before(me) {
+				m, me = j, e
+			}
+		}
+		if me.before(x) {
+			h[i] = me
+			pos[me.key&idMask] = int32(i)
+			i = m
+		}
 	}
 	h[i] = x
 	pos[x.key&idMask] = int32(i)
@@ -327,43 +369,58 @@ func (w *World) Step() bool {
 	}
 	var t *Timer
 	switch {
-	case w.nfifo > 0 && (len(w.heap) == 0 || w.heap[0].when != w.now):
-		for w.fifo[w.fhead] == nil {
-			w.fhead++
-		}
-		t = w.fifo[w.fhead]
-		w.fifo[w.fhead] = nil
-		w.fhead++
-		t.idx = 0
-		w.nfifo--
-		if w.nfifo == 0 {
-			w.fifo, w.fhead = w.fifo[:0], 0
-		} else if w.fhead >= 1024 && 2*w.fhead >= len(w.fifo) {
-			w.compactFIFO()
-		}
+	case w.nfifo > 0 && (len(w.heap) == 0 || w.heap[0].when() != w.now):
+		t = w.popFIFO()
 	case len(w.heap) > 0:
-		t = w.reg[w.heap[0].key&idMask]
-		t.idx = 0
-		w.firing, w.zombie = t, true
-		if t.when > w.now {
-			w.now = t.when
-		}
+		t = w.takeRoot()
 	default:
 		return false
 	}
+	// as in Run
 	w.events++
-	t.Fn()
-	if w.firing == t {
-		if w.zombie {
-			w.zombie = false
-			w.dropRoot()
-		}
-		w.firing = nil
+	if t.task != nil {
+		t.task.fire()
+	} else {
+		t.Fn()
+	}
+	if w.zombie {
+		w.zombie = false
+		w.dropRoot()
 	}
 	if w.AfterEvent != nil {
 		w.AfterEvent()
 	}
 	return true
+}
+
+// takeRoot makes the root's timer idle and the clock its time, leaving the entry
+// in place (zombie) for the handler to re-arm.
+func (w *World) takeRoot() *Timer {
+	t := w.reg[w.heap[0].key&idMask]
+	t.idx = 0
+	w.zombie = true
+	if t.when > w.now {
+		w.now = t.when
+	}
+	return t
+}
+
+// popFIFO takes the first live timer of the same-time FIFO.
+func (w *World) popFIFO() *Timer {
+	for w.fifo[w.fhead] == nil {
+		w.fhead++
+	}
+	t := w.fifo[w.fhead]
+	w.fifo[w.fhead] = nil
+	w.fhead++
+	t.idx = 0
+	w.nfifo--
+	if w.nfifo == 0 {
+		w.fifo, w.fhead = w.fifo[:0], 0
+	} else if w.fhead >= 1024 && 2*w.fhead >= len(w.fifo) {
+		w.compactFIFO()
+	}
+	return t
 }
 
 // compactFIFO drops the consumed and cancelled slots of the same-time FIFO (a long
@@ -396,19 +453,42 @@ func (w *World) NextEvent() (Time, bool) {
 	if len(w.heap) == 0 {
 		return 0, false
 	}
-	return w.heap[0].when, true
+	return w.heap[0].when(), true
 }
 
 // Run fires events until the next one lies after until, the queue is empty,
 // Stop was called, or CancelRun was called. The clock ends at until unless stopped early.
 func (w *World) Run(until Time) error {
 	w.stopped = false
+	if w.zombie { // Run called from an event handler
+		w.zombie = false
+		w.dropRoot()
+	}
 	for !w.stopped && !w.cancel {
-		next, ok := w.NextEvent()
-		if !ok || next > until {
+		// Step's body, written out (one call less per event; the zombie is
+		// dropped after each event): the heap's root if it is due by until and
+		// the FIFO is empty or the root is due now, else the FIFO's first
+		var t *Timer
+		if h := w.heap; len(h) > 0 && h[0].when() <= until && (w.nfifo == 0 || h[0].when() == w.now) {
+			t = w.takeRoot()
+		} else if w.nfifo > 0 && w.now <= until {
+			t = w.popFIFO()
+		} else {
 			break
 		}
-		w.Step()
+		w.events++
+		if t.task != nil {
+			t.task.fire()
+		} else {
+			t.Fn()
+		}
+		if w.zombie {
+			w.zombie = false
+			w.dropRoot()
+		}
+		if w.AfterEvent != nil {
+			w.AfterEvent()
+		}
 	}
 	if w.cancel {
 		w.cancel = false

@@ -356,3 +356,95 @@ func TestQueueMatchesReferenceOrder(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTasks is the xfs 100 dd case's event pattern: 100 tasks on 8 CPUs,
+// each computing for a few µs and now and then sleeping for milliseconds.
+func BenchmarkTasks(b *testing.B) {
+	w := NewWorld(1000, 1)
+	cpus := w.NewCPUs(8)
+	for i := 0; i < 100; i++ {
+		t := w.NewTask("dd", i, cpus)
+		t.Resume = func() {
+			if w.Rand.IntN(8) == 0 {
+				t.Sleep(Millisecond + Time(w.Rand.IntN(int(20*Millisecond))))
+			} else {
+				t.Compute(Microsecond + Time(w.Rand.IntN(int(20*Microsecond))))
+			}
+		}
+		t.Start()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := w.Events()
+	for i := 0; i < b.N; i++ {
+		if err := w.Run(w.Now() + 10*Millisecond); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(w.Events()-start)/float64(b.N), "events/op")
+}
+
+func TestEntryOrder(t *testing.T) {
+	plain := func(a, b entry) bool {
+		return a.when() < b.when() || (a.when() == b.when() && a.key < b.key)
+	}
+	times := []Time{-1 << 62, -5, -1, 0, 1, 2, 1 << 40, 1<<63 - 1}
+	keys := []uint64{0, 1, 2, 1 << 24, 1<<63 - 1, 1 << 63, 1<<64 - 1}
+	var es []entry
+	for _, tm := range times {
+		for _, k := range keys {
+			es = append(es, mkEntry(tm, k))
+		}
+	}
+	for _, a := range es {
+		require.Equal(t, a.when(), Time(int64(a.at^signBit)))
+		for _, b := range es {
+			require.Equal(t, plain(a, b), a.before(b), "%v %v", a, b)
+			require.Equal(t, plain(a, b), a.less(b) == 1)
+		}
+	}
+}
+
+// TestCPUsPickMatchesListScan: run takes the task's last CPU if it is free, else
+// the last free one, as the free-list scan did.
+func TestCPUsPickMatchesListScan(t *testing.T) {
+	w := NewWorld(1000, 3)
+	const n = 6
+	cpus := w.NewCPUs(n)
+	ref := []int{5, 4, 3, 2, 1, 0}
+	var tasks []*Task
+	for i := 0; i < 40; i++ {
+		tasks = append(tasks, w.NewTask("t", i, cpus))
+	}
+	var onCPU []*Task
+	for i := 0; i < 5000; i++ {
+		if len(onCPU) > 0 && (len(ref) == 0 || w.Rand.IntN(2) == 0) {
+			k := w.Rand.IntN(len(onCPU))
+			tk := onCPU[k]
+			onCPU = append(onCPU[:k], onCPU[k+1:]...)
+			ref = append(ref, tk.CPU)
+			tk.burst = 0
+			cpus.release(tk)
+			tk.state = TaskRunnable
+			continue
+		}
+		tk := tasks[w.Rand.IntN(len(tasks))]
+		if tk.state == TaskOnCPU {
+			continue
+		}
+		k := len(ref) - 1
+		for j, id := range ref {
+			if id == tk.CPU {
+				k = j
+				break
+			}
+		}
+		want := ref[k]
+		ref[k] = ref[len(ref)-1]
+		ref = ref[:len(ref)-1]
+		cpus.run(tk)
+		require.Equal(t, want, tk.CPU)
+		require.Equal(t, ref, cpus.free)
+		onCPU = append(onCPU, tk)
+	}
+}

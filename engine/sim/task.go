@@ -55,7 +55,7 @@ type Task struct {
 // NewTask creates a task bound to w and cpus (cpus may be nil: bursts then take no CPU).
 func (w *World) NewTask(comm string, pid int, cpus *CPUs) *Task {
 	t := &Task{Comm: comm, PID: pid, w: w, cpus: cpus, CPU: -1}
-	t.timer.Fn = t.fire
+	t.timer.task = t
 	if cpus != nil && cpus.n > 0 {
 		t.CPU = pid % cpus.n
 	}
@@ -211,7 +211,8 @@ func (q *WaitQueue) WakeOne() bool {
 type CPUs struct {
 	w     *World
 	n     int
-	free  []int
+	free  []int // free CPUs; run takes the task's last CPU or else the last one
+	slot  []int // slot[cpu] is cpu's index in free, -1 when busy
 	queue []*Task
 	head  int
 	busy  Time // total busy time, for utilisation
@@ -219,8 +220,9 @@ type CPUs struct {
 
 // NewCPUs creates n CPUs.
 func (w *World) NewCPUs(n int) *CPUs {
-	c := &CPUs{w: w, n: n}
+	c := &CPUs{w: w, n: n, slot: make([]int, n)}
 	for i := n - 1; i >= 0; i-- {
+		c.slot[i] = len(c.free)
 		c.free = append(c.free, i)
 	}
 	return c
@@ -246,22 +248,22 @@ func (c *CPUs) acquire(t *Task) {
 
 func (c *CPUs) run(t *Task) {
 	// prefer the CPU the task ran on last (cache affinity), else the lowest free one
-	k := len(c.free) - 1
-	for i, id := range c.free {
-		if id == t.CPU {
-			k = i
-			break
-		}
+	last := len(c.free) - 1
+	k := last
+	if id := t.CPU; uint(id) < uint(len(c.slot)) && c.slot[id] >= 0 {
+		k = c.slot[id]
 	}
-	t.CPU = c.free[k]
-	c.free[k] = c.free[len(c.free)-1]
-	c.free = c.free[:len(c.free)-1]
+	cpu, moved := c.free[k], c.free[last]
+	c.free[k], c.slot[moved] = moved, k
+	c.free, c.slot[cpu] = c.free[:last], -1
+	t.CPU = cpu
 	t.state = TaskOnCPU
 	c.w.At(&t.timer, c.w.now+t.burst)
 }
 
 func (c *CPUs) release(t *Task) {
 	c.busy += t.burst
+	c.slot[t.CPU] = len(c.free)
 	c.free = append(c.free, t.CPU)
 	if c.head < len(c.queue) {
 		next := c.queue[c.head]
