@@ -97,10 +97,13 @@ type page struct {
 	bad []string
 }
 
-func newPage(t *testing.T) *page {
+func newPage(t *testing.T) *page { t.Helper(); return newPageTimeout(t, 90*time.Second) }
+
+// newPageTimeout is newPage with the page's whole life bounded by d.
+func newPageTimeout(t *testing.T, d time.Duration) *page {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browserCtx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, d)
 	p := &page{t: t, ctx: ctx}
 	host := strings.TrimPrefix(srv.URL, "http://")
 	chromedp.ListenTarget(ctx, func(ev any) {

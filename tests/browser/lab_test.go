@@ -224,3 +224,57 @@ func TestWorkerPanicIsReported(t *testing.T) {
 		t.Errorf("worker reported %q", msg)
 	}
 }
+
+// TestPageSpeed measures the lab's two speed figures (issue 7), reported, not
+// asserted tight: the default case's first results after load, and Wu's T1
+// matrix (24 cases × 2 kernels, 600 s each) across the page's workers, with the
+// progress bar moving while it runs.
+func TestPageSpeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the T1 matrix takes a minute")
+	}
+	p := newPageTimeout(t, 6*time.Minute)
+	start := time.Now()
+	p.open("")
+	p.poll("the default case's first results", `!!document.querySelector("#card-write_bw .a") && document.querySelector("#card-write_bw .a").textContent !== ""`, 60*time.Second)
+	first := time.Since(start)
+	p.waitDone()
+	done := time.Since(start)
+
+	start = time.Now()
+	p.click("#repro-wu2011")
+	p.poll("the matrix running", `document.getElementById("status").textContent.includes(" of 48")`, 30*time.Second)
+	var widths []float64
+	end := time.Now().Add(5 * time.Minute)
+	for {
+		var w float64
+		p.eval(`parseFloat(document.getElementById("progress").style.width) || 0`, &w)
+		widths = append(widths, w)
+		var finished bool
+		p.eval(`document.getElementById("status").textContent.includes("48 of 48")`, &finished)
+		if finished {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("T1 matrix unfinished after 5 min: %s", p.text("#status"))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	matrix := time.Since(start)
+	txt := p.text("#matrix-text")
+	if !strings.Contains(txt, "TOTAL") || strings.Contains(txt, "error") {
+		t.Errorf("T1 table:\n%s", txt)
+	}
+	moved := 0
+	for i := 1; i < len(widths); i++ {
+		if widths[i] > widths[i-1] {
+			moved++
+		}
+	}
+	if moved < 3 {
+		t.Errorf("progress bar moved %d times during the matrix (widths %v)", moved, widths)
+	}
+	p.shot("t1-matrix")
+	t.Logf("default case: first results %v after load, done %v; Wu T1 matrix (48 runs): %v, progress bar moved %d times",
+		first.Round(time.Millisecond), done.Round(time.Millisecond), matrix.Round(time.Millisecond), moved)
+}
