@@ -448,3 +448,25 @@ func TestCPUsPickMatchesListScan(t *testing.T) {
 		onCPU = append(onCPU, tk)
 	}
 }
+
+// TestCPUQueueDoesNotGrow: a CPU queue that never drains reuses its consumed
+// front instead of growing, and stays FIFO.
+func TestCPUQueueDoesNotGrow(t *testing.T) {
+	w := NewWorld(1000, 1)
+	cpus := w.NewCPUs(1)
+	var order []int
+	for i := 0; i < 4; i++ {
+		tk := w.NewTask("t", i, cpus)
+		tk.Resume = func() {
+			order = append(order, i)
+			tk.Compute(Microsecond)
+		}
+		tk.Start()
+	}
+	require.NoError(t, w.Run(100*Millisecond))
+	assert.LessOrEqual(t, cap(cpus.queue), 8)
+	require.Greater(t, len(order), 1000)
+	for k := 4; k < len(order); k++ {
+		require.Equal(t, order[k-4], order[k], "round robin through the FIFO queue")
+	}
+}

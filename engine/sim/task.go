@@ -240,6 +240,12 @@ func (c *CPUs) Queued() int { return len(c.queue) - c.head }
 func (c *CPUs) acquire(t *Task) {
 	if len(c.free) == 0 {
 		t.state = TaskQueued
+		if c.head > 0 && len(c.queue) == cap(c.queue) {
+			// a queue that never drains: reuse its consumed front, don't grow
+			n := copy(c.queue, c.queue[c.head:])
+			clear(c.queue[n:])
+			c.queue, c.head = c.queue[:n], 0
+		}
 		c.queue = append(c.queue, t)
 		return
 	}
@@ -247,7 +253,7 @@ func (c *CPUs) acquire(t *Task) {
 }
 
 func (c *CPUs) run(t *Task) {
-	// prefer the CPU the task ran on last (cache affinity), else the lowest free one
+	// prefer the CPU the task ran on last (cache affinity), else the last free one
 	last := len(c.free) - 1
 	k := last
 	if id := t.CPU; uint(id) < uint(len(c.slot)) && c.slot[id] >= 0 {
