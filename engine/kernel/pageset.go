@@ -292,6 +292,13 @@ func (s *PageSet) set(c, i int, r PageRun) {
 // len(chunks): append), splitting a full chunk.
 func (s *PageSet) insert(c, i int, r PageRun) {
 	if c == len(s.chunks) {
+		if c == 0 && cap(s.chunks) > 0 { // a set emptied before: its first array
+			s.chunks = s.chunks[:1]
+			ch := &s.chunks[0]
+			ch.runs = append(ch.runs[:0], r)
+			ch.end = r.End
+			return
+		}
 		if c == 0 {
 			s.newChunk(0)
 		} else {
@@ -393,6 +400,13 @@ func (s *PageSet) delChunks(a, b int) {
 		return
 	}
 	cs := s.chunks
+	if b == len(cs) { // the tail: the arrays stay where they are
+		for i := a; i < b; i++ {
+			cs[i].runs = cs[i].runs[:0]
+		}
+		s.chunks = cs[:a]
+		return
+	}
 	// rotate cs[a:] left by b-a
 	reverseChunks(cs[a:b])
 	reverseChunks(cs[b:])
