@@ -26,7 +26,7 @@ var Repros = []Repro{
 			"so the flusher keeps calling ->writepage with a negative nr_to_write and XFS, no longer clustering, writes a page per call, " +
 			"each two-page ioend needing the ILOCK in the xfsdatad worker, which requeues it and sleeps a jiffy whenever the writer holds the lock; the fix stops at <= 0. " +
 			"Compare the \"dd finished in\" card (100 GB / time), the xfsdatad requeues and ioends cards and the flusher's CPU of A and B " +
-			"(the thread: ~250 MB/s before, ~750 MB/s after; wblab: ~490 before, 750 after, a known gap).",
+			"(the thread: ~250 MB/s before, ~750 MB/s after; wblab: ~590 before, 750 after, a known gap).",
 		Kernels: []string{"2.6.36-rc1", "2.6.36-rc1+fix"}, Mode: "ab", BKernel: "2.6.36-rc1+fix",
 		Set: map[string]string{"fs": "xfs", "dd": "1", "bs": "1M", "count": "102400", "device": "chinner2010-vm", "kernel": "2.6.36-rc1",
 			"dirty_bytes": "", "dirty_ratio": "20", "bg_ratio": "10"}},

@@ -64,9 +64,10 @@ func DefaultXfsParams() XfsParams {
 //     → xfs_convert_page), decrementing nr_to_write per clustered page and stopping
 //     at ≤ 0 for WB_SYNC_NONE; it does not cluster once nr_to_write ≤ 0
 //     (2.6.36-era xfs_vm_writepage);
-//   - WB_SYNC_NONE writeback maps blocks under xfs_ilock_nowait(ILOCK_SHARED); it
-//     fails while IO completion's xfs_setfilesize holds the ILOCK (the lock windows
-//     of xfs_ioend.go). A failed ->writepage redirties the page
+//   - WB_SYNC_NONE writeback maps blocks under xfs_ilock_nowait(ILOCK_SHARED) (before
+//     2.6.37 only with wbc->nonblocking, else it waits for the lock); it fails
+//     while the writer or IO completion's xfs_setfilesize holds the ILOCK (the lock
+//     windows of xfs_ioend.go). A failed ->writepage redirties the page
 //     (redirty_page_for_writepage: pages_skipped++ ⇒ redirty_tail); a failed
 //     ->write_inode returns EAGAIN and re-marks the inode I_DIRTY_SYNC;
 //   - IO completion: appending ioends are finished by the xfsdatad worker, whose
@@ -198,11 +199,12 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 	i := s
 	skipped := false
 	calls0 := x.WritepageCalls
+	trylocks := wc.TryLocks() // else xfs_map_blocks waits for the ILOCK (a µs hold)
 	for i < end {
 		if tracing {
 			wc.TraceWritepage(1)
 		}
-		if !x.ilockAt(wc.In, x.k.W.Now()+cpu) {
+		if trylocks && !x.ilockAt(wc.In, x.k.W.Now()+cpu) {
 			skipped = true // xfs_map_blocks: -EAGAIN ⇒ redirty, stop the batch here
 			break
 		}
@@ -248,7 +250,7 @@ func (x *Xfs) alloc(in *kernel.Inode, xi *xfsInode, end int64) {
 func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	wbc := &wc.Wbc
 	xi := wc.In.FS.(*xfsInode)
-	if wbc.SyncMode == kernel.WBSyncNone && !x.ilockNowait(wc.In) {
+	if wc.TryLocks() && !x.ilockNowait(wc.In) {
 		x.redirty(wc) // xfs_map_blocks: -EAGAIN ⇒ redirty
 		return 1
 	}

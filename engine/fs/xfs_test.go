@@ -165,3 +165,34 @@ func TestXfsChinnerFixSpeedsUpSequentialWrites(t *testing.T) {
 		t.Logf("known gap: fix/buggy %.2f (thread ~3)", fast/slow)
 	}
 }
+
+// TestXfsBlocksOnIlockBefore2637: before 2.6.37 (wbc_nonblocking) the flusher's
+// xfs_map_blocks waits for a busy ILOCK instead of redirtying the page (the
+// thread's 2.6.36 trace shows skip=0); 2.6.30's pdflush set wbc->nonblocking.
+func TestXfsBlocksOnIlockBefore2637(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		old, nonblk bool
+		skipped     bool
+	}{
+		{"3.x: trylock", false, false, true},
+		{"2.6.36 flusher: waits", true, false, false},
+		{"2.6.30 pdflush (nonblocking): trylock", true, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x := NewXfs()
+			_, k := testKernel(t, "simple", x, 1<<30, func(p *kernel.Params) { p.Variants.WbcNonblocking = c.old })
+			in := k.NewInode()
+			dirty(k, in, 1000)
+			in.FS.(*xfsInode).completion = ilockWindow{from: 0, till: sim.Second, ppm: 1_000_000}
+			wc := kernel.WritebackCtx{K: k, Th: k.Flusher().Thread(), In: in, Wbc: bgWbc(16)}
+			if c.nonblk {
+				wc.SetNonblocking(true)
+			}
+			assert.Equal(t, c.skipped, wc.TryLocks())
+			x.Writepage(&wc, 0, 1000)
+			assert.Equal(t, c.skipped, x.PagesSkipped > 0, "pages_skipped")
+			assert.Equal(t, c.skipped, in.Writeback.Empty(), "nothing written when the trylock failed")
+		})
+	}
+}

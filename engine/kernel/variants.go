@@ -168,6 +168,13 @@ type Variants struct {
 	// variant trace_v66=false on a modern preset) keeps the v3.2 wording the
 	// harness's scripts parse.
 	TraceV66 bool
+
+	// WbcNonblocking is writeback before 2.6.37 (Wu's "remove wbc->nonblocking"):
+	// WB_SYNC_NONE writeback only gives up on a busy lock (XFS's ILOCK in
+	// xfs_map_blocks, a locked buffer) when wbc->nonblocking is set, which only
+	// 2.6.30's pdflush background writeout did; the per-bdi flusher and the
+	// dirtiers block on the lock. Off: every WB_SYNC_NONE writeback uses trylocks.
+	WbcNonblocking bool
 }
 
 // variantNames maps switch names (Config "variants" keys, UI labels) to fields.
@@ -206,6 +213,7 @@ var variantNames = map[string]func(*Variants) *bool{
 	"wbt_v6":                      func(v *Variants) *bool { return &v.WBTV6 },
 	"block_v6":                    func(v *Variants) *bool { return &v.BlockV6 },
 	"trace_v66":                   func(v *Variants) *bool { return &v.TraceV66 },
+	"wbc_nonblocking":             func(v *Variants) *bool { return &v.WbcNonblocking },
 }
 
 // VariantDocs describes each switch in one line.
@@ -227,6 +235,7 @@ var VariantDocs = map[string]string{
 	"wbt_from_kernel":             "the kernel preset decides blk-wbt (wbt, wbt_draft, wbt_qd1, depth) instead of the device",
 	"wbt":                         "blk-wbt on (with wbt_from_kernel)",
 	"wbt_draft":                   "blk-wbt 2016 draft semantics (with wbt_from_kernel)",
+	"wbc_nonblocking":             "pre-2.6.37: WB_SYNC_NONE writeback blocks on busy locks unless wbc->nonblocking (2.6.30 pdflush)",
 	"wbt_qd1":                     "blk-wbt QD=1 patch (Axboe 2016): limits 2/2/1 and 1/1/1 scaled down (with wbt_from_kernel)",
 	"dirtied_before_each_loop":    "v6: background work's dirtied_before = jiffies on every wb_writeback loop (picks up newly dirtied inodes)",
 	"i_sync_queued":               "v6: I_SYNC_QUEUED set by move_expired_inodes; __mark_inode_dirty leaves queued inodes in place",
@@ -380,9 +389,9 @@ var presets = []Preset{
 	// 2.6.36-rc1 has per-bdi flushers, IO-full balance_dirty_pages,
 	// MAX_WRITEBACK_PAGES chunks and the old termination rule.
 	{Name: "2.6.36-rc1", Doc: "Chinner 2010: write_cache_pages never stops once ->writepage drove nr_to_write ≤ 0",
-		Variants: Variants{IOFullThrottle: true}},
+		Variants: Variants{IOFullThrottle: true, WbcNonblocking: true}},
 	{Name: "2.6.36-rc1+fix", Doc: "Chinner 2010: 2.6.36-rc1 with commit 546a1924 (stop at --nr_to_write <= 0)",
-		Variants: Variants{WCPTerminateLE0: true, IOFullThrottle: true}},
+		Variants: Variants{WCPTerminateLE0: true, IOFullThrottle: true, WbcNonblocking: true}},
 
 	// Axboe 2009 (../threads/axboe-2009-per-bdi-flusher-threads.txt): 2.6.30-rc6 with
 	// pdflush, and with the per-bdi flusher threads and their work list (the v3.2
@@ -391,9 +400,9 @@ var presets = []Preset{
 	// kernel has the switches of 2.6.36-rc1: the model does not tell them apart,
 	// and PresetFor names the earlier one.
 	{Name: "2.6.30-rc6", Doc: "Axboe 2009 baseline: pdflush pool, background_writeout/wb_kupdate, congestion waits, IO-full throttling",
-		Variants: Variants{Pdflush: true, IOFullThrottle: true}},
+		Variants: Variants{Pdflush: true, IOFullThrottle: true, WbcNonblocking: true}},
 	{Name: "2.6.30-rc6+per-bdi", Doc: "Axboe 2009: per-bdi flusher threads with a work list (IO-full throttling)",
-		Variants: Variants{IOFullThrottle: true}},
+		Variants: Variants{IOFullThrottle: true, WbcNonblocking: true}},
 
 	// Kara/Axboe 2016 (../threads/kara-2016-wbt-ext3-discussion.txt): v4.6 with the
 	// wb-buf-throttle drafts (RWB_DEF_DEPTH 64) and the QD=1 limits patch.

@@ -36,6 +36,16 @@ type wcpCursor struct {
 	towrite        PageSet // PAGECACHE_TAG_TOWRITE
 }
 
+// TryLocks reports whether ->writepage gives up on a busy lock rather than waiting
+// for it: WB_SYNC_NONE writeback, and before 2.6.37 (Variants.WbcNonblocking) only
+// with wbc->nonblocking set.
+func (wc *WritebackCtx) TryLocks() bool {
+	return wc.Wbc.SyncMode == WBSyncNone && (!wc.K.P.Variants.WbcNonblocking || wc.nonblocking)
+}
+
+// SetNonblocking sets wbc->nonblocking (2.6.30's pdflush background writeout).
+func (wc *WritebackCtx) SetNonblocking(on bool) { wc.nonblocking = on }
+
 // maxBatchPages bounds the pages handled per step so CPU time and submissions
 // interleave like the kernel's per-page loop (one 512 KiB request's worth).
 const maxBatchPages = 128

@@ -30,7 +30,7 @@ func TestExperimentChinner2010(t *testing.T) {
 	assert.InDelta(t, 750, f["fixed_MBps"], 75, "fixed: the dd's write path CPU-bound near the thread's ~750 MB/s")
 	assert.LessOrEqual(t, f["buggy_MBps"], f["fixed_MBps"]*1.02, "the fix never slows XFS down")
 	assert.Contains(t, r.Text, ", 0, -1, -2", "towrt goes 0, -1, -2 before the fix")
-	assert.Greater(t, f["ratio"], 1.3, "two-page ioends slow the buggy kernel (xfsdatad requeues)")
+	assert.Greater(t, f["ratio"], 1.2, "two-page ioends slow the buggy kernel (xfsdatad requeues)")
 	if f["ratio"] < 2.5 || f["ratio"] > 3.5 {
 		// Known gap (see the issue 5 report): the model has the mechanism the
 		// buggy kernel pays for its two-page ioends — every appending ioend's
