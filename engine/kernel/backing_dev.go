@@ -27,6 +27,9 @@ type BDI struct {
 	bMoreIO inodeList // b_more_io
 	// b_more_io_wait (Wu 2011 patch 1): inodes to retry opportunistically
 	bMoreIOWait inodeList
+	// moveTmp is move_expired_inodes' local list, kept here so it is not
+	// allocated per call (it is empty between calls)
+	moveTmp inodeList
 
 	lastOldFlush int64 // last_old_flush, jiffies
 	lastActive   int64 // last_active, jiffies
@@ -49,6 +52,7 @@ func newBDI(name string) *BDI {
 	b := &BDI{Name: name}
 	b.bDirty.name, b.bIO.name, b.bMoreIO.name = "b_dirty", "b_io", "b_more_io"
 	b.bMoreIOWait.name = "b_more_io_wait"
+	b.moveTmp.name = "move_expired_inodes tmp"
 	b.WriteBandwidth = initBWPages
 	b.AvgWriteBandwidth = initBWPages
 	b.DirtyRatelimit = initBWPages

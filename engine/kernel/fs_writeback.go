@@ -168,20 +168,20 @@ func (k *Kernel) requeueIOWait(in *Inode) {
 // dirtied at or before the work's older_than_this from the tail of b_dirty to the
 // head of b_io, oldest ending up at b_io's tail. It returns the number moved.
 func (k *Kernel) moveExpiredInodes(work *WbWritebackWork) int {
-	var tmp inodeList
+	tmp := &k.BDI.moveTmp
 	moved := 0
 	for b := &k.BDI.bDirty; b.tail != nil; {
 		in := b.tail
 		if work.hasOlder && in.DirtiedWhen > work.olderThanThis {
 			break
 		}
-		listMove(in, &tmp)
+		listMove(in, tmp)
 		if k.P.Variants.ISyncQueued {
 			in.State |= ISyncQueued
 		}
 		moved++
 	}
-	listSpliceInit(&tmp, &k.BDI.bIO)
+	listSpliceInit(tmp, &k.BDI.bIO)
 	return moved
 }
 
