@@ -56,10 +56,11 @@ func (x *Xfs) trylock(a, b int64) bool {
 	return uint64(x.k.W.Rand.Int64N(1_000_000)) < uint64(free)
 }
 
-// xfsIoend is an xfs_ioend: pages [start, start+n) of in, mapped by one ->writepage
-// call and finished as one unit.
+// xfsIoend is an xfs_ioend: pages [start, start+n) of inode ino, mapped by one
+// ->writepage call and finished as one unit. It holds no pointer, so the rings of
+// (possibly hundreds of thousands of) ioends cost the garbage collector nothing.
 type xfsIoend struct {
-	in        *kernel.Inode
+	ino       uint64
 	start, n  int64
 	remaining int64 // pages whose bio has not completed yet (io_remaining)
 }
@@ -117,7 +118,7 @@ func (r *ioendRing) first(index int64) int {
 // submitIoend records the ioend of a ->writepage call that started writeback on
 // [start, start+n) of in (xfs_submit_ioend).
 func (x *Xfs) submitIoend(in *kernel.Inode, start, n int64) {
-	in.FS.(*xfsInode).ioends.push(xfsIoend{in: in, start: start, n: n, remaining: n})
+	in.FS.(*xfsInode).ioends.push(xfsIoend{ino: in.Ino, start: start, n: n, remaining: n})
 }
 
 // EndWriteIO is xfs_end_bio → xfs_finish_ioend for a completed bio segment, which
@@ -137,7 +138,7 @@ func (x *Xfs) EndWriteIO(in *kernel.Inode, index, pages int64) bool {
 		io.remaining -= ov
 		left -= ov
 		if io.remaining == 0 {
-			x.finishIoend(*io)
+			x.finishIoend(in, *io)
 		}
 	}
 	for r.len() > 0 && r.q[r.head].remaining == 0 {
@@ -153,13 +154,13 @@ func (x *Xfs) EndWriteIO(in *kernel.Inode, index, pages int64) bool {
 	return true
 }
 
-// finishIoend is xfs_finish_ioend once io_remaining reached zero.
-func (x *Xfs) finishIoend(io xfsIoend) {
-	xi := io.in.FS.(*xfsInode)
+// finishIoend is xfs_finish_ioend once io_remaining of in's ioend reached zero.
+func (x *Xfs) finishIoend(in *kernel.Inode, io xfsIoend) {
+	xi := in.FS.(*xfsInode)
 	if (io.start+io.n)*kernel.PageSize <= xi.diSize {
 		// not extending the on-disk size: xfs_destroy_ioend in interrupt context
 		x.k.AddIrqCPU(sim.Time(io.n) * x.k.P.Costs.EndIOPage)
-		x.k.EndPageWriteback(io.in, io.start, io.n)
+		x.k.EndPageWriteback(in, io.start, io.n)
 		return
 	}
 	x.workq.push(io)
@@ -194,10 +195,13 @@ func (x *Xfs) xfsdatad() {
 		var cpu sim.Time
 		x.batch++
 		// contiguous finished ioends of one inode end their page writeback together
-		var run xfsIoend
+		var run *kernel.Inode
+		var runIno uint64
+		var runStart, runEnd int64
 		for i := 0; i < xfsdatadBatch && x.workq.len() > 0; i++ {
 			io := x.workq.pop()
-			xi := io.in.FS.(*xfsInode)
+			in := x.k.Inode(io.ino)
+			xi := in.FS.(*xfsInode)
 			cpu += x.P.EndIoCost
 			t := now + cpu
 			if !x.trylock(xi.writer.heldPPM(t), xi.mapper.heldPPM(t)) {
@@ -212,22 +216,22 @@ func (x *Xfs) xfsdatad() {
 			}
 			xi.batchHeld++
 			xi.completion.set(now, cpu+x.P.IlockHold, xi.batchHeld, x.P.IlockHold)
-			xi.diSize = max(xi.diSize, min(io.in.Size, (io.start+io.n)*kernel.PageSize))
+			xi.diSize = max(xi.diSize, min(in.Size, (io.start+io.n)*kernel.PageSize))
 			xi.updateCore = true // xfs_mark_inode_dirty
-			x.k.MarkInodeDirty(io.in, kernel.IDirtySync|kernel.IDirtyDatasync)
+			x.k.MarkInodeDirty(in, kernel.IDirtySync|kernel.IDirtyDatasync)
 			cpu += sim.Time(io.n) * c.EndIOPage
 			x.Ioends++
-			if run.in == io.in && run.start+run.n == io.start {
-				run.n += io.n
+			if run != nil && runIno == io.ino && runEnd == io.start {
+				runEnd += io.n
 				continue
 			}
-			if run.in != nil {
-				x.k.EndPageWriteback(run.in, run.start, run.n)
+			if run != nil {
+				x.k.EndPageWriteback(run, runStart, runEnd-runStart)
 			}
-			run = io
+			run, runIno, runStart, runEnd = in, io.ino, io.start, io.start+io.n
 		}
-		if run.in != nil {
-			x.k.EndPageWriteback(run.in, run.start, run.n)
+		if run != nil {
+			x.k.EndPageWriteback(run, runStart, runEnd-runStart)
 		}
 		th.Charge(cpu)
 		if th.YieldCPU() {

@@ -124,7 +124,7 @@ func sumIoends(x *Xfs, in *kernel.Inode) int64 {
 		n += io.remaining
 	}
 	for _, io := range x.workq.q[x.workq.head:] {
-		if io.in == in {
+		if io.ino == in.Ino {
 			n += io.n
 		}
 	}

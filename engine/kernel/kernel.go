@@ -258,6 +258,9 @@ func (k *Kernel) Inodes() []*Inode { return k.inodes }
 
 func (k *Kernel) inode(ino uint64) *Inode { return k.inodes[ino-12] }
 
+// Inode returns the file with inode number ino.
+func (k *Kernel) Inode(ino uint64) *Inode { return k.inode(ino) }
+
 // Flusher is the bdi's flusher thread.
 func (k *Kernel) Flusher() *Flusher { return k.flusher }
 
