@@ -196,7 +196,6 @@ func (x *Xfs) xfsdatad() {
 		x.batch++
 		// contiguous finished ioends of one inode end their page writeback together
 		var run *kernel.Inode
-		var runIno uint64
 		var runStart, runEnd int64
 		for i := 0; i < xfsdatadBatch && x.workq.len() > 0; i++ {
 			io := x.workq.pop()
@@ -221,14 +220,14 @@ func (x *Xfs) xfsdatad() {
 			x.k.MarkInodeDirty(in, kernel.IDirtySync|kernel.IDirtyDatasync)
 			cpu += sim.Time(io.n) * c.EndIOPage
 			x.Ioends++
-			if run != nil && runIno == io.ino && runEnd == io.start {
+			if run == in && runEnd == io.start {
 				runEnd += io.n
 				continue
 			}
 			if run != nil {
 				x.k.EndPageWriteback(run, runStart, runEnd-runStart)
 			}
-			run, runIno, runStart, runEnd = in, io.ino, io.start, io.start+io.n
+			run, runStart, runEnd = in, io.start, io.start+io.n
 		}
 		if run != nil {
 			x.k.EndPageWriteback(run, runStart, runEnd-runStart)
