@@ -1,6 +1,8 @@
 package fs
 
 import (
+	"fmt"
+
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -237,4 +239,30 @@ func (x *Xfs) xfsdatad() {
 			return
 		}
 	}
+}
+
+// CheckInvariants is kernel.InvariantChecker: the pages under writeback are exactly
+// those of the unfinished ioends (bios still at the device, or queued for
+// xfsdatad).
+func (x *Xfs) CheckInvariants() error {
+	var wb, ioends int64
+	for _, in := range x.k.Inodes() {
+		wb += in.Writeback.Count()
+		r := &in.FS.(*xfsInode).ioends
+		for _, io := range r.q[r.head:] {
+			if io.remaining < 0 || io.remaining > io.n {
+				return fmt.Errorf("invariant xfs-ioend: inode %d ioend [%d,+%d) has %d pages to complete", in.Ino, io.start, io.n, io.remaining)
+			}
+			if io.remaining > 0 {
+				ioends += io.n // its pages stay under writeback until it is finished
+			}
+		}
+	}
+	for _, io := range x.workq.q[x.workq.head:] {
+		ioends += io.n
+	}
+	if wb != ioends {
+		return fmt.Errorf("invariant xfs-ioend: %d pages under writeback, %d in unfinished ioends", wb, ioends)
+	}
+	return nil
 }

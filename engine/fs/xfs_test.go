@@ -196,3 +196,17 @@ func TestXfsBlocksOnIlockBefore2637(t *testing.T) {
 		})
 	}
 }
+
+// TestXfsIoendInvariant: the check ties the pages under writeback to the
+// unfinished ioends, and catches an ioend the model lost or invented.
+func TestXfsIoendInvariant(t *testing.T) {
+	x := NewXfs()
+	w, k := testKernel(t, "chinner2010-vm", x, 400<<20, func(p *kernel.Params) { p.Variants.WCPTerminateLE0 = false })
+	runDD(t, w, k, 1, sim.Second, true) // checked after every event
+	in := k.Inodes()[0]
+	require.Positive(t, in.Writeback.Count(), "ioends in flight at the end")
+	x.workq.push(xfsIoend{ino: in.Ino, start: 1 << 40, n: 7})
+	require.ErrorContains(t, k.CheckInvariants(), "invariant xfs-ioend")
+	x.workq.q = x.workq.q[:len(x.workq.q)-1] // drop it again
+	require.NoError(t, k.CheckInvariants())
+}

@@ -79,5 +79,14 @@ func (k *Kernel) CheckInvariants() error {
 		}
 	}
 	_ = seen
+	if c, ok := k.FS.(InvariantChecker); ok {
+		return c.CheckInvariants()
+	}
 	return nil
+}
+
+// InvariantChecker is implemented by filesystems with state of their own to check
+// after every event (CheckInvariants).
+type InvariantChecker interface {
+	CheckInvariants() error
 }
