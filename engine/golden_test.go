@@ -1,9 +1,7 @@
-package engine
+package engine_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/tests/determinism"
 )
 
 // updateGolden regenerates testdata/golden.json:
@@ -27,16 +27,16 @@ const goldenFile = "testdata/golden.json"
 // goldenCase is one case whose Result is fixed.
 type goldenCase struct {
 	Name   string
-	Config func() Config
+	Config func() engine.Config
 }
 
-func goldenCaseConfig(name string, runtime time.Duration, edit func(*Config)) func() Config {
-	return func() Config {
-		c, err := ConfigForCase(name)
+func goldenCaseConfig(name string, runtime time.Duration, edit func(*engine.Config)) func() engine.Config {
+	return func() engine.Config {
+		c, err := engine.ConfigForCase(name)
 		if err != nil {
 			panic(err)
 		}
-		c.Runtime = Duration(runtime)
+		c.Runtime = engine.Duration(runtime)
 		if edit != nil {
 			edit(&c)
 		}
@@ -50,11 +50,11 @@ var goldenCases = []goldenCase{
 	{"xfs-100dd-1G", goldenCaseConfig("thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-X", 600*time.Second, nil)},
 	{"ext4-10dd-8M", goldenCaseConfig("thresh=8M/ext4-10dd-4k-8p-4096M-8M:10-X", 300*time.Second, nil)},
 	{"ext3-10dd-100M", goldenCaseConfig("thresh=100M/ext3-10dd-4k-8p-4096M-100M:10-X", 300*time.Second, nil)},
-	{"kara-qd1-ext3-fsync", goldenCaseConfig("thresh=100M/ext3-1dd-1M-8p-4096M-100M:10-X", 120*time.Second, func(c *Config) {
+	{"kara-qd1-ext3-fsync", goldenCaseConfig("thresh=100M/ext3-1dd-1M-8p-4096M-100M:10-X", 120*time.Second, func(c *engine.Config) {
 		c.Device, _ = devices.Preset("kara2016-qd1")
 		c.Workload.Count, c.Workload.Fsync = 10000, true
 	})},
-	{"btrfs-2dd-traced", goldenCaseConfig("thresh=100M/btrfs-2dd-4k-8p-4096M-100M:10-X", 60*time.Second, func(c *Config) {
+	{"btrfs-2dd-traced", goldenCaseConfig("thresh=100M/btrfs-2dd-4k-8p-4096M-100M:10-X", 60*time.Second, func(c *engine.Config) {
 		c.TraceLines = 2000
 		c.CheckInvariants = true
 	})},
@@ -74,23 +74,8 @@ type goldenEntry struct {
 	IostatAvgRq float64 `json:"avgrq_sz"`
 }
 
-// resultHash is the canonical hash of a Result (tests/determinism uses the same).
-func resultHash(r *Result) (string, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	h.Write(b)
-	for _, l := range r.Trace {
-		h.Write([]byte{'\n'})
-		h.Write([]byte(l))
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func goldenOf(t *testing.T, r *Result) goldenEntry {
-	h, err := resultHash(r)
+func goldenOf(t *testing.T, r *engine.Result) goldenEntry {
+	h, err := determinism.Hash(r)
 	require.NoError(t, err)
 	e := goldenEntry{Hash: h, Events: r.Events, WriteBWMBps: r.WriteBWMBps, WrittenMB: r.WrittenMB, DirtiedMB: r.DirtiedMB,
 		DirtyAgeMax: r.DirtyAge.MaxS, IostatAvgRq: r.Iostat.AvgRqSz}
@@ -106,7 +91,7 @@ func goldenOf(t *testing.T, r *Result) goldenEntry {
 func TestGolden(t *testing.T) {
 	got := map[string]goldenEntry{}
 	for _, gc := range goldenCases {
-		res, err := Run(context.Background(), gc.Config())
+		res, err := engine.Run(context.Background(), gc.Config())
 		require.NoError(t, err, gc.Name)
 		got[gc.Name] = goldenOf(t, res)
 	}
