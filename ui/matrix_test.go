@@ -28,12 +28,11 @@ func TestMatrixText(t *testing.T) {
 
 func TestMatrixRowsPublished(t *testing.T) {
 	t1 := Tables()[0]
-	c := &Root{Table: t1.Name, Matrix: &Matrix{Base: "a", Test: "b", Cases: t1.Cases[:3], Cells: [][2]Cell{
+	rows := MatrixRows(&Matrix{Base: "a", Test: "b", Cases: t1.Cases[:3], Cells: [][2]Cell{
 		{{Done: true, BW: 50}, {Done: true, BW: 51}},
 		{{Done: true, BW: 40}, {Err: "cancelled"}},
 		{{}, {}},
-	}}}
-	rows := c.MatrixRows()
+	}}, t1.Name)
 	if len(rows) != 4 {
 		t.Fatalf("rows %v", rows)
 	}
@@ -49,11 +48,10 @@ func TestMatrixRowsPublished(t *testing.T) {
 }
 
 func TestMatrixErrors(t *testing.T) {
-	c := &Root{Matrix: &Matrix{Cases: []string{"c1", "c2"}, Cells: [][2]Cell{
+	got := MatrixErrors(&Matrix{Cases: []string{"c1", "c2"}, Cells: [][2]Cell{
 		{{Err: "cancelled"}, {Err: "workload.dd: 100000 out of range [1, 10000]"}},
 		{{Done: true}, {}},
-	}}}
-	got := c.MatrixErrors()
+	}})
 	if len(got) != 1 || got[0] != "c1 (test): workload.dd: 100000 out of range [1, 10000]" {
 		t.Errorf("errors %q", got)
 	}

@@ -20,7 +20,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	root := &ui.Root{}
+	root := ui.NewRoot()
 	for ok := true; ok; ok = renderer.EventWait() {
 		if err := renderer.Render(buildEnv.RunBuild(root)); err != nil {
 			panic(err)

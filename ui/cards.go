@@ -1,0 +1,119 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/wblab/wblab/engine"
+)
+
+// Card is one summary number (or name, for Text cards).
+type Card struct {
+	ID, Label, Unit string
+	A, B, Delta     string
+	Text            bool
+}
+
+// Cards builds the summary cards of finished run a (and b when it is not nil): the
+// numbers with B's change, the filesystem's counters, then the kernel, device and
+// filesystem names.
+func Cards(ar, b *RunState) []Card {
+	a, wallMs := ar.Res, ar.WallMs
+	type num struct {
+		id, label, unit string
+		f               func(*engine.Result, float64) float64
+		prec            int
+	}
+	nums := []num{
+		{"write_bw", "write_bw", "MB/s", func(r *engine.Result, _ float64) float64 { return r.WriteBWMBps }, 2},
+		{"written", "written", "MB", func(r *engine.Result, _ float64) float64 { return r.WrittenMB }, 1},
+		{"cpu", "CPU", "s", func(r *engine.Result, _ float64) float64 { return r.CPUS }, 2},
+		{"runtime", "runtime", "s simulated", func(r *engine.Result, _ float64) float64 { return r.RuntimeS }, 0},
+		{"wall", "wall time", "ms", func(_ *engine.Result, w float64) float64 { return w }, 0},
+		{"age", "max dirty age", "s", func(r *engine.Result, _ float64) float64 { return r.DirtyAge.MaxS }, 1},
+		{"busy", "wb busy loops", "", func(r *engine.Result, _ float64) float64 { return float64(r.BusyLoops) }, 0},
+	}
+	if ddTime(a) > 0 || (b != nil && ddTime(b.Res) > 0) {
+		nums = append(nums, num{"dd_time", "dd finished in", "s", func(r *engine.Result, _ float64) float64 { return ddTime(r) }, 1})
+	}
+	if a.Reads.Count > 0 || (b != nil && b.Res.Reads.Count > 0) {
+		nums = append(nums,
+			num{"read_p99", "read latency p99", "ms", func(r *engine.Result, _ float64) float64 { return r.Reads.P99Ms }, 1},
+			num{"read_mean", "read latency mean", "ms", func(r *engine.Result, _ float64) float64 { return r.Reads.MeanMs }, 2})
+	}
+	var out []Card
+	for _, g := range nums {
+		av := g.f(a, wallMs)
+		cd := Card{ID: g.id, Label: g.label, Unit: g.unit, A: fmt.Sprintf("%.*f", g.prec, av)}
+		if b != nil {
+			bv := g.f(b.Res, b.WallMs)
+			cd.B = fmt.Sprintf("%.*f", g.prec, bv)
+			if math.Abs(av) >= 0.5*math.Pow(10, -float64(g.prec)) { // no % change from a shown 0
+				cd.Delta = Delta(av, bv)
+			}
+		}
+		out = append(out, cd)
+	}
+	// the filesystem's counters (journal commits, xfsdatad requeues, ...)
+	for _, st := range a.FSStats {
+		cd := Card{ID: "fs-" + st.Name, Label: strings.ReplaceAll(st.Name, "_", " "), A: strconv.FormatInt(st.Value, 10)}
+		if b != nil {
+			for _, bs := range b.Res.FSStats {
+				if bs.Name == st.Name && b.Res.Filesystem == a.Filesystem {
+					cd.B = strconv.FormatInt(bs.Value, 10)
+					if st.Value != 0 {
+						cd.Delta = Delta(float64(st.Value), float64(bs.Value))
+					}
+				}
+			}
+		}
+		out = append(out, cd)
+	}
+	for _, t := range []struct {
+		id, label string
+		f         func(*RunState) string
+	}{
+		{"kernel", "kernel", func(r *RunState) string { return kernelLabel(r.Cfg) }},
+		{"device", "device", func(r *RunState) string { return r.Cfg.Device.String() }},
+		{"fs", "filesystem", func(r *RunState) string { return r.Res.Filesystem }},
+	} {
+		cd := Card{ID: t.id, Label: t.label, A: t.f(ar), Text: true}
+		if b != nil && t.f(b) != cd.A {
+			cd.B = t.f(b)
+		}
+		out = append(out, cd)
+	}
+	return out
+}
+
+// kernelLabel is the kernel preset with the switches set.
+func kernelLabel(cfg engine.Config) string {
+	s := cfg.Kernel
+	for _, k := range sortedKeys(FormFromConfig(cfg)) {
+		if strings.HasPrefix(k, "v.") {
+			s += fmt.Sprintf(" %s=%s", k[2:], onOff(cfg.Variants[k[2:]]))
+		}
+	}
+	return s
+}
+
+// ddTime is when the last count-limited dd exited (0 when none did).
+func ddTime(r *engine.Result) float64 {
+	t := 0.0
+	for _, k := range r.Tasks {
+		if k.Done && k.RuntimeS > t {
+			t = k.RuntimeS
+		}
+	}
+	return t
+}
+
+// CardClass styles number and name cards.
+func CardClass(cd Card) string {
+	if cd.Text {
+		return "card text"
+	}
+	return "card"
+}

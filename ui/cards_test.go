@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/engine"
+)
+
+func cardByID(cs []Card, id string) (Card, bool) {
+	for _, c := range cs {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Card{}, false
+}
+
+func TestCards(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	res := func(bw float64, tasks ...engine.TaskResult) *engine.Result {
+		return &engine.Result{WriteBWMBps: bw, WrittenMB: 10000, Filesystem: "ext4", Tasks: tasks}
+	}
+	run := func(r *engine.Result) *RunState { return &RunState{Cfg: cfg, Res: r, WallMs: 120} }
+	for _, tc := range []struct {
+		name   string
+		a, b   *RunState
+		id     string
+		want   Card
+		absent []string
+	}{
+		{name: "single write_bw", a: run(res(50)), id: "write_bw",
+			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MB/s", A: "50.00"}, absent: []string{"dd_time", "read_p99"}},
+		{name: "A/B delta", a: run(res(50)), b: run(res(51.55)), id: "write_bw",
+			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MB/s", A: "50.00", B: "51.55", Delta: "+3.1%"}},
+		{name: "no percent from a shown zero", a: run(res(0)), b: run(res(3)), id: "write_bw",
+			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MB/s", A: "0.00", B: "3.00"}},
+		{name: "dd time when a dd exits", a: run(res(50, engine.TaskResult{Done: true, RuntimeS: 12.34})), id: "dd_time",
+			want: Card{ID: "dd_time", Label: "dd finished in", Unit: "s", A: "12.3"}},
+		{name: "same filesystem shows no B name", a: run(res(50)), b: run(res(40)), id: "fs",
+			want: Card{ID: "fs", Label: "filesystem", A: "ext4", Text: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := Cards(tc.a, tc.b)
+			got, ok := cardByID(cs, tc.id)
+			require.True(t, ok, "card %s missing", tc.id)
+			assert.Equal(t, tc.want, got)
+			for _, id := range tc.absent {
+				_, ok := cardByID(cs, id)
+				assert.False(t, ok, "card %s should be absent", id)
+			}
+		})
+	}
+}
+
+func TestMatrixRowsTable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    *Matrix
+		want [][]string
+	}{
+		{name: "none", m: nil, want: nil},
+		{name: "running and done", m: &Matrix{Cases: []string{"c1", "c2"}, Cells: [][2]Cell{
+			{{Done: true, BW: 10}, {Done: true, BW: 11}}, {{}, {Err: "fs: bad"}}}},
+			want: [][]string{{"10.00", "+10.0%", "11.00", "c1", "", ""}, {"…", "", "error", "c2", "fs: bad", ""},
+				{"10.00", "+10.0%", "11.00", "TOTAL", "", ""}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, MatrixRows(tc.m, "")) })
+	}
+}

@@ -1,0 +1,210 @@
+package ui
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/vugu/vugu"
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine"
+)
+
+// FormPanel is the form: A's controls, B's kernel and switches, the case box, and the
+// input errors shown next to them.
+type FormPanel struct {
+	Form    Form
+	B       Form // B's kernel and switches (A/B and matrix)
+	Errs    map[string]string
+	CaseBox string
+
+	lab *Root
+}
+
+// apply sets the form from a state.
+func (c *FormPanel) apply(st State) {
+	c.Form = st.Form
+	if c.Form == nil {
+		c.Form = Form{}
+	}
+	c.B = st.B.Clone()
+	if c.B["kernel"] == "" {
+		c.B["kernel"] = c.Form["kernel"]
+	}
+	c.CaseBox = c.Form.CaseName()
+}
+
+// Mode is the page's mode (the B fieldset shows outside single mode).
+func (c *FormPanel) Mode() string { return c.lab.Mode }
+
+// F is a control's text.
+func (c *FormPanel) F(id string) string { return c.Form[id] }
+
+// SetF handles an input or change event on a control.
+func (c *FormPanel) SetF(id string, e vugu.DOMEvent) {
+	v := e.PropString("target", "value")
+	if e.PropString("target", "type") == "checkbox" {
+		v = onOff(e.PropBool("target", "checked"))
+	}
+	c.Form[id] = v
+	delete(c.Errs, id)
+	if id == "device" { // a new preset: its own keys and values
+		for k := range c.Form {
+			if strings.HasPrefix(k, "dev.") {
+				delete(c.Form, k)
+			}
+		}
+	}
+	c.CaseBox = c.Form.CaseName()
+	c.lab.saveHash()
+}
+
+// SetB handles B's kernel controls.
+func (c *FormPanel) SetB(id string, e vugu.DOMEvent) {
+	c.B[id] = e.PropString("target", "value")
+	c.lab.saveHash()
+}
+
+// BF is a B control's text.
+func (c *FormPanel) BF(id string) string { return c.B[id] }
+
+// DeviceModel is the model of the chosen device preset.
+func (c *FormPanel) DeviceModel() string { return presetInfo(c.Form["device"]).model }
+
+// Placeholder is a device key's preset value.
+func (c *FormPanel) Placeholder(id string) string {
+	if !strings.HasPrefix(id, "dev.") {
+		return ""
+	}
+	return presetInfo(c.Form["device"]).values[id[4:]]
+}
+
+// devInfo is what the form shows of a device preset.
+type devInfo struct {
+	model  string
+	values map[string]string
+}
+
+// presetCache memoizes presetInfo: presets are fixed at build time, and the form asks
+// for every device key on every render.
+var (
+	presetMu    sync.Mutex
+	presetCache = map[string]devInfo{}
+)
+
+func presetInfo(name string) devInfo {
+	presetMu.Lock()
+	defer presetMu.Unlock()
+	if d, ok := presetCache[name]; ok {
+		return d
+	}
+	var d devInfo
+	if s, err := devices.Preset(name); err == nil {
+		d = devInfo{model: s.Model, values: DeviceValues(s)}
+	}
+	presetCache[name] = d
+	return d
+}
+
+// Groups lists the form's field groups in order.
+func (c *FormPanel) Groups() []string {
+	return []string{"workload", "sysctl", "machine", "device", "kernel", "run"}
+}
+
+// GroupFields lists a group's fields.
+func (c *FormPanel) GroupFields(g string) []Field {
+	var out []Field
+	for _, f := range Fields(c.DeviceModel()) {
+		if f.Group == g {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// VariantFields are the kernel switches (for B).
+func (c *FormPanel) VariantFields() []Field { return c.GroupFields("kernel")[1:] }
+
+// SetCaseBox keeps the case box text.
+func (c *FormPanel) SetCaseBox(e vugu.DOMEvent) { c.CaseBox = e.PropString("target", "value") }
+
+// ApplyCase sets the form from the case box.
+func (c *FormPanel) ApplyCase() {
+	f, err := c.Form.ApplyCase(c.CaseBox)
+	if err != nil {
+		c.Errs["case"] = err.Msg
+		return
+	}
+	delete(c.Errs, "case")
+	c.Form = f
+	c.lab.saveHash()
+}
+
+// Run and Cancel are the run bar's buttons.
+func (c *FormPanel) Run()    { c.lab.Run() }
+func (c *FormPanel) Cancel() { c.lab.Cancel() }
+
+// bConfig is A's config with B's kernel and switches.
+func (c *FormPanel) bConfig() (engine.Config, *FieldError) {
+	g := c.Form.Clone()
+	for k := range g {
+		if strings.HasPrefix(k, "v.") {
+			delete(g, k)
+		}
+	}
+	for k, v := range c.B {
+		g[k] = v
+	}
+	cfg, err := g.Config()
+	if err != nil {
+		err.Field = "b." + err.Field
+	}
+	return cfg, err
+}
+
+// setErr shows an input error next to its control, or under the case box when the
+// page has no such control (a link naming a switch or device key this build lacks).
+func (c *FormPanel) setErr(e *FieldError) {
+	for _, f := range Fields(c.DeviceModel()) {
+		if f.ID == e.Field {
+			c.Errs[e.Field] = e.Msg
+			return
+		}
+	}
+	msg := e.Msg
+	if !strings.HasPrefix(msg, "link: ") && !strings.HasPrefix(msg, "case") {
+		msg = e.Field + ": " + msg
+	}
+	c.Errs["case"] = msg
+}
+
+// Err is a control's error text.
+func (c *FormPanel) Err(id string) string { return c.Errs[id] }
+
+// Opts are a select's [value, text] choices; the current value stays listed even when
+// the engine does not offer it (so a link naming it shows the engine's error).
+func (c *FormPanel) Opts(f Field) [][2]string {
+	if f.Kind == "tri" {
+		return [][2]string{{"", "preset"}, {"on", "on"}, {"off", "off"}}
+	}
+	var out [][2]string
+	found := false
+	for _, o := range Options(f.ID) {
+		out = append(out, [2]string{o, o})
+		found = found || o == c.Form[f.ID]
+	}
+	if !found && c.Form[f.ID] != "" {
+		out = append(out, [2]string{c.Form[f.ID], c.Form[f.ID]})
+	}
+	return out
+}
+
+// BErrs are errors of B's controls.
+func (c *FormPanel) BErrs() []string {
+	var out []string
+	for k, v := range c.Errs {
+		if strings.HasPrefix(k, "b.") {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/vugu/vugu"
+	"github.com/wblab/wblab/engine"
+)
+
+// MatrixView runs a case list on the base (A) and test (B) kernels and shows the
+// table; MatrixCases is its case-list control in the form column.
+type MatrixView struct {
+	Table string // built-in matrix table name, or "" for the text box
+	Cases string // matrix case list, one per line
+	M     *Matrix
+
+	cells map[int][2]int // run id -> matrix row, column
+	lab   *Root
+}
+
+// MatrixCases is the matrix case-list fieldset (shown in matrix mode).
+type MatrixCases struct{ m *MatrixView }
+
+// Shown reports whether the page is in matrix mode.
+func (c *MatrixCases) Shown() bool { return c.m.lab.Mode == "matrix" }
+
+// Table is the chosen built-in table.
+func (c *MatrixCases) Table() string { return c.m.Table }
+
+// Cases is the case list's text.
+func (c *MatrixCases) Cases() string { return c.m.Cases }
+
+// Err is the case list's error.
+func (c *MatrixCases) Err() string { return c.m.lab.Form.Err("cases") }
+
+// OnTable handles the table select.
+func (c *MatrixCases) OnTable(e vugu.DOMEvent) {
+	c.m.SelectTable(e.PropString("target", "value"))
+	c.m.lab.saveHash()
+}
+
+// OnCases handles edits of the matrix case list.
+func (c *MatrixCases) OnCases(e vugu.DOMEvent) {
+	c.m.Cases = e.PropString("target", "value")
+	c.m.Table = ""
+}
+
+// defaultMatrixCasesText is a small list on the filesystems the engine runs.
+func defaultMatrixCasesText() string {
+	var out []string
+	for _, fs := range engine.Filesystems() {
+		for _, dd := range []int{1, 2, 10} {
+			out = append(out, fmt.Sprintf("thresh=100M/%s-%ddd-4k-8p-4096M-100M:10-X", fs, dd))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// SelectTable fills the matrix case list from a built-in table.
+func (c *MatrixView) SelectTable(name string) {
+	c.Table = name
+	for _, t := range Tables() {
+		if t.Name == name {
+			c.Cases = strings.Join(t.Cases, "\n")
+		}
+	}
+}
+
+// Shown reports whether the table is on screen.
+func (c *MatrixView) Shown() bool { return c.M != nil && c.lab.Mode == "matrix" }
+
+// InMode reports whether the page is in matrix mode.
+func (c *MatrixView) InMode() bool { return c.lab.Mode == "matrix" }
+
+func (c *MatrixView) start(cfg, bcfg engine.Config) {
+	m := &Matrix{Base: kernelLabel(cfg), Test: kernelLabel(bcfg)}
+	c.cells = map[int][2]int{}
+	for _, line := range strings.Split(c.Cases, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			m.Cases = append(m.Cases, line)
+		}
+	}
+	if len(m.Cases) == 0 {
+		c.lab.Form.Errs["cases"] = "cases: the list is empty"
+		return
+	}
+	m.Cells = make([][2]Cell, len(m.Cases))
+	c.M = m
+	for i, name := range m.Cases {
+		for col, base := range []engine.Config{cfg, bcfg} {
+			cc, err := engine.ParseCase(name)
+			if err != nil {
+				m.Cells[i][col].Err = err.Error()
+				continue
+			}
+			run := base
+			cc.Apply(&run)
+			if err := run.Validate(); err != nil {
+				m.Cells[i][col].Err = err.Error()
+				continue
+			}
+			rs := c.lab.w.Start(run, true)
+			c.cells[rs.ID] = [2]int{i, col}
+		}
+	}
+}
+
+func (c *MatrixView) running() bool { return c.M != nil && c.M.Finished() < 2*len(c.M.Cases) }
+
+func (c *MatrixView) cancel() {
+	for id, rc := range c.cells {
+		c.lab.w.Cancel(id)
+		if c.M != nil {
+			c.M.Cells[rc[0]][rc[1]].Err = "cancelled"
+		}
+	}
+	c.cells = map[int][2]int{}
+}
+
+func (c *MatrixView) owns(id int) bool { _, ok := c.cells[id]; return ok }
+
+// onMsg applies a message about a cell; progress of cells renders nothing.
+func (c *MatrixView) onMsg(m Msg) bool {
+	rc := c.cells[m.ID]
+	if c.M == nil {
+		return false
+	}
+	cell := &c.M.Cells[rc[0]][rc[1]]
+	switch m.Type {
+	case "result":
+		var r engine.Result
+		if err := json.Unmarshal([]byte(m.Result), &r); err != nil {
+			cell.Err = err.Error()
+		} else {
+			cell.Done, cell.BW = true, r.WriteBWMBps
+		}
+		delete(c.cells, m.ID)
+	case "error":
+		cell.Err = m.Message
+		delete(c.cells, m.ID)
+	}
+	return m.Type != "progress"
+}
+
+// Status is the status line in matrix mode.
+func (c *MatrixView) Status() string {
+	n := 0
+	for _, r := range c.M.Cells {
+		for _, x := range r {
+			if x.Err == "cancelled" {
+				n++
+			}
+		}
+	}
+	if n > 0 {
+		return fmt.Sprintf("matrix: %d of %d runs finished, %d cancelled", c.M.Finished()-n, 2*len(c.M.Cases), n)
+	}
+	return fmt.Sprintf("matrix: %d of %d runs finished", c.M.Finished(), 2*len(c.M.Cases))
+}
+
+func (c *MatrixView) progress() float64 {
+	if len(c.M.Cases) == 0 {
+		return 1
+	}
+	return float64(c.M.Finished()) / float64(2*len(c.M.Cases))
+}
+
+// Rows are the table rows (MatrixRows).
+func (c *MatrixView) Rows() [][]string { return MatrixRows(c.M, c.Table) }
+
+// Errors are the failed cells' messages (MatrixErrors).
+func (c *MatrixView) Errors() []string { return MatrixErrors(c.M) }
+
+// MatrixRows are the table's rows: base, delta, test, case, the cell's error (a
+// tooltip), the thread's numbers for a built-in table; then TOTAL.
+func MatrixRows(m *Matrix, table string) [][]string {
+	if m == nil {
+		return nil
+	}
+	cell := func(x Cell) string {
+		switch {
+		case x.Done:
+			return fmt.Sprintf("%.2f", x.BW)
+		case x.Err == "cancelled":
+			return "cancelled"
+		case x.Err != "":
+			return "error"
+		}
+		return "…"
+	}
+	// the thread's numbers for a built-in table, by case; its TOTAL over the rows
+	// that have both of ours (as m.Total sums)
+	published, pubTotal := map[string]string{}, ""
+	for _, t := range Tables() {
+		if t.Name != table {
+			continue
+		}
+		pub := map[string][2]float64{}
+		for i, name := range t.Cases {
+			published[name] = fmt.Sprintf("%.2f %s %.2f", t.BaseBW[i], Delta(t.BaseBW[i], t.TestBW[i]), t.TestBW[i])
+			pub[name] = [2]float64{t.BaseBW[i], t.TestBW[i]}
+		}
+		var pb, pt float64
+		for i, r := range m.Cells {
+			if p, ok := pub[m.Cases[i]]; ok && r[0].Done && r[1].Done {
+				pb, pt = pb+p[0], pt+p[1]
+			}
+		}
+		if pb > 0 {
+			pubTotal = fmt.Sprintf("%.2f %s %.2f", pb, Delta(pb, pt), pt)
+		}
+	}
+	var out [][]string
+	for i, r := range m.Cells {
+		d := ""
+		if r[0].Done && r[1].Done {
+			d = Delta(r[0].BW, r[1].BW)
+		}
+		title := r[0].Err
+		if title == "" {
+			title = r[1].Err
+		}
+		out = append(out, []string{cell(r[0]), d, cell(r[1]), m.Cases[i], title, published[m.Cases[i]]})
+	}
+	if b, t, n := m.Total(); n > 0 {
+		out = append(out, []string{fmt.Sprintf("%.2f", b), Delta(b, t), fmt.Sprintf("%.2f", t), "TOTAL", "", pubTotal})
+	}
+	return out
+}
+
+// MatrixErrors are the failed cells' messages (cancelled ones aside), shown under
+// the table.
+func MatrixErrors(m *Matrix) []string {
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for i, r := range m.Cells {
+		for col, x := range r {
+			if x.Err != "" && x.Err != "cancelled" {
+				out = append(out, fmt.Sprintf("%s (%s): %s", m.Cases[i], []string{"base", "test"}[col], x.Err))
+			}
+		}
+	}
+	return out
+}

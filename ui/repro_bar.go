@@ -1,0 +1,54 @@
+package ui
+
+// ReproBar is the row of "Reproduce" presets and the chosen preset's explanation.
+type ReproBar struct {
+	ID string // the chosen preset ("" for none)
+
+	lab *Root
+}
+
+// Presets are the buttons.
+func (c *ReproBar) Presets() []Repro { return Repros }
+
+// Apply sets the page up for a preset and runs it.
+func (c *ReproBar) Apply(id string) {
+	r, ok := ReproByID(id)
+	if !ok {
+		return
+	}
+	if !r.Available() {
+		c.lab.Share.Notice = r.Title + " needs the kernel presets " + r.Missing()
+		return
+	}
+	c.lab.Cancel()
+	c.lab.applyState(r.Apply(c.lab.state()))
+	if r.Table == "" {
+		c.lab.Matrix.Table = ""
+	}
+	c.lab.Run()
+}
+
+// Text is the chosen preset's explanation.
+func (c *ReproBar) Text() string {
+	r, ok := ReproByID(c.ID)
+	if !ok {
+		return ""
+	}
+	return r.Title + ": " + r.Explain
+}
+
+// Title is a preset button's tooltip.
+func (c *ReproBar) Title(r Repro) string {
+	if !r.Available() {
+		return "needs the kernel presets " + r.Missing() + " (not in this engine yet)"
+	}
+	return r.Explain
+}
+
+// Class marks the chosen preset's button.
+func (c *ReproBar) Class(r Repro) string {
+	if c.ID == r.ID {
+		return "repro-btn active"
+	}
+	return "repro-btn"
+}
