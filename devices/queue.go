@@ -361,6 +361,9 @@ func (q *Queue) admit(s *Submitter, b *Bio, fromTask, front bool) bool {
 		} else {
 			if q.wbt.throttles(b) && !s.wbtToken {
 				if !q.wbt.acquire(b.Flags, fromTask) {
+					if !front { // a new wait, not a retry of the first in line
+						q.wbt.throttled[q.wbt.limitClass(b.Flags)]++
+					}
 					s.waiting = waitWBT
 					q.wbt.waiters.push(s, front)
 					return false

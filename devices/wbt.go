@@ -90,6 +90,26 @@ type wbt struct {
 	wake               wakeMode // wake-up decided and not yet delivered
 	steps, exceeded    int64
 	timerFires, scales int64
+	throttled          [3]int64 // writes that had to wait in wbt_wait, by limit class
+}
+
+// wbt limit classes (get_limit): which of wb_max, wb_normal, wb_background applied.
+const (
+	wbtClassMax = iota
+	wbtClassNormal
+	wbtClassBackground
+)
+
+// limitClass is the class of get_limit's choice for a write with flags f.
+func (b *wbt) limitClass(f Flags) int {
+	now := b.q.w.Now()
+	switch {
+	case f&(FlagSync|FlagMeta|FlagPrio|FlagKswapd) != 0 || b.recentWait(now):
+		return wbtClassMax
+	case f&FlagBackground != 0 || b.closeIO(now):
+		return wbtClassBackground
+	}
+	return wbtClassNormal
 }
 
 func (b *wbt) init(q *Queue) {
@@ -130,6 +150,12 @@ type WBTState struct {
 	Scales     int64 `json:"scales"`      // scale up/down events so far
 	Exceeded   int64 `json:"exceeded"`    // windows with LAT_EXCEEDED so far
 	TimerFires int64 `json:"timer_fires"` // wb_timer_fn calls so far
+	// Throttled counts writes that waited in wbt_wait, by the limit that held them:
+	// wb_max (sync, meta, recent wait), wb_normal, wb_background (background
+	// writeback or recent other IO).
+	ThrottledMax        int64 `json:"throttled_max"`
+	ThrottledNormal     int64 `json:"throttled_normal"`
+	ThrottledBackground int64 `json:"throttled_background"`
 }
 
 // WBT returns blk-wbt's current state.
@@ -137,7 +163,9 @@ func (q *Queue) WBT() WBTState {
 	b := &q.wbt
 	return WBTState{Enabled: b.enabled, Step: b.step, Max: b.max, Normal: b.normal, Background: b.bg,
 		Inflight: b.inflight, Waiters: b.waiters.n, MinLatNs: b.minLat, WindowNs: b.curWin,
-		ScaledMax: b.scaledMax, Scales: b.scales, Exceeded: b.exceeded, TimerFires: b.timerFires}
+		ScaledMax: b.scaledMax, Scales: b.scales, Exceeded: b.exceeded, TimerFires: b.timerFires,
+		ThrottledMax: b.throttled[wbtClassMax], ThrottledNormal: b.throttled[wbtClassNormal],
+		ThrottledBackground: b.throttled[wbtClassBackground]}
 }
 
 // WBTLimits computes (wb_max, wb_normal, wb_background) and scaled_max for a queue
@@ -197,11 +225,10 @@ func (b *wbt) closeIO(now sim.Time) bool {
 
 // limit is get_limit for a write with flags f.
 func (b *wbt) limit(f Flags) int {
-	now := b.q.w.Now()
-	switch {
-	case f&(FlagSync|FlagMeta|FlagPrio|FlagKswapd) != 0 || b.recentWait(now):
+	switch b.limitClass(f) {
+	case wbtClassMax:
 		return b.max
-	case f&FlagBackground != 0 || b.closeIO(now):
+	case wbtClassBackground:
 		return b.bg
 	}
 	return b.normal

@@ -118,6 +118,8 @@ func TestWBTThrottleClasses(t *testing.T) {
 			assert.Equal(t, 4, fill(q, bg, FlagBackground), "background stops at wb_background")
 			assert.Equal(t, 4, q.WBT().Inflight)
 			assert.Equal(t, 1, q.WBT().Waiters)
+			assert.Equal(t, int64(1), q.WBT().ThrottledBackground, "the waiting write is counted under its class")
+			assert.Zero(t, q.WBT().ThrottledNormal+q.WBT().ThrottledMax)
 			if draft {
 				// no FIFO fairness in the 2016 draft: the sync write passes the waiter
 				assert.Equal(t, 12*q.MaxPages(), q.Room(sy, bio(FlagSync)))
@@ -128,6 +130,7 @@ func TestWBTThrottleClasses(t *testing.T) {
 				assert.Equal(t, int64(0), q.Room(sy, bio(FlagSync)))
 				assert.True(t, q.Submit(sy, bio(FlagSync)))
 				assert.Equal(t, 2, q.WBT().Waiters)
+				assert.Equal(t, int64(1), q.WBT().ThrottledMax, "the sync write waits behind the waiter")
 			}
 		})
 	}

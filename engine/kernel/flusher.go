@@ -98,6 +98,7 @@ func (f *Flusher) Thread() *Thread { return f.th }
 func (f *Flusher) wakeupDelayed() {
 	if f.k.P.Variants.WorkqueueFlusher && f.wakeup.Pending() {
 		// wb_wakeup_delayed (v6): queue_delayed_work leaves a pending work alone
+		f.k.fired(ActWakeupDelayedKept)
 		return
 	}
 	d := f.k.W.JiffiesToTime(f.k.W.MsecsToJiffies(int64(f.k.P.DirtyWritebackCs) * 10))
@@ -210,6 +211,9 @@ func (f *Flusher) resume() {
 			if k.W.Jiffies() < expired && !retry {
 				continue
 			}
+			if k.W.Jiffies() < expired {
+				k.fired(ActKupdateEarly)
+			}
 			k.BDI.lastOldFlush = k.W.Jiffies()
 			nr := k.G.NrFileDirty + int64(k.nrDirtyInodes())
 			if nr > 0 {
@@ -245,6 +249,9 @@ func (f *Flusher) resume() {
 			if k.P.Variants.LastActiveProgress {
 				progress = f.totalProgress // Wu 2011 patch 3
 			}
+			if (f.totalProgress > 0) != (f.pagesWritten > 0) {
+				k.fired(ActLastActiveDiffers)
+			}
 			if progress > 0 {
 				k.BDI.lastActive = k.W.Jiffies()
 				f.pause = 1
@@ -270,6 +277,7 @@ func (f *Flusher) resume() {
 			if k.P.Variants.KupdateRetryEarly && k.BDI.bMoreIOWait.n > 0 && f.pause < maxPause {
 				// Wu 2011 patch 4: retry b_more_io_wait after 1, 2, 4 ... jiffies
 				f.Stats.RetrySleeps++
+				k.fired(ActKupdateEarly)
 				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(f.pause))
 				f.pause <<= 1
 			} else if k.BDI.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
@@ -331,6 +339,9 @@ func (f *Flusher) wbWriteback() bool {
 			if w.ForBackground && !k.overBgroundThresh(f.th) {
 				return f.wbFinish()
 			}
+			if w.ForBackground && k.W.Jiffies() > f.wbStart {
+				k.fired(ActBackgroundCutoff)
+			}
 			k.loopDirtiedBefore(w)
 			if k.Tracing() {
 				k.trace(f.th, "writeback_start", k.workPayload(w))
@@ -362,6 +373,11 @@ func (f *Flusher) wbWriteback() bool {
 				}
 				continue
 			}
+			if b.bMoreIO.n > 0 {
+				k.fired(ActNoProgressMoreIO)
+			} else if b.bMoreIOWait.n > 0 {
+				k.fired(ActMoreIOWaitOnly)
+			}
 			if k.P.Variants.RemoveMoreIOWait {
 				return f.wbFinish() // Wu's diff: "if (!progress) break;"
 			}
@@ -372,6 +388,7 @@ func (f *Flusher) wbWriteback() bool {
 				// Kara 2011: pr_warn_ratelimited("mm: Possible busyloop in data
 				// writeback ...") and loop
 				k.busyLoops++
+				k.fired(ActBusyLoop)
 				if k.Tracing() {
 					k.trace(f.th, "writeback_busyloop", k.workPayload(w))
 				}
@@ -385,10 +402,12 @@ func (f *Flusher) wbWriteback() bool {
 			}
 			// inode_wait_for_writeback on the tail of b_more_io
 			if in := b.bMoreIO.tail; in.State&ISync != 0 {
+				k.fired(ActInodeWaitWriteback)
 				f.th.Task.Wait(&in.syncWait)
 				return true
 			}
 			k.busyLoops++
+			k.fired(ActBusyLoop)
 			if f.th.YieldCPU() {
 				return true
 			}
@@ -413,13 +432,14 @@ func (f *Flusher) writebackSbInodes() bool {
 			}
 			in := b.bIO.tail
 			if in.State&(INew|IFreeing|IWillFree) != 0 {
-				k.redirtyTail(in)
+				k.redirtyTailFor(in, CauseNewFreeing)
 				continue
 			}
 			if in.State&ISync != 0 && k.P.Variants.SbInodesISyncCheck {
 				// v6: someone else writes the inode
 				if w.SyncMode != WBSyncAll {
-					k.requeueIO(in)
+					k.fired(ActISyncSkip)
+					k.requeueIOFor(in, CauseISync)
 					f.Stats.SbRequeues++
 					if k.Tracing() {
 						k.trace(f.th, "writeback_sb_inodes_requeue", k.sbRequeuePayload(in))
@@ -461,15 +481,18 @@ func (f *Flusher) writebackSbInodes() bool {
 		if in.State&IDirty == 0 {
 			f.wrote++
 		}
+		if wbc.PagesSkipped > 0 {
+			k.fired(ActPagesSkipped)
+		}
 		if wbc.PagesSkipped > 0 && !k.P.Variants.RequeueInode {
 			// writeback is not making progress due to locked buffers
 			switch v := &k.P.Variants; {
 			case v.NoRedirtyOnPagesSkipped:
 				// removed: the inode stays where writeback_single_inode put it
 			case v.PagesSkippedRequeueWait:
-				k.requeueIOWait(in) // Wu 2011 patch 5
+				k.requeueIOWaitFor(in, CausePagesSkipped) // Wu 2011 patch 5
 			default:
-				k.redirtyTail(in)
+				k.redirtyTailFor(in, CausePagesSkipped)
 			}
 		}
 		if f.wrote > 0 {

@@ -110,9 +110,11 @@ func (k *Kernel) markInodeDirty(in *Inode, flags int) {
 	if k.P.Variants.ISyncQueued {
 		// v6: a queued inode stays where it is; the flusher places it afterwards
 		if in.State&ISyncQueued != 0 || in.State&IFreeing != 0 {
+			k.fired(ActMarkDirtyLeftQueued)
 			return
 		}
 	} else if in.State&ISync != 0 || in.State&IFreeing != 0 {
+		k.fired(ActMarkDirtyLeftISync)
 		return
 	}
 	if wasDirty == 0 {
@@ -164,6 +166,23 @@ func (k *Kernel) requeueIOWait(in *Inode) {
 	listMove(in, &k.BDI.bMoreIOWait)
 }
 
+// requeueIOWaitFor is requeueIOWait counting the cause under the list the inode
+// went to.
+func (k *Kernel) requeueIOWaitFor(in *Inode, c Cause) {
+	if v := &k.P.Variants; !v.MoreIOWait || v.RemoveMoreIOWait {
+		k.requeued(opRequeueIO, c)
+	} else {
+		k.requeued(opRequeueIOWait, c)
+	}
+	k.requeueIOWait(in)
+}
+
+// redirtyTailFor is redirtyTail counted by cause.
+func (k *Kernel) redirtyTailFor(in *Inode, c Cause) { k.requeued(opRedirtyTail, c); k.redirtyTail(in) }
+
+// requeueIOFor is requeueIO counted by cause.
+func (k *Kernel) requeueIOFor(in *Inode, c Cause) { k.requeued(opRequeueIO, c); k.requeueIO(in) }
+
 // moveExpiredInodes is move_expired_inodes (v3.2, single superblock): move inodes
 // dirtied at or before the work's older_than_this from the tail of b_dirty to the
 // head of b_io, oldest ending up at b_io's tail. It returns the number moved.
@@ -214,12 +233,16 @@ func (k *Kernel) writebackChunkSize(work *WbWritebackWork) int64 {
 	if work.SyncMode == WBSyncAll || work.TaggedWritepages {
 		return longMax
 	}
+	pages := min(k.BDI.AvgWriteBandwidth/2, k.globalDirtyLimit/dirtyScope)
+	pages = min(pages, work.NrPages)
+	scaled := (pages + minWritebackPages) / minWritebackPages * minWritebackPages
+	if scaled != maxWritebackPages {
+		k.fired(ActChunkScaled)
+	}
 	if !k.P.Variants.ScaledChunk {
 		return maxWritebackPages
 	}
-	pages := min(k.BDI.AvgWriteBandwidth/2, k.globalDirtyLimit/dirtyScope)
-	pages = min(pages, work.NrPages)
-	return (pages + minWritebackPages) / minWritebackPages * minWritebackPages
+	return scaled
 }
 
 // singleInodeWB is the resumable state of writeback_single_inode.
@@ -258,10 +281,11 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 		case wsiStart:
 			if in.State&ISync != 0 && !m.iSyncChecked {
 				if m.wc.Wbc.SyncMode != WBSyncAll {
+					k.fired(ActISyncSkip)
 					if k.P.Variants.ISyncRequeueWait {
-						k.requeueIOWait(in) // Kara 2011
+						k.requeueIOWaitFor(in, CauseISync) // Kara 2011
 					} else {
-						k.requeueIO(in)
+						k.requeueIOFor(in, CauseISync)
 					}
 					m.requeued = true
 					m.stage = wsiDone
@@ -318,6 +342,9 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 					k.trace(th, "writeback_write_inode_start", k.tf.WriteInode(k.BDI.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
 				}
 				err := k.FS.WriteInode(&m.wc)
+				if err != nil {
+					k.fired(ActWriteInodeFailed)
+				}
 				if k.tf != nil && k.Tracing() {
 					k.trace(th, "writeback_write_inode", k.tf.WriteInode(k.BDI.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
 				}
@@ -355,19 +382,19 @@ func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 			in.State |= IDirtyPages
 			switch {
 			case wbc.NrToWrite <= 0:
-				k.requeueIO(in) // slice used up: queue for next turn
+				k.requeueIOFor(in, CauseSliceUsed) // slice used up: queue for next turn
 			case k.P.Variants.BlockedRequeueWait:
-				k.requeueIOWait(in) // Wu 2011 patch 6
+				k.requeueIOWaitFor(in, CauseBlocked) // Wu 2011 patch 6
 			default:
-				k.redirtyTail(in) // blocked by something other than congestion
+				k.redirtyTailFor(in, CauseBlocked) // blocked by something other than congestion
 			}
 		case in.State&IDirty != 0:
 			// the fs redirtied the inode during writeback (delalloc metadata, or
 			// ->write_inode failed and re-marked it)
 			if k.P.Variants.WriteInodeRequeueWait {
-				k.requeueIOWait(in) // Wu 2011 patch 2 (Hellwig)
+				k.requeueIOWaitFor(in, CauseInodeDirty) // Wu 2011 patch 2 (Hellwig)
 			} else {
-				k.redirtyTail(in)
+				k.redirtyTailFor(in, CauseInodeDirty)
 			}
 		default:
 			listDelClean(in) // clean
@@ -411,7 +438,7 @@ func (k *Kernel) requeueInode(m *singleInodeWB) {
 	if wbc.PagesSkipped > 0 {
 		// writeback is not making progress due to locked buffers
 		if in.State&IDirty != 0 {
-			k.redirtyTail(in)
+			k.redirtyTailFor(in, CausePagesSkipped)
 		} else {
 			listDelClean(in)
 		}
@@ -420,12 +447,12 @@ func (k *Kernel) requeueInode(m *singleInodeWB) {
 	switch {
 	case !in.Dirty.Empty():
 		if wbc.NrToWrite <= 0 {
-			k.requeueIO(in) // slice used up: queue for next turn
+			k.requeueIOFor(in, CauseSliceUsed) // slice used up: queue for next turn
 		} else {
-			k.redirtyTail(in) // blocked by something other than congestion
+			k.redirtyTailFor(in, CauseBlocked) // blocked by something other than congestion
 		}
 	case in.State&IDirty != 0:
-		k.redirtyTail(in)
+		k.redirtyTailFor(in, CauseInodeDirty)
 	default:
 		listDelClean(in)
 	}

@@ -57,6 +57,7 @@ type Kernel struct {
 	// accounting
 	irqCPU     sim.Time
 	busyLoops  int64
+	act        activity  // switch-guarded paths (activity.go)
 	flusherGDS gdsRecord // flusher's global_dirty_state samples (harness write_bw)
 }
 

@@ -476,7 +476,13 @@ func (k *Kernel) RatelimitRoom(th *Thread) int64 {
 // when it is done.
 func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 	if k.P.Variants.IOFullThrottle {
+		if !resume {
+			k.fired(ActBdpIOFull)
+		}
 		return k.balanceDirtyPagesIOFull(th, resume)
+	}
+	if !resume {
+		k.fired(ActBdpIOLess)
 	}
 	if k.P.Variants.BdpThinkTime {
 		return k.balanceDirtyPagesV6(th, resume)

@@ -40,7 +40,15 @@ type wcpCursor struct {
 // for it: WB_SYNC_NONE writeback, and before 2.6.37 (Variants.WbcNonblocking) only
 // with wbc->nonblocking set.
 func (wc *WritebackCtx) TryLocks() bool {
-	return wc.Wbc.SyncMode == WBSyncNone && (!wc.K.P.Variants.WbcNonblocking || wc.nonblocking)
+	if wc.Wbc.SyncMode != WBSyncNone {
+		return false
+	}
+	if wc.K.P.Variants.WbcNonblocking && !wc.nonblocking {
+		wc.K.fired(ActLockBlocking)
+		return false
+	}
+	wc.K.fired(ActLockTrylock)
+	return true
 }
 
 // SetNonblocking sets wbc->nonblocking (2.6.30's pdflush background writeout).
@@ -153,6 +161,14 @@ func (k *Kernel) callsBeforeStop(nr int64) int64 {
 // check for n calls (the first n-1 of which cannot have stopped the loop).
 func (wc *WritebackCtx) afterWritepageCalls(n int64) {
 	wbc, c := &wc.Wbc, &wc.wcp
+	if wbc.NrToWrite <= 0 && wbc.SyncMode == WBSyncNone {
+		// ->writepage drove nr_to_write <= 0 (clustering): the two termination rules differ
+		if wc.K.P.Variants.WCPTerminateLE0 {
+			wc.K.fired(ActWCPNrToWriteLE0)
+		} else {
+			wc.K.firedN(ActWCPNrToWriteLE0, n)
+		}
+	}
 	if wc.K.P.Variants.WCPTerminateLE0 {
 		wbc.NrToWrite -= n
 		if wbc.NrToWrite <= 0 && wbc.SyncMode == WBSyncNone {
