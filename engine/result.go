@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,9 @@ type Result struct {
 	CPUByActor    []ActorCPU `json:"cpu_by_actor"`
 	Events        uint64     `json:"events"`
 	BusyLoops     int64      `json:"wb_busy_loops"`
+	// SwitchActivity counts, per path a kernel switch decides, how often it ran
+	// (kernel.ActivityPaths names them; every path is listed, zeros included).
+	SwitchActivity map[string]int64 `json:"switch_activity"`
 
 	DirtyAge DirtyAge      `json:"dirty_age"`
 	Tasks    []TaskResult  `json:"tasks"`
@@ -218,6 +222,9 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	if act := r.switchActivityLine(); act != "" {
+		b.WriteString(act)
+	}
 	n := len(r.Tasks)
 	show := min(n, 10)
 	for _, t := range r.Tasks[:show] {
@@ -232,4 +239,29 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// switchActivityLine lists the switch-guarded paths that ran (the others ran zero
+// times), for the summary.
+func (r *Result) switchActivityLine() string {
+	names := make([]string, 0, len(r.SwitchActivity))
+	for n, c := range r.SwitchActivity {
+		if c > 0 {
+			names = append(names, n)
+		}
+	}
+	if len(r.SwitchActivity) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "switches  paths that ran (%d of %d counted):", len(names), len(r.SwitchActivity))
+	for i, n := range names {
+		if i%4 == 0 {
+			b.WriteString("\n         ")
+		}
+		fmt.Fprintf(&b, " %s %d;", n, r.SwitchActivity[n])
+	}
+	b.WriteString("\n")
+	return b.String()
 }

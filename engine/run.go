@@ -80,7 +80,8 @@ func newSimulation(cfg Config) (*simulation, error) {
 		return nil, fmt.Errorf("variants: %w", err)
 	}
 	w := sim.NewWorld(cfg.HZ, cfg.Seed)
-	if v := variants; v.WBTFromKernel { // the kernel preset decides blk-wbt (4.6 presets)
+	w.SetVariation(sim.MachineVariation()) // a real machine's timer, wakeup and CPU variation
+	if v := variants; v.WBTFromKernel {    // the kernel preset decides blk-wbt (4.6 presets)
 		cfg.Device.WBT, cfg.Device.WBTDraft, cfg.Device.WBTQD1 = v.WBT, v.WBTDraft, v.WBTQD1
 		if v.WBTDepth > 0 {
 			cfg.Device.WBTDepth = v.WBTDepth
@@ -309,6 +310,7 @@ func (s *simulation) result() *Result {
 		Case: CaseOf(cfg).String(), Kernel: cfg.Kernel, Device: cfg.Device.Name, Filesystem: cfg.Filesystem,
 		Seed: cfg.Seed, RuntimeS: runtime, Events: s.w.Events(), BusyLoops: k.BusyLoops(),
 		WrittenMB: mb(k.G.NrWritten), DirtiedMB: mb(k.G.NrDirtied),
+		SwitchActivity: k.SwitchActivity(),
 	}
 	if cfg.Case != "" {
 		r.Case = cfg.Case

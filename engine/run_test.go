@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/kernel"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -141,13 +142,40 @@ func TestDeterministic(t *testing.T) {
 	assert.Equal(t, run(), run())
 }
 
-func TestSeedChangesNothingWithoutRandomness(t *testing.T) {
-	// the generic model on the simple device draws no random numbers: the seed is
-	// recorded but the physics is the same
-	a := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 20*time.Second, nil)
-	b := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 20*time.Second, func(c *Config) { c.Seed = 7 })
-	assert.Equal(t, a.WrittenMB, b.WrittenMB)
-	assert.Equal(t, uint64(7), b.Seed)
+// TestSeedVariesEveryFilesystem: the machine variation (sim.MachineVariation) makes
+// every filesystem's run depend on the seed, within a real machine's spread.
+func TestSeedVariesEveryFilesystem(t *testing.T) {
+	for _, fsName := range []string{"generic", "ext4", "btrfs", "xfs", "ext3"} {
+		t.Run(fsName, func(t *testing.T) {
+			name := "thresh=100M/" + fsName + "-2dd-4k-8p-4096M-100M:10-X"
+			a := runCase(t, name, 30*time.Second, nil)
+			b := runCase(t, name, 30*time.Second, func(c *Config) { c.Seed = 7 })
+			assert.Equal(t, uint64(7), b.Seed)
+			ja, err := json.Marshal(a)
+			require.NoError(t, err)
+			jb, err := json.Marshal(b)
+			require.NoError(t, err)
+			assert.NotEqual(t, string(ja), strings.Replace(string(jb), `"seed":7`, `"seed":1`, 1), "another seed gives another run")
+			assert.InDelta(t, a.WriteBWMBps, b.WriteBWMBps, 0.03*a.WriteBWMBps, "within a real machine's spread")
+		})
+	}
+}
+
+// TestSwitchActivityListsEveryPath: the Result counts every switch-guarded path,
+// and a dd workload reaches balance_dirty_pages of its throttling design.
+func TestSwitchActivityListsEveryPath(t *testing.T) {
+	r := runCase(t, "thresh=100M/ext4-2dd-4k-8p-4096M-100M:10-X", 20*time.Second, nil)
+	for _, p := range kernel.ActivityPaths() {
+		_, ok := r.SwitchActivity[p.Name]
+		assert.True(t, ok, p.Name)
+	}
+	assert.Len(t, r.SwitchActivity, len(kernel.ActivityPaths()))
+	assert.Positive(t, r.SwitchActivity["balance_dirty_pages.io_less"])
+	assert.Zero(t, r.SwitchActivity["balance_dirty_pages.io_full"])
+	assert.Zero(t, r.SwitchActivity["grab_super_failed"])
+	var sum strings.Builder
+	require.NoError(t, r.WriteSummary(&sum))
+	assert.Contains(t, sum.String(), "balance_dirty_pages.io_less")
 }
 
 func TestValidateRejectsBadFields(t *testing.T) {

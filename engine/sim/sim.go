@@ -109,6 +109,11 @@ type World struct {
 	cancel  bool
 	Rand    *rand.Rand
 
+	seed   uint64
+	vary   Variation // machine variation (variation.go)
+	varyOn bool      // vary is not the zero Variation
+	vr     *rand.PCG // the variation's own stream
+
 	// AfterEvent, when set, runs after every event (invariant checks in tests).
 	AfterEvent func()
 }
@@ -118,7 +123,7 @@ func NewWorld(hz int, seed uint64) *World {
 	if hz <= 0 {
 		hz = 1000
 	}
-	return &World{hz: int64(hz), Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	return &World{hz: int64(hz), seed: seed, Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
 // Now is the current simulated time.

@@ -94,6 +94,7 @@ func (t *Task) StartAt(when Time) { t.state = TaskRunnable; t.w.At(&t.timer, whe
 // Compute runs a CPU burst of the given cost, queueing for a CPU if all are busy,
 // then calls Resume. A zero cost yields: Resume is queued at the current time.
 func (t *Task) Compute(cost Time) {
+	cost = t.w.varyCost(cost)
 	if cost <= 0 || t.cpus == nil {
 		t.state = TaskRunnable
 		if cost > 0 {
@@ -107,10 +108,11 @@ func (t *Task) Compute(cost Time) {
 }
 
 // Sleep blocks the task for d (TASK_UNINTERRUPTIBLE / TASK_KILLABLE: Wake does not end it).
+// With a machine variation the task runs a timer and wakeup latency after d.
 func (t *Task) Sleep(d Time) {
 	t.state = TaskSleeping
 	t.interruptible = false
-	t.w.After(&t.timer, d)
+	t.w.After(&t.timer, d+t.w.timerLatency())
 }
 
 // SleepInterruptible blocks the task for d; Wake ends the sleep early (schedule_timeout
@@ -123,7 +125,7 @@ func (t *Task) SleepInterruptible(d Time) {
 		return
 	}
 	t.state = TaskSleeping
-	t.w.After(&t.timer, d)
+	t.w.After(&t.timer, d+t.w.timerLatency())
 }
 
 // Wait blocks the task on q until q wakes it.
@@ -139,7 +141,7 @@ func (t *Task) Wait(q *WaitQueue) {
 func (t *Task) WaitTimeout(q *WaitQueue, d Time) {
 	t.Wait(q)
 	t.state = TaskSleeping
-	t.w.After(&t.timer, d)
+	t.w.After(&t.timer, d+t.w.timerLatency())
 }
 
 // Wake is wake_up_process: it ends an interruptible sleep (SleepInterruptible). It
@@ -160,7 +162,7 @@ func (t *Task) wakeNow() {
 	}
 	t.interruptible = false
 	t.state = TaskRunnable
-	t.w.At(&t.timer, t.w.now)
+	t.w.At(&t.timer, t.w.now+t.w.wakeupLatency())
 }
 
 // Exit ends the task.
