@@ -3,21 +3,25 @@ package engine
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/stats"
 )
 
-// CompareRow is one case of a comparison: write_bw under both kernels.
+// CompareRow is one case of a comparison: write_bw under both kernels. With
+// several seeds the figures are means over the seeds and DeltaPct is the mean of
+// the deltas paired by seed, with their spread and 95 % CI beside them.
 type CompareRow struct {
 	Case     string  `json:"case"`
 	BaseMBps float64 `json:"base_MBps"`
 	TestMBps float64 `json:"test_MBps"`
 	DeltaPct float64 `json:"delta_pct"`
+	SeedStats
 	// The thread's figures for the case, when it comes from a matrix.
 	ThreadBaseMBps float64 `json:"thread_base_MBps,omitempty"`
 	ThreadTestMBps float64 `json:"thread_test_MBps,omitempty"`
@@ -33,19 +37,38 @@ type Comparison struct {
 	TotalBaseMBps float64      `json:"total_base_MBps"`
 	TotalTestMBps float64      `json:"total_test_MBps"`
 	TotalDeltaPct float64      `json:"total_delta_pct"`
+	// Seeds is the number of seeds per case and kernel; the Total* figures are
+	// means over them, TotalDelta the paired per-seed TOTAL deltas.
+	Seeds      int           `json:"seeds"`
+	TotalDelta stats.Summary `json:"total_delta"`
+	// TotalInNoise: the TOTAL delta's 95 % CI contains 0.
+	TotalInNoise bool `json:"total_in_noise"`
 	// ThreadTotalDeltaPct is the thread's delta over the same cases (matrices only).
 	ThreadTotalDeltaPct float64 `json:"thread_total_delta_pct,omitempty"`
+}
+
+// SeedStats are a row's figures over seeds.
+type SeedStats struct {
+	Base  stats.Summary `json:"base_stats"`  // base write_bw, MB/s
+	Test  stats.Summary `json:"test_stats"`  // test write_bw, MB/s
+	Delta stats.Summary `json:"delta_stats"` // delta_pct paired by seed
+	// InNoise: the delta's 95 % CI contains 0 (printed "~+0.4%"; never with one seed).
+	InNoise bool `json:"in_noise"`
+	// NeverRan lists the switches in which the kernels differ whose paths ran
+	// zero times in every run of the case: "this change never ran in this case".
+	NeverRan []string `json:"never_ran,omitempty"`
 }
 
 // CompareOptions are a comparison's run settings.
 type CompareOptions struct {
 	Runtime Duration // 0: the case's default (600 s)
-	Seed    uint64   // 0: 1
+	Seed    uint64   // first seed; 0: 1
+	Seeds   int      // seeds per case and kernel, [1, MaxSeeds]; 0: 1
 }
 
-// Compare runs every case under both kernels (all runs in parallel, one goroutine
-// each) and returns the harness's table. Kernels are preset names (or the thread's
-// short names, e.g. "more_io_wait-5").
+// Compare runs every case under both kernels with opt.Seeds seeds each (all runs
+// through RunAll's bounded pool) and returns the harness's table. Kernels are
+// preset names (or the thread's short names, e.g. "more_io_wait-5").
 func Compare(ctx context.Context, base, test string, cases []string, opt CompareOptions) (*Comparison, error) {
 	bp, err := kernel.LookupPreset(base)
 	if err != nil {
@@ -58,6 +81,11 @@ func Compare(ctx context.Context, base, test string, cases []string, opt Compare
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("no cases to compare")
 	}
+	n, err := checkSeeds(opt.Seeds)
+	if err != nil {
+		return nil, err
+	}
+	// runs in the order case, kernel, seed
 	var cfgs []Config
 	for _, name := range cases {
 		for _, k := range []string{bp.Name, tp.Name} {
@@ -65,42 +93,46 @@ func Compare(ctx context.Context, base, test string, cases []string, opt Compare
 			if err != nil {
 				return nil, err
 			}
-			cfgs = append(cfgs, c)
+			cfgs = append(cfgs, SeedConfigs(c, n)...)
 		}
 	}
-	res := make([]*Result, len(cfgs))
-	errs := make([]error, len(cfgs))
-	var wg sync.WaitGroup
-	for i := range cfgs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res[i], errs[i] = Run(ctx, cfgs[i])
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("%s under %s: %w", cases[i/2], cfgs[i].Kernel, err)
+	res, err := RunAll(ctx, cfgs)
+	if err != nil {
+		var re *RunError
+		if errors.As(err, &re) {
+			return nil, fmt.Errorf("%s under %s, seed %d: %w", cases[re.Index/(2*n)], re.Config.Kernel, re.Config.Seed, re.Err)
 		}
+		return nil, err
 	}
-	cmp := &Comparison{Base: bp.Name, Test: tp.Name}
+	cmp := &Comparison{Base: bp.Name, Test: tp.Name, Seeds: n}
+	totB, totT := make([]float64, n), make([]float64, n)
 	for i, name := range cases {
-		b, t := res[2*i].WriteBWMBps, res[2*i+1].WriteBWMBps
-		cmp.Rows = append(cmp.Rows, CompareRow{Case: name, BaseMBps: b, TestMBps: t, DeltaPct: deltaPct(b, t)})
-		cmp.TotalBaseMBps += b
-		cmp.TotalTestMBps += t
+		runsB, runsT := res[2*i*n:(2*i+1)*n], res[(2*i+1)*n:(2*i+2)*n]
+		b, t := make([]float64, n), make([]float64, n)
+		actB, actT := map[string]int64{}, map[string]int64{}
+		for s := range n {
+			b[s], t[s] = runsB[s].WriteBWMBps, runsT[s].WriteBWMBps
+			totB[s] += b[s]
+			totT[s] += t[s]
+			for k, v := range runsB[s].SwitchActivity {
+				actB[k] += v
+			}
+			for k, v := range runsT[s].SwitchActivity {
+				actT[k] += v
+			}
+		}
+		row := CompareRow{Case: name, SeedStats: SeedStats{Base: stats.Of(b), Test: stats.Of(t), Delta: stats.PairedDeltaPct(b, t),
+			NeverRan: kernel.NeverRan(bp.Variants, tp.Variants, actB, actT)}}
+		row.BaseMBps, row.TestMBps, row.DeltaPct, row.InNoise = row.Base.Mean, row.Test.Mean, row.Delta.Mean, row.Delta.InNoise()
+		cmp.Rows = append(cmp.Rows, row)
 	}
-	cmp.TotalDeltaPct = deltaPct(cmp.TotalBaseMBps, cmp.TotalTestMBps)
+	cmp.TotalBaseMBps, cmp.TotalTestMBps = stats.Of(totB).Mean, stats.Of(totT).Mean
+	cmp.TotalDelta = stats.PairedDeltaPct(totB, totT)
+	cmp.TotalDeltaPct, cmp.TotalInNoise = cmp.TotalDelta.Mean, cmp.TotalDelta.InNoise()
 	return cmp, nil
 }
 
-func deltaPct(base, test float64) float64 {
-	if base == 0 {
-		return 0
-	}
-	return (test - base) / base * 100
-}
+func deltaPct(base, test float64) float64 { return stats.DeltaPct(base, test) }
 
 // compareConfig is the harness's run of a case under a kernel.
 func compareConfig(name, kernelName string, opt CompareOptions) (Config, error) {
@@ -116,6 +148,9 @@ func compareConfig(name, kernelName string, opt CompareOptions) (Config, error) 
 	}
 	if opt.Seed > 0 {
 		cfg.Seed = opt.Seed
+	}
+	if opt.Seeds > 1 && cfg.Seed > ^uint64(0)-uint64(opt.Seeds) {
+		return Config{}, fmt.Errorf("seed: %d too large for %d seeds (at most %d)", cfg.Seed, opt.Seeds, ^uint64(0)-uint64(opt.Seeds))
 	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", name, err)
@@ -227,17 +262,30 @@ func harnessRelease(preset string) string {
 
 // Text renders the comparison as Wu's compare script prints it: a header with both
 // kernels, one row per case (base write_bw, delta, test write_bw, case) and the
-// TOTAL write_bw row.
+// TOTAL write_bw row. With several seeds the figures are means, each delta has its
+// 95 % CI beside it and a delta inside the noise is marked "~+0.4%"; a case whose
+// differing switches never ran says so under its row.
 func (c *Comparison) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %s  \n", harnessRelease(c.Base), harnessRelease(c.Test))
 	b.WriteString("------------------------  ------------------------  \n")
-	row := func(base, delta, test float64, name string) {
-		fmt.Fprintf(&b, "%24.2f  %+10.1f%%  %11.2f  %s\n", base, delta, test, name)
+	row := func(base, delta float64, inNoise bool, ci, test float64, name string) {
+		d := stats.FormatDelta(delta, inNoise)
+		if c.Seeds > 1 {
+			fmt.Fprintf(&b, "%24.2f  %11s ±%4.1f  %11.2f  %s\n", base, d, ci, test, name)
+			return
+		}
+		fmt.Fprintf(&b, "%24.2f  %11s  %11.2f  %s\n", base, d, test, name)
 	}
 	for _, r := range c.Rows {
-		row(r.BaseMBps, r.DeltaPct, r.TestMBps, r.Case)
+		row(r.BaseMBps, r.DeltaPct, r.InNoise, r.Delta.CI95, r.TestMBps, r.Case)
+		if len(r.NeverRan) > 0 {
+			fmt.Fprintf(&b, "%24s  (%s: this change never ran in this case)\n", "", strings.Join(r.NeverRan, ", "))
+		}
 	}
-	row(c.TotalBaseMBps, c.TotalDeltaPct, c.TotalTestMBps, "TOTAL write_bw")
+	row(c.TotalBaseMBps, c.TotalDeltaPct, c.TotalInNoise, c.TotalDelta.CI95, c.TotalTestMBps, "TOTAL write_bw")
+	if c.Seeds > 1 {
+		fmt.Fprintf(&b, "(%d seeds per case and kernel: means; ± is the 95%% CI of the delta paired by seed; ~ marks a delta inside it)\n", c.Seeds)
+	}
 	return b.String()
 }

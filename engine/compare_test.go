@@ -65,3 +65,95 @@ func TestCompareRuns(t *testing.T) {
 	_, err = kernel.LookupPreset("more_io_wait-x2")
 	require.NoError(t, err)
 }
+
+// TestCompareSeeds: with several seeds the rows are means, the delta is paired by
+// seed (its mean is the mean of the per-seed deltas), and a case where the two
+// kernels' differing switches never ran gives identical paired runs, a delta of
+// exactly 0 inside the noise, and names those switches.
+func TestCompareSeeds(t *testing.T) {
+	cases := []string{"thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X", "thresh=1G/xfs-10dd-4k-8p-4096M-1024M:10-X"}
+	opt := CompareOptions{Runtime: Duration(30e9), Seeds: 3, Seed: 5}
+	cmp, err := Compare(context.Background(), "ioless-full", "more_io_wait-5", cases, opt)
+	require.NoError(t, err)
+	require.Equal(t, 3, cmp.Seeds)
+	// the same runs one by one
+	var totB, totT [3]float64
+	for i, c := range cases {
+		r := cmp.Rows[i]
+		var b, tt, d [3]float64
+		for s := range 3 {
+			for k, dst := range map[string]*float64{"ioless-full": &b[s], "more_io_wait-5": &tt[s]} {
+				cfg, err := compareConfig(c, k, CompareOptions{Runtime: opt.Runtime, Seed: 5 + uint64(s)})
+				require.NoError(t, err)
+				res, err := Run(context.Background(), cfg)
+				require.NoError(t, err)
+				*dst = res.WriteBWMBps
+			}
+			d[s] = (tt[s] - b[s]) / b[s] * 100
+			totB[s] += b[s]
+			totT[s] += tt[s]
+		}
+		assert.InDelta(t, (b[0]+b[1]+b[2])/3, r.BaseMBps, 1e-9, c)
+		assert.InDelta(t, (tt[0]+tt[1]+tt[2])/3, r.TestMBps, 1e-9, c)
+		assert.InDelta(t, (d[0]+d[1]+d[2])/3, r.DeltaPct, 1e-9, c)
+		assert.Equal(t, r.Delta.Mean, r.DeltaPct)
+		assert.Equal(t, 3, r.Base.N)
+		assert.LessOrEqual(t, r.Base.Min, r.Base.Mean)
+		assert.GreaterOrEqual(t, r.Base.Max, r.Base.Mean)
+	}
+	ext4 := cmp.Rows[0]
+	assert.Zero(t, ext4.DeltaPct, "no differing path ran on ext4 1dd: identical paired runs")
+	assert.True(t, ext4.InNoise)
+	assert.Contains(t, ext4.NeverRan, "more_io_wait")
+	assert.Contains(t, cmp.Text(), "this change never ran in this case")
+	assert.Contains(t, cmp.Text(), "~+0.0%")
+	var dt [3]float64
+	for s := range 3 {
+		dt[s] = (totT[s] - totB[s]) / totB[s] * 100
+	}
+	assert.InDelta(t, (dt[0]+dt[1]+dt[2])/3, cmp.TotalDeltaPct, 1e-9)
+
+	_, err = Compare(context.Background(), "ioless-full", "more_io_wait-5", cases[:1], CompareOptions{Seeds: MaxSeeds + 1})
+	assert.ErrorContains(t, err, "seeds: 101 out of range [1, 100]")
+}
+
+func TestRunSeeds(t *testing.T) {
+	cfg, err := ConfigForCase("thresh=100M/btrfs-2dd-4k-8p-4096M-100M:10-X")
+	require.NoError(t, err)
+	cfg.Runtime = Duration(20e9)
+	cfg.Seed = 3
+	sw, err := RunSeeds(context.Background(), cfg, 4)
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{3, 4, 5, 6}, sw.Seeds)
+	require.Len(t, sw.Results, 4)
+	for i, r := range sw.Results {
+		assert.Equal(t, sw.Seeds[i], r.Seed)
+	}
+	assert.Equal(t, 4, sw.WriteBW.N)
+	assert.Positive(t, sw.WriteBW.SD, "btrfs runs vary by seed")
+	assert.Less(t, sw.WriteBW.CV(), 0.03)
+	assert.Contains(t, sw.Text(), "4 seeds")
+	_, err = RunSeeds(context.Background(), cfg, -1)
+	assert.ErrorContains(t, err, "seeds: -1 out of range")
+}
+
+func TestRunAllKeepsOrderAndStopsOnError(t *testing.T) {
+	cfg, err := ConfigForCase("thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X")
+	require.NoError(t, err)
+	cfg.Runtime = Duration(5e9)
+	cfgs := SeedConfigs(cfg, 5)
+	res, err := RunAll(context.Background(), cfgs)
+	require.NoError(t, err)
+	for i, r := range res {
+		assert.Equal(t, cfgs[i].Seed, r.Seed)
+	}
+	cfgs[2].Workload.DD = 0
+	_, err = RunAll(context.Background(), cfgs)
+	var re *RunError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, 2, re.Index)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = RunAll(ctx, SeedConfigs(cfg, 3))
+	assert.ErrorIs(t, err, context.Canceled)
+}

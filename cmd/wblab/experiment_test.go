@@ -72,8 +72,45 @@ func TestCompareCmd(t *testing.T) {
 		{"compare", "--matrix", "wu-2011-T9"},
 		{"compare", "--bogus"},
 		{"compare", "--runtime", "xx", "--matrix", "wu-2011-T1"},
+		{"compare", "--seeds", "0", "--matrix", "wu-2011-T1"},
+		{"compare", "--seeds", "101", "--matrix", "wu-2011-T1"},
+		{"compare", "--seed", "-1", "--matrix", "wu-2011-T1"},
 	} {
 		code, _, _ := expCLI(t, args...)
 		assert.Equal(t, exitUsage, code, args)
 	}
+}
+
+func TestCompareCmdSeeds(t *testing.T) {
+	code, out, stderr := expCLI(t, "compare", "--base", "ioless-full", "--test=more_io_wait-5", "--runtime", "10s",
+		"--seeds", "3", "thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X", "--json")
+	require.Equal(t, exitOK, code, stderr)
+	var m struct {
+		Rows []struct {
+			DeltaPct float64 `json:"delta_pct"`
+			Delta    struct {
+				N    int     `json:"n"`
+				Mean float64 `json:"mean"`
+				CI95 float64 `json:"ci95"`
+			} `json:"delta_stats"`
+			InNoise  bool     `json:"in_noise"`
+			NeverRan []string `json:"never_ran"`
+		} `json:"rows"`
+		Seeds      int     `json:"seeds"`
+		TotalDelta float64 `json:"total_delta_pct"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	require.Len(t, m.Rows, 1)
+	assert.Equal(t, 3, m.Seeds)
+	assert.Equal(t, 3, m.Rows[0].Delta.N)
+	assert.Equal(t, m.Rows[0].Delta.Mean, m.Rows[0].DeltaPct)
+	assert.True(t, m.Rows[0].InNoise)
+	assert.Contains(t, m.Rows[0].NeverRan, "more_io_wait")
+
+	code, out, _ = expCLI(t, "compare", "--base", "ioless-full", "--test", "more_io_wait-5", "--runtime", "10s",
+		"--seeds", "2", "thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "~+0.0%")
+	assert.Contains(t, out, "this change never ran in this case")
+	assert.Contains(t, out, "2 seeds per case and kernel")
 }

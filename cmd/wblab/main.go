@@ -232,6 +232,10 @@ Workload and run:
                      of seconds (default %s); a run whose dd all have --count ends
                      earlier, once they exited and no page is dirty or under writeback
   --seed N           random seed, an unsigned 64-bit integer (default %d)
+  --seeds N          run seeds N, N+1 ... (N of them, [1, 100]) in parallel and print
+                     each seed's write_bw with the mean, min-max, sd and 95%% CI
+                     (--json: {"seeds","write_bw_MBps":{"n","mean","min","max","sd",
+                     "ci95"},"results":[...]}; not with --series/--trace; default 1)
   --check            check the model's invariants after every event (slow; default off)
 
 Output:
@@ -278,6 +282,7 @@ type runOpts struct {
 	kernelSet  bool
 	traceLines bool
 	json       bool
+	seeds      int
 	series     string
 	trace      string
 }
@@ -314,6 +319,9 @@ func parseRunArgs(args []string) (*runOpts, error) {
 	for _, name := range []string{"series", "trace"} {
 		if isSet(fs, name) && strings.TrimSpace(fs.Lookup(name).Value.String()) == "" {
 			return nil, badInput("--%s: want a file name", name)
+		}
+		if isSet(fs, name) && o.seeds > 1 {
+			return nil, badInput("--%s: one run's output; not with --seeds %d", name, o.seeds)
 		}
 	}
 	setters := o.setters
@@ -438,6 +446,14 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 	fs.BoolVar(&o.fsync, "fsync", false, "")
 	fs.BoolVar(&o.check, "check", false, "")
 	fs.BoolVar(&o.json, "json", false, "")
+	fs.Func("seeds", "", func(v string) error {
+		n, err := parseSeeds(strings.TrimSpace(v))
+		if err != nil {
+			return errors.New(strings.TrimPrefix(err.Error(), fmt.Sprintf("--seeds %q: ", strings.TrimSpace(v))))
+		}
+		o.seeds = n
+		return nil
+	})
 	fs.StringVar(&o.series, "series", "", "")
 	fs.StringVar(&o.trace, "trace", "", "")
 	return fs
@@ -526,6 +542,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		*out.f = f
 	}
 
+	if o.seeds > 1 {
+		return runSeedsCmd(ctx, cfg, o, stdout, stderr)
+	}
 	res, err := engine.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "wblab run: %s: %v\n", cfg.Case, err)

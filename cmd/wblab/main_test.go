@@ -53,6 +53,11 @@ func TestRunExitCodes(t *testing.T) {
 		{"release names the kernel", append([]string{"run", "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-3.1.0-rc9-ioless-full+"}, short...), 0, "", ""},
 		{"case flags", append([]string{"run", "--dd", "3", "--bs", "64k", "--cpus", "2", "--memory", "1G", "--dirty", "20", "--background", "5"}, short...), 0, "", ""},
 
+		{"seeds", append([]string{"run", "--seeds", "2"}, short...), 0, "2 seeds   write_bw mean", ""},
+		{"seeds 0", append([]string{"run", "--seeds", "0"}, short...), 2, "", "want a number of seeds in [1, 100]"},
+		{"seeds too many", append([]string{"run", "--seeds", "101"}, short...), 2, "", "want a number of seeds in [1, 100]"},
+		{"seeds with series", append([]string{"run", "--seeds", "2", "--series", "x.csv"}, short...), 2, "", "not with --seeds 2"},
+		{"seeds overflow the seed", append([]string{"run", "--seeds", "2", "--seed", "18446744073709551615"}, short...), 2, "", "too large for --seeds 2"},
 		{"bad case", []string{"run", "ext4-1dd"}, 2, "", "case.bs: missing"},
 		{"bad case dd", []string{"run", "thresh=100M/generic-0dd-4k-8p-4096M-100M:10-X"}, 2, "", `case.dd: "0dd"`},
 		{"unsupported dir", []string{"run", "JBOD-4HDD-thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X"}, 2, "", "case.dir:"},
@@ -234,4 +239,32 @@ func TestRunHelpDocumentsEveryFlag(t *testing.T) {
 		assert.Contains(t, entry, "default", "--%s: no default in %q", f.Name, entry)
 	})
 	assert.GreaterOrEqual(t, n, 20)
+}
+
+func TestRunSeedsJSON(t *testing.T) {
+	code, stdout, stderr := runArgs(t, "run", "--json", "--runtime", "5s", "--seeds", "3", "--seed", "4", "thresh=100M/ext4-2dd-4k-8p-4096M-100M:10-X")
+	require.Equal(t, 0, code, stderr)
+	var got struct {
+		Seeds   []uint64 `json:"seeds"`
+		WriteBW struct {
+			N    int     `json:"n"`
+			Mean float64 `json:"mean"`
+			Min  float64 `json:"min"`
+			Max  float64 `json:"max"`
+		} `json:"write_bw_MBps"`
+		Results []struct {
+			Seed    uint64  `json:"seed"`
+			WriteBW float64 `json:"write_bw_MBps"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	assert.Equal(t, []uint64{4, 5, 6}, got.Seeds)
+	require.Len(t, got.Results, 3)
+	assert.Equal(t, 3, got.WriteBW.N)
+	sum := 0.0
+	for i, r := range got.Results {
+		assert.Equal(t, got.Seeds[i], r.Seed)
+		sum += r.WriteBW
+	}
+	assert.InDelta(t, sum/3, got.WriteBW.Mean, 1e-9)
 }
