@@ -22,6 +22,10 @@ type RunOptions struct {
 	// Progress, when set, is called from the simulation loop at every time-series
 	// sample with the simulated time reached and the run length.
 	Progress func(done, total sim.Time)
+	// Sample, when set, is called at every time-series sample, before Progress, with
+	// the new row: one value per SeriesNames entry, in order. The row is the
+	// callee's to keep (the page streams rows to its charts while a run goes).
+	Sample func(row []float64)
 }
 
 // Run simulates cfg and returns what it measured. The same Config gives the same
@@ -229,6 +233,10 @@ func (s *simulation) run() error {
 	return nil
 }
 
+// SeriesNames are the time series' columns, in the order of Series.Names and of the
+// rows RunOptions.Sample gets.
+func SeriesNames() []string { return append([]string(nil), seriesNames...) }
+
 var seriesNames = []string{
 	"time_s", "dirty_MB", "writeback_MB", "bg_thresh_MB", "thresh_MB", "limit_MB", "setpoint_MB",
 	"dirty_ratelimit_MBps", "balanced_ratelimit_MBps", "task_ratelimit_MBps",
@@ -287,6 +295,9 @@ func (s *simulation) sample() {
 	}
 	for i, v := range row {
 		s.samples[i] = append(s.samples[i], v)
+	}
+	if s.opt.Sample != nil {
+		s.opt.Sample(row)
 	}
 	if s.opt.Progress != nil {
 		s.opt.Progress(now, s.runEnd)

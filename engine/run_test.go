@@ -344,3 +344,19 @@ func TestRunEndsWhenCountLimitedDDsAreDone(t *testing.T) {
 		})
 	}
 }
+
+func TestSampleRowsAreTheSeries(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Runtime = Duration(20 * time.Second)
+	var rows [][]float64
+	r, err := RunWith(context.Background(), cfg, RunOptions{Sample: func(row []float64) { rows = append(rows, row) }})
+	require.NoError(t, err)
+	require.Equal(t, SeriesNames(), r.Series.Names)
+	require.Len(t, rows, len(r.Series.Data[0]))
+	for i, row := range rows {
+		require.Len(t, row, len(r.Series.Names))
+		for j, v := range row {
+			require.Equal(t, r.Series.Data[j][i], v, "row %d, %s", i, r.Series.Names[j])
+		}
+	}
+}

@@ -1,20 +1,45 @@
 package ui
 
-// Msg is a message from an engine worker (see wasm/worker).
+import (
+	"encoding/json"
+
+	"github.com/wblab/wblab/engine"
+)
+
+// DefaultConfigJSON is the Config JSON of engine.DefaultConfig(), the case
+// static/boot.js starts in the first worker before the UI exists; the UI's first run
+// takes that run over when its config JSON is this.
+func DefaultConfigJSON() string {
+	b, _ := json.Marshal(engine.DefaultConfig())
+	return string(b)
+}
+
+// Msg is a message from an engine worker (wasm/worker/PROTOCOL.md).
 type Msg struct {
-	Type        string // progress, result, error
+	Type        string // progress, chunk, result, error
 	ID          int
 	Done, Total float64 // simulated seconds
+	Chunk       *Chunk  // "chunk": new time-series rows of a streamed run
 	Result      string  // Result JSON
 	Trace       string
 	Message     string
+}
+
+// Chunk is a "chunk" message's new time-series rows. Chunks of a run arrive in order
+// and without gaps, before its "result".
+type Chunk struct {
+	From   int         // the run's row index of Rows[0]
+	Names  []string    // the column names (Series.Names); only in the first chunk (From 0)
+	Config string      // the Config JSON the worker runs; only in the first chunk
+	Rows   [][]float64 // Rows[i][j] is row From+i, column j
 }
 
 // Engine runs configs off the UI thread; the browser implementation is a pool of Web
 // Workers (bridge_js.go).
 type Engine interface {
 	// Run starts a config; summary asks for the Result without its time series,
-	// inodes and trace (matrix cells need write_bw only).
+	// inodes and trace (matrix cells need write_bw only). Other runs stream their
+	// series in "chunk" messages while they run.
 	Run(id int, cfgJSON string, summary bool)
 	Cancel(id int)
 	Workers() int

@@ -3,7 +3,9 @@
 package ui
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -18,6 +20,18 @@ type pool struct {
 	queue   []job
 	onMsg   func(Msg)
 	msgs    chan wmsg
+	early   *earlyRun
+}
+
+// earlyRun is the default case static/boot.js started in the first worker before the
+// UI existed. The UI's first run takes it over when it is the same config; until then
+// its messages are held, and they are dropped if the UI runs something else.
+type earlyRun struct {
+	w       *worker
+	id      int  // the worker's id for it (EarlyID)
+	claimed int  // the UI's run id once taken over
+	dropped bool // the UI ran something else; the run was cancelled
+	held    []Msg
 }
 
 // wmsg is a message and the worker that sent it.
@@ -29,6 +43,7 @@ type wmsg struct {
 type worker struct {
 	v     safejs.Value
 	busy  int       // job id, 0 when idle
+	wid   int       // the id the worker knows the job by (busy, or EarlyID)
 	last  time.Time // when it last posted a message (or got its job)
 	dead  bool      // reported to the watchdog, waiting for the fatal message
 	ready bool      // its engine has started (posted "ready")
@@ -53,6 +68,7 @@ func NewEngine(max int, onMsg func(Msg)) Engine {
 	if ms := jsInt(safejs.Global(), "wblabWatchdogMs"); ms > 0 {
 		WatchdogTimeout = time.Duration(ms) * time.Millisecond
 	}
+	p.adoptEarly()
 	go func() {
 		for m := range p.msgs {
 			p.handle(m)
@@ -60,6 +76,37 @@ func NewEngine(max int, onMsg func(Msg)) Engine {
 	}()
 	go p.watchdog()
 	return p
+}
+
+// adoptEarly takes over the worker static/boot.js started (window.wblab.early), with
+// the messages it posted so far.
+func (p *pool) adoptEarly() {
+	e := labGet("early")
+	if e.IsUndefined() || e.IsNull() {
+		return
+	}
+	v, err := e.Get("worker")
+	if err != nil || v.IsNull() || v.IsUndefined() {
+		return
+	}
+	_ = e.Set("worker", safejs.Null())
+	w, err := p.listen(v)
+	if err != nil {
+		return
+	}
+	p.workers = append(p.workers, w)
+	if run, _ := e.Get("run"); run.Type() == safejs.TypeBoolean && jsBool(run) {
+		id := jsInt(e, "id")
+		w.busy, w.wid, w.last = id, id, time.Now()
+		p.early = &earlyRun{w: w, id: id}
+	}
+	msgs, _ := e.Get("msgs")
+	n, _ := msgs.Length()
+	for i := 0; i < n; i++ {
+		d, _ := msgs.Index(i)
+		p.receive(w, d)
+	}
+	_ = e.Set("msgs", safejs.Null())
 }
 
 // watchdog reports busy workers that have been silent for WatchdogTimeout as dead; the
@@ -91,6 +138,17 @@ func (p *pool) Workers() int { return p.max }
 
 func (p *pool) Run(id int, cfg string, summary bool) {
 	p.mu.Lock()
+	if e := p.early; e != nil && e.claimed == 0 && !e.dropped {
+		if !summary && cfg == DefaultConfigJSON() {
+			e.claimed = id
+			e.w.busy = id
+			p.mu.Unlock()
+			p.msgs <- wmsg{Msg{Type: "claimed", ID: e.id}, e.w} // hands over the held messages
+			return
+		}
+		e.dropped, e.held = true, nil
+		post(e.w.v, map[string]any{"type": "cancel", "id": e.id})
+	}
 	p.queue = append(p.queue, job{id, cfg, summary})
 	p.mu.Unlock()
 	p.dispatch()
@@ -116,7 +174,7 @@ func (p *pool) Cancel(id int) {
 	}
 	p.mu.Unlock()
 	if w != nil {
-		post(w.v, map[string]any{"type": "cancel", "id": id})
+		post(w.v, map[string]any{"type": "cancel", "id": w.wid})
 	}
 }
 
@@ -154,35 +212,34 @@ func (p *pool) dispatch() {
 		}
 		j := p.queue[0]
 		p.queue = p.queue[1:]
-		w.busy, w.last = j.id, time.Now()
-		post(w.v, map[string]any{"type": "run", "id": j.id, "config": j.cfg, "summary": j.summary})
+		w.busy, w.wid, w.last = j.id, j.id, time.Now()
+		post(w.v, map[string]any{"type": "run", "id": j.id, "config": j.cfg, "summary": j.summary, "stream": !j.summary})
 	}
 }
 
+// spawn starts a worker through window.wblab.newWorker (static/boot.js: it hands the
+// worker the page's compiled engine module), or new Worker("worker.js").
 func (p *pool) spawn() (*worker, error) {
-	ctor, err := safejs.Global().Get("Worker")
-	if err != nil {
-		return nil, err
+	v := lab("newWorker")
+	if v.IsUndefined() || v.IsNull() {
+		ctor, err := safejs.Global().Get("Worker")
+		if err != nil {
+			return nil, err
+		}
+		if v, err = ctor.New("worker.js"); err != nil {
+			return nil, err
+		}
 	}
-	v, err := ctor.New("worker.js")
-	if err != nil {
-		return nil, err
-	}
+	return p.listen(v)
+}
+
+// listen installs the pool's message and error handlers on a Web Worker.
+func (p *pool) listen(v safejs.Value) (*worker, error) {
 	w := &worker{v: v}
 	onmsg, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
-		if len(args) == 0 {
-			return nil
-		}
-		d, _ := args[0].Get("data")
-		m := Msg{Type: jsStr(d, "type"), ID: jsInt(d, "id"), Done: jsFloat(d, "done"), Total: jsFloat(d, "total"),
-			Result: jsStr(d, "result"), Trace: jsStr(d, "trace"), Message: jsStr(d, "message")}
-		if m.Type == "fatal" {
-			m.ID = -1
-			m.Message = jsStr(d, "message")
-		}
-		select {
-		case p.msgs <- wmsg{m, w}:
-		default:
+		if len(args) > 0 {
+			d, _ := args[0].Get("data")
+			p.receive(w, d)
 		}
 		return nil
 	})
@@ -211,17 +268,106 @@ func (p *pool) spawn() (*worker, error) {
 	return w, nil
 }
 
+// receive decodes a worker's message (on the JS side: never blocks).
+func (p *pool) receive(w *worker, d safejs.Value) {
+	m := Msg{Type: jsStr(d, "type"), ID: jsInt(d, "id"), Done: jsFloat(d, "done"), Total: jsFloat(d, "total"),
+		Result: jsStr(d, "result"), Trace: jsStr(d, "trace"), Message: jsStr(d, "message")}
+	switch m.Type {
+	case "fatal":
+		m.ID = -1
+	case "chunk":
+		m.Chunk = decodeChunk(d)
+	}
+	select {
+	case p.msgs <- wmsg{m, w}:
+	default:
+	}
+}
+
+// decodeChunk reads a "chunk" message's rows (a row-major Float64Array) and names.
+func decodeChunk(d safejs.Value) *Chunk {
+	c := &Chunk{From: jsInt(d, "from"), Config: jsStr(d, "config")}
+	rows, cols := jsInt(d, "rows"), jsInt(d, "cols")
+	if names, err := d.Get("names"); err == nil && !names.IsUndefined() {
+		n, _ := names.Length()
+		for i := 0; i < n; i++ {
+			x, _ := names.Index(i)
+			s, _ := x.String()
+			c.Names = append(c.Names, s)
+		}
+	}
+	data, err := d.Get("data")
+	if err != nil || rows <= 0 || cols <= 0 {
+		return c
+	}
+	buf, _ := data.Get("buffer")
+	u8c, _ := safejs.Global().Get("Uint8Array")
+	u8, err := u8c.New(buf, jsInt(data, "byteOffset"), jsInt(data, "byteLength"))
+	if err != nil {
+		return c
+	}
+	b := make([]byte, 8*rows*cols)
+	if n, err := safejs.CopyBytesToGo(b, u8); err != nil || n != len(b) {
+		return c
+	}
+	c.Rows = make([][]float64, rows)
+	for i := range c.Rows {
+		r := make([]float64, cols)
+		for j := range r {
+			r[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(i*cols+j):]))
+		}
+		c.Rows[i] = r
+	}
+	return c
+}
+
 // handle runs on the pool's goroutine: frees workers, replaces dead ones, forwards.
 func (p *pool) handle(wm wmsg) {
 	m := wm.Msg
-	if m.Type != "fatal" {
+	if m.Type != "fatal" && m.Type != "claimed" {
 		p.mu.Lock()
 		wm.w.last = time.Now()
 		wm.w.ready = wm.w.ready || m.Type == "ready"
 		p.mu.Unlock()
 	}
+	if e := p.early; e != nil && m.ID == e.id {
+		p.mu.Lock()
+		claimed, dropped := e.claimed, e.dropped
+		switch {
+		case dropped:
+			if m.Type == "result" || m.Type == "error" {
+				e.w.busy = 0
+				p.early = nil
+			}
+		case claimed == 0:
+			e.held = append(e.held, m)
+		}
+		held := e.held
+		if claimed != 0 {
+			e.held = nil
+			if m.Type == "result" || m.Type == "error" {
+				p.early = nil
+			}
+		}
+		p.mu.Unlock()
+		if dropped {
+			p.dispatch()
+			return
+		}
+		if claimed == 0 {
+			return
+		}
+		for _, h := range held {
+			h.ID = claimed
+			p.handle(wmsg{h, wm.w})
+		}
+		if m.Type == "claimed" {
+			return
+		}
+		m.ID = claimed
+	}
 	switch m.Type {
-	case "ready":
+	case "ready", "claimed":
 		return
 	case "result", "error":
 		p.mu.Lock()
@@ -250,6 +396,9 @@ func (p *pool) handle(wm wmsg) {
 			}
 		}
 		p.workers = keep
+		if p.early != nil && p.early.w == wm.w {
+			p.early = nil
+		}
 		p.mu.Unlock()
 		for _, id := range failed {
 			p.onMsg(Msg{Type: "error", ID: id, Message: "the engine worker failed: " + m.Message})
@@ -258,7 +407,7 @@ func (p *pool) handle(wm wmsg) {
 		return
 	}
 	p.onMsg(m)
-	if m.Type != "progress" {
+	if m.Type == "result" || m.Type == "error" {
 		p.dispatch()
 	}
 }
@@ -346,6 +495,19 @@ func ChartAlive(elID string) bool {
 	return b
 }
 
+// labGet is window.wblab[key].
+func labGet(key string) safejs.Value {
+	w, err := safejs.Global().Get("wblab")
+	if err != nil || w.IsUndefined() {
+		return safejs.Undefined()
+	}
+	v, err := w.Get(key)
+	if err != nil {
+		return safejs.Undefined()
+	}
+	return v
+}
+
 func lab(fn string, args ...any) safejs.Value {
 	w, err := safejs.Global().Get("wblab")
 	if err != nil || w.IsUndefined() {
@@ -375,3 +537,5 @@ func Copy(text string) { lab("copy", text) }
 
 // Download saves text as a file.
 func Download(name, mime, text string) { lab("download", name, mime, text) }
+
+func jsBool(v safejs.Value) bool { b, _ := v.Bool(); return b }

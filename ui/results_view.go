@@ -50,7 +50,7 @@ func (c *ResultsView) onMsg(m Msg) bool {
 			continue
 		}
 		switch m.Type {
-		case "progress":
+		case "progress", "chunk":
 			if m.Total > 0 {
 				r.Progress = m.Done / m.Total
 			}

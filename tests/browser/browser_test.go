@@ -54,6 +54,9 @@ func run(m *testing.M) int {
 		return 1
 	}
 	static, _ := filepath.Abs("../../static")
+	if d := os.Getenv("WBLAB_STATIC"); d != "" { // another built site (before/after measurements)
+		static, _ = filepath.Abs(d)
+	}
 	for _, f := range []string{"index.html", "main.wasm", "worker.wasm", "wasm_exec.js", "vendor/uPlot.iife.min.js"} {
 		if _, err := os.Stat(filepath.Join(static, f)); err != nil {
 			fmt.Printf("FAIL browser tests: static/%s missing; run ./build.sh build first\n", f)

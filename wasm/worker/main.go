@@ -1,20 +1,16 @@
 //go:build js && wasm
 
 // Command worker is the engine-only WebAssembly binary that static/worker.js runs in a
-// Web Worker. Protocol (structured-clone objects):
-//
-//	in:  {type: "run", id, config: "<Config JSON>", summary}   {type: "cancel", id}
-//	     (summary: true leaves the time series, inodes and trace out of the result)
-//	out: {type: "ready"}
-//	     {type: "progress", id, done, total}          (simulated seconds)
-//	     {type: "result", id, result: "<Result JSON>", trace: "<text>"}
-//	     {type: "error", id, message}                  (validation, cancel, panic)
+// Web Worker. Its messages to and from the page are in PROTOCOL.md (run, cancel;
+// ready, progress, chunk, result, error).
 package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -25,40 +21,119 @@ import (
 	"github.com/wblab/wblab/engine/sim"
 )
 
+// chunkEvery is the least wall time between two chunk or progress messages of a run
+// (the first chunk goes at the first sample).
+const chunkEvery = 50 * time.Millisecond
+
 var (
 	mu      sync.Mutex
 	cancels = map[int]context.CancelFunc{}
 )
 
-func post(msg map[string]any) {
+// post sends msg to the page; transfer lists objects (ArrayBuffers) moved, not copied.
+// Values may be safejs.Values (ValueOf does not take them inside maps).
+func post(msg map[string]any, transfer ...any) {
 	self := safejs.Global()
-	v, err := safejs.ValueOf(msg)
+	oc, err := self.Get("Object")
 	if err != nil {
+		return
+	}
+	v, err := oc.New()
+	if err != nil {
+		return
+	}
+	for k, x := range msg {
+		if err := v.Set(k, x); err != nil {
+			return
+		}
+	}
+	if len(transfer) > 0 {
+		_, _ = self.Call("postMessage", v, transfer)
 		return
 	}
 	_, _ = self.Call("postMessage", v)
 }
 
-// yield blocks until a JS macrotask has run, so queued messages (cancel) are seen.
-func yield() {
-	ch := make(chan struct{})
-	var f safejs.Func
-	f, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
-		close(ch)
-		f.Release()
-		return nil
-	})
+// float64Array copies vs into a new JS Float64Array (one copy through a Uint8Array).
+func float64Array(vs []float64) (safejs.Value, error) {
+	b := make([]byte, 8*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+	}
+	u8c, err := safejs.Global().Get("Uint8Array")
 	if err != nil {
-		return
+		return safejs.Undefined(), err
 	}
-	if _, err := safejs.Global().Call("setTimeout", f.Value(), 0); err != nil {
-		f.Release()
-		return
+	u8, err := u8c.New(len(b))
+	if err != nil {
+		return safejs.Undefined(), err
 	}
-	<-ch
+	if _, err := safejs.CopyBytesToJS(u8, b); err != nil {
+		return safejs.Undefined(), err
+	}
+	buf, err := u8.Get("buffer")
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	f64c, err := safejs.Global().Get("Float64Array")
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	return f64c.New(buf)
 }
 
-func run(id int, cfgJSON string, summary bool) {
+// yield blocks until a JS macrotask has run, so queued messages (cancel) are seen. It
+// goes through a MessageChannel: a setTimeout(0) nested in timer callbacks waits 4 ms.
+func yield() {
+	yieldOnce.Do(func() {
+		mc, err := safejs.Global().Get("MessageChannel")
+		if err != nil {
+			return
+		}
+		ch, err := mc.New()
+		if err != nil {
+			return
+		}
+		p1, _ := ch.Get("port1")
+		p2, _ := ch.Get("port2")
+		f, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+			select {
+			case yieldCh <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+		if err != nil {
+			return
+		}
+		_ = p1.Set("onmessage", f.Value())
+		yieldPort = p2
+	})
+	if yieldPort.IsUndefined() {
+		return
+	}
+	if _, err := yieldPort.Call("postMessage", 0); err != nil {
+		return
+	}
+	<-yieldCh
+}
+
+var (
+	yieldOnce sync.Once
+	yieldPort = safejs.Undefined()
+	yieldCh   = make(chan struct{}, 1)
+)
+
+// job is one "run" message.
+type job struct {
+	id              int
+	cfg             string // Config JSON; "" with dflt
+	dflt            bool   // run engine.DefaultConfig()
+	summary, stream bool
+}
+
+func run(j job) {
+	id := j.id
 	defer func() {
 		if r := recover(); r != nil {
 			post(map[string]any{"type": "error", "id": id, "message": fmt.Sprintf("engine panic: %v\n%s", r, debug.Stack())})
@@ -74,20 +149,61 @@ func run(id int, cfgJSON string, summary bool) {
 		mu.Unlock()
 		cancel()
 	}()
+	if j.dflt {
+		b, _ := json.Marshal(engine.DefaultConfig())
+		j.cfg = string(b)
+	}
 	var cfg engine.Config
-	if err := json.Unmarshal([]byte(cfgJSON), &cfg); err != nil {
+	if err := json.Unmarshal([]byte(j.cfg), &cfg); err != nil {
 		post(map[string]any{"type": "error", "id": id, "message": "config: " + err.Error()})
 		return
 	}
+	var opt engine.RunOptions
 	last := time.Now()
-	res, err := engine.RunWith(ctx, cfg, engine.RunOptions{Progress: func(done, total sim.Time) {
-		if time.Since(last) < 40*time.Millisecond {
+	var rows []float64 // row-major, not yet posted
+	sent, cols := 0, len(engine.SeriesNames())
+	flush := func(done, total sim.Time) {
+		n := len(rows) / cols
+		data, err := float64Array(rows)
+		if err != nil {
 			return
 		}
-		post(map[string]any{"type": "progress", "id": id, "done": float64(done) / 1e9, "total": float64(total) / 1e9})
+		m := map[string]any{"type": "chunk", "id": id, "from": sent, "rows": n, "cols": cols, "data": data,
+			"done": float64(done) / 1e9, "total": float64(total) / 1e9}
+		if sent == 0 {
+			names := make([]any, cols)
+			for i, s := range engine.SeriesNames() {
+				names[i] = s
+			}
+			m["names"], m["config"] = names, j.cfg
+		}
+		buf, _ := data.Get("buffer")
+		post(m, buf)
+		sent += n
+		rows = rows[:0]
+	}
+	if j.stream {
+		opt.Sample = func(row []float64) { rows = append(rows, row...) }
+	}
+	opt.Progress = func(done, total sim.Time) {
+		if j.stream && sent == 0 && len(rows) > 0 {
+			flush(done, total) // the first rows at once
+			yield()
+			last = time.Now()
+			return
+		}
+		if time.Since(last) < chunkEvery {
+			return
+		}
+		if j.stream {
+			flush(done, total)
+		} else {
+			post(map[string]any{"type": "progress", "id": id, "done": float64(done) / 1e9, "total": float64(total) / 1e9})
+		}
 		yield()
 		last = time.Now()
-	}})
+	}
+	res, err := engine.RunWith(ctx, cfg, opt)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("cancelled")
@@ -95,7 +211,10 @@ func run(id int, cfgJSON string, summary bool) {
 		post(map[string]any{"type": "error", "id": id, "message": err.Error()})
 		return
 	}
-	if summary {
+	if j.stream && len(rows) > 0 {
+		flush(sim.Time(res.RuntimeS*1e9), sim.Time(res.RuntimeS*1e9))
+	}
+	if j.summary {
 		res.Series, res.Inodes, res.Trace = nil, nil, nil
 	}
 	out, err := json.Marshal(res)
@@ -118,10 +237,7 @@ func handle(_ safejs.Value, args []safejs.Value) any {
 	id, _ := idv.Int()
 	switch typ {
 	case "run":
-		cfg := str(m, "config")
-		sv, _ := m.Get("summary")
-		summary, _ := sv.Bool()
-		go run(id, cfg, summary)
+		go run(job{id: id, cfg: str(m, "config"), dflt: flag(m, "default"), summary: flag(m, "summary"), stream: flag(m, "stream")})
 	case "cancel":
 		mu.Lock()
 		if c := cancels[id]; c != nil {
@@ -139,6 +255,15 @@ func handle(_ safejs.Value, args []safejs.Value) any {
 		}()
 	}
 	return nil
+}
+
+func flag(v safejs.Value, key string) bool {
+	x, err := v.Get(key)
+	if err != nil || x.Type() != safejs.TypeBoolean {
+		return false
+	}
+	b, _ := x.Bool()
+	return b
 }
 
 func str(v safejs.Value, key string) string {
