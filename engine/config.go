@@ -210,6 +210,13 @@ func (c *Config) Validate() error {
 		}
 		return nil
 	}
+	// durations in their own units ("runtime: 100000h0m0s out of range [1ms, 24h0m0s]")
+	drng := func(field string, v, lo, hi Duration) error {
+		if v < lo || v > hi {
+			return fmt.Errorf("%s: %v out of range [%v, %v]", field, v, lo, hi)
+		}
+		return nil
+	}
 	memBytes := c.MemoryMB << 20
 	checks := []error{
 		rng("cpus", int64(c.CPUs), 1, MaxCPUs),
@@ -224,7 +231,7 @@ func (c *Config) Validate() error {
 		rng("trace_lines", int64(c.TraceLines), 0, MaxTraceLines),
 		rng("workload.readers", int64(c.Workload.Readers), 0, MaxReaders),
 		rng("workload.read_bs", c.Workload.ReadBS, 0, MaxBS),
-		rng("runtime (ns)", int64(c.Runtime), int64(minRuntime), int64(maxRuntime)),
+		drng("runtime", c.Runtime, minRuntime, maxRuntime),
 	}
 	if c.DirtyBytes != 0 {
 		checks = append(checks, rng("dirty_bytes", c.DirtyBytes, 2*4096, memBytes))
@@ -262,7 +269,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("workload.fsync: conv=fsync needs workload.count > 0 (the dd must finish to fsync)")
 	}
 	if c.SampleInterval != 0 {
-		if err := rng("sample_interval (ns)", int64(c.SampleInterval), int64(time.Millisecond), int64(c.Runtime)); err != nil {
+		if err := drng("sample_interval", c.SampleInterval, Duration(time.Millisecond), c.Runtime); err != nil {
 			return err
 		}
 		if int64(c.Runtime)/int64(c.SampleInterval) > MaxSamples*50 {

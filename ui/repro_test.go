@@ -71,8 +71,8 @@ func TestFormLimits(t *testing.T) {
 	for _, c := range []struct{ id, v, want string }{
 		{"dd", "100000", "workload.dd: 100000 out of range [1, 10000]"},
 		{"memory", "1048576", "memory_MB: 1048576 out of range [64, 262144]"},
-		{"runtime", "1ns", "runtime (ns): 1 out of range"},
-		{"runtime", "8760h", "runtime (ns): 31536000000000000 out of range"},
+		{"runtime", "1ns", "runtime: 1ns out of range [1ms, 24h0m0s]"},
+		{"runtime", "8760h", "runtime: 8760h0m0s out of range [1ms, 24h0m0s]"},
 		{"dev.qd", "0", "qd"},
 		{"cpus", "1000", "cpus: 1000 out of range [1, 256]"},
 		{"bs", "1G", "workload.bs"},
