@@ -14,6 +14,7 @@ window.wblab = {
   },
   // plot draws a uPlot chart from the JSON options and data of ui.ChartJSON: series
   // with "step" become step lines; legend values carry the series' unit.
+  // The chart follows its box (ResizeObserver) and the page's colours (dark mode).
   plot(optsJSON, dataJSON, el) {
     const o = JSON.parse(optsJSON), d = JSON.parse(dataJSON);
     const stepped = uPlot.paths && uPlot.paths.stepped ? uPlot.paths.stepped({ align: 1 }) : null;
@@ -24,11 +25,28 @@ window.wblab = {
       s.value = (u, v) => v == null ? "--" : num(v) + (unit ? " " + unit : "");
       delete s.step; delete s.unit;
     });
-    o.width = Math.max(el.clientWidth - 10, 300);
-    o.height = 230;
-    return new uPlot(o, d, el);
+    const css = getComputedStyle(document.documentElement);
+    const fg = css.getPropertyValue("--fg").trim() || "#1d2329", grid = css.getPropertyValue("--grid").trim() || "rgba(0,0,0,.07)";
+    (o.axes || []).forEach((a) => { a.stroke = fg; a.grid = Object.assign({ stroke: grid, width: 1 }, a.grid || {}); a.ticks = { stroke: grid, width: 1 }; });
+    o.series.forEach((s) => { if (s.stroke === "#111") s.stroke = fg; });
+    const size = () => ({ width: Math.max(el.clientWidth - 10, 200), height: el.clientWidth < 500 ? 200 : 230 });
+    Object.assign(o, size());
+    let ro = null;
+    o.hooks = { destroy: [() => { if (ro) ro.disconnect(); }] };
+    const u = new uPlot(o, d, el);
+    if (window.ResizeObserver) {
+      let w = el.clientWidth;
+      ro = new ResizeObserver(() => { if (el.clientWidth !== w && el.clientWidth > 0) { w = el.clientWidth; u.setSize(size()); } });
+      ro.observe(el);
+    }
+    return u;
   },
   hash: () => location.hash,
+  onHash(fn) { window.addEventListener("hashchange", () => fn()); },
+  focus(id) {
+    // after the render that opens the form
+    setTimeout(() => { const el = document.getElementById(id); if (el) { el.scrollIntoView({ block: "center" }); el.focus(); } }, 50);
+  },
   setHash(h) { history.replaceState(null, "", h ? "#" + h : location.pathname + location.search); },
   pageURL: () => location.href.split("#")[0],
   copy(text) {

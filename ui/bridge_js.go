@@ -539,3 +539,16 @@ func Copy(text string) { lab("copy", text) }
 func Download(name, mime, text string) { lab("download", name, mime, text) }
 
 func jsBool(v safejs.Value) bool { b, _ := v.Bool(); return b }
+
+// OnHashChange calls f with location.hash whenever it changes (a pasted link,
+// Back/Forward); f must not block.
+func OnHashChange(f func(string)) {
+	fn, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any { f(Hash()); return nil })
+	if err != nil {
+		return
+	}
+	lab("onHash", fn.Value())
+}
+
+// FocusElement scrolls to and focuses the element with id.
+func FocusElement(id string) { lab("focus", id) }

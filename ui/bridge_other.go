@@ -24,3 +24,5 @@ func SetHash(string)                    {}
 func PageURL() string                   { return "" }
 func Copy(string)                       {}
 func Download(name, mime, text string)  {}
+func OnHashChange(func(string))         {}
+func FocusElement(string)               {}

@@ -27,8 +27,8 @@ func Cards(ar, b *RunState) []Card {
 		prec            int
 	}
 	nums := []num{
-		{"write_bw", "write_bw", "MB/s", func(r *engine.Result, _ float64) float64 { return r.WriteBWMBps }, 2},
-		{"written", "written", "MB", func(r *engine.Result, _ float64) float64 { return r.WrittenMB }, 1},
+		{"write_bw", "write_bw", "MiB/s", func(r *engine.Result, _ float64) float64 { return r.WriteBWMBps }, 2},
+		{"written", "written", "MiB", func(r *engine.Result, _ float64) float64 { return r.WrittenMB }, 1},
 		{"cpu", "CPU", "s", func(r *engine.Result, _ float64) float64 { return r.CPUS }, 2},
 		{"runtime", "runtime", "s simulated", func(r *engine.Result, _ float64) float64 { return r.RuntimeS }, 0},
 		{"wall", "wall time", "ms", func(_ *engine.Result, w float64) float64 { return w }, 0},

@@ -31,11 +31,11 @@ func TestCards(t *testing.T) {
 		absent []string
 	}{
 		{name: "single write_bw", a: run(res(50)), id: "write_bw",
-			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MB/s", A: "50.00"}, absent: []string{"dd_time", "read_p99"}},
+			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MiB/s", A: "50.00"}, absent: []string{"dd_time", "read_p99"}},
 		{name: "A/B delta", a: run(res(50)), b: run(res(51.55)), id: "write_bw",
-			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MB/s", A: "50.00", B: "51.55", Delta: "+3.1%"}},
+			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MiB/s", A: "50.00", B: "51.55", Delta: "+3.1%"}},
 		{name: "no percent from a shown zero", a: run(res(0)), b: run(res(3)), id: "write_bw",
-			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MB/s", A: "0.00", B: "3.00"}},
+			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MiB/s", A: "0.00", B: "3.00"}},
 		{name: "dd time when a dd exits", a: run(res(50, engine.TaskResult{Done: true, RuntimeS: 12.34})), id: "dd_time",
 			want: Card{ID: "dd_time", Label: "dd finished in", Unit: "s", A: "12.3"}},
 		{name: "same filesystem shows no B name", a: run(res(50)), b: run(res(40)), id: "fs",

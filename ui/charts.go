@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/kernel"
 )
 
 // SeriesSpec is one line of a chart: a column of the engine's time series, or the sum
@@ -19,6 +20,9 @@ type SeriesSpec struct {
 	Step  bool     // a step line (limits and counts that change in jumps)
 	Width float64  // line width (default 1.5)
 	Color string   // stroke (default: the palette colour of its position)
+	// PerCall marks a mean per event (per writeback_single_inode call, per pause):
+	// a sample with no event holds 0, which is no value, so it is left out.
+	PerCall bool
 }
 
 // ChartSpec is one graph with at most two y-axes (Units[0] left, Units[1] right).
@@ -41,10 +45,10 @@ var Charts = []ChartSpec{
 	{ID: "bdp", Title: "balance_dirty_pages ratelimits (log scale)", Log: true, Units: [2]string{"MB/s"}, Series: []SeriesSpec{
 		{Col: "dirty_ratelimit_MBps"}, {Col: "balanced_ratelimit_MBps"}, {Col: "task_ratelimit_MBps"}}},
 	{ID: "pause", Title: "balance_dirty_pages pauses", Units: [2]string{"ms"}, Series: []SeriesSpec{
-		{Col: "bdp_pause_ms", Label: "mean pause"}}},
+		{Col: "bdp_pause_ms", Label: "mean pause", PerCall: true}}},
 	{ID: "wsi", Title: "writeback_single_inode", Units: [2]string{"MB", "s"}, Series: []SeriesSpec{
-		{Col: "wsi_nr_to_write_MB", Label: "nr_to_write per call", Step: true},
-		{Col: "wsi_wrote_MB", Label: "wrote per call"},
+		{Col: "wsi_nr_to_write_MB", Label: "nr_to_write per call", Step: true, PerCall: true},
+		{Col: "wsi_wrote_MB", Label: "wrote per call", PerCall: true},
 		{Col: "inode_dirty_age_max_s", Label: "oldest dirty inode age", Axis: 1}}},
 	{ID: "bw", Title: "Bandwidth", Units: [2]string{"MB/s"}, Series: []SeriesSpec{
 		{Col: "write_bw_MBps"}, {Col: "avg_write_bw_MBps"}, {Col: "iostat_wMBps", Label: "iostat wMB/s"}}},
@@ -181,6 +185,65 @@ func column(sp SeriesSpec, s *engine.Series) ([]float64, bool) {
 type Run struct {
 	Label  string
 	Result *engine.Result
+	Absent map[string]bool // columns the run's kernel does not have (AbsentColumns)
+}
+
+// ioLessColumns exist only in kernels with IO-less balance_dirty_pages (v3.2+): the
+// dirty ratelimits and the setpoint of bdi_position_ratio. An IO-full kernel
+// (2.6.30, 2.6.36) throttles by writing back itself and has none of them.
+var ioLessColumns = []string{"setpoint_MB", "dirty_ratelimit_MBps", "balanced_ratelimit_MBps", "task_ratelimit_MBps"}
+
+// AbsentColumns are the series cfg's kernel does not have.
+func AbsentColumns(cfg engine.Config) map[string]bool {
+	p, err := kernel.LookupPreset(cfg.Kernel)
+	if err != nil {
+		return nil
+	}
+	v, err := cfg.Variants.Apply(p.Variants)
+	if err != nil || !v.IOFullThrottle {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, c := range ioLessColumns {
+		out[c] = true
+	}
+	return out
+}
+
+// MaxPoints is how many points a chart draws per series at most: denser series
+// (a 10 ms sample over an hour) are averaged over buckets of samples, which would
+// otherwise draw as solid noise.
+const MaxPoints = 400
+
+// bucket averages x and every column over groups of n samples (n = 1: unchanged).
+func bucket(x []float64, cols [][]*float64, n int) ([]float64, [][]*float64) {
+	if n <= 1 {
+		return x, cols
+	}
+	nb := (len(x) + n - 1) / n
+	bx := make([]float64, nb)
+	for i := range bx {
+		bx[i] = x[i*n]
+	}
+	out := make([][]*float64, len(cols))
+	for ci, c := range cols {
+		bc := make([]*float64, nb)
+		for i := range bc {
+			sum, k := 0.0, 0
+			for j := i * n; j < min((i+1)*n, len(c)); j++ {
+				if c[j] != nil {
+					sum += *c[j]
+					k++
+				}
+			}
+			if k > 0 {
+				v := sum / float64(k)
+				bc[i] = &v
+			}
+		}
+		out[ci] = bc
+	}
+	return bx, out
 }
 
 // ChartJSON builds uPlot options (minus size) and data for spec over runs; ok is false
@@ -220,13 +283,16 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 			x = t
 		}
 		for ci, sp := range spec.Series {
+			if r.Absent[sp.Col] {
+				continue
+			}
 			v, ok := column(sp, s)
 			if !ok {
 				continue
 			}
 			col := make([]*float64, len(x))
 			for i := range col {
-				if i < len(v) && !math.IsNaN(v[i]) && !math.IsInf(v[i], 0) && !(spec.Log && v[i] <= 0) {
+				if i < len(v) && !math.IsNaN(v[i]) && !math.IsInf(v[i], 0) && !(spec.Log && v[i] <= 0) && !(sp.PerCall && v[i] == 0) {
 					val := v[i]
 					col[i] = &val
 					nonzero = nonzero || val != 0
@@ -249,7 +315,7 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 				stroke = palette[ci%len(palette)]
 			}
 			sr := series{Label: lab, Scale: spec.Units[sp.Axis], Stroke: stroke, Width: w,
-				Step: sp.Step, Unit: spec.Units[sp.Axis]}
+				Step: sp.Step, Unit: PageUnit(spec.Units[sp.Axis]), Spans: sp.PerCall}
 			if ri > 0 {
 				sr.Dash = []float64{6, 4}
 			}
@@ -259,6 +325,11 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 	}
 	if len(cols) == 0 || (spec.HideZero && !nonzero) {
 		return "", "", false
+	}
+	title := spec.Title
+	if n := (len(x) + MaxPoints - 1) / MaxPoints; n > 1 {
+		x, cols = bucket(x, cols, n)
+		title += fmt.Sprintf(" (each point: mean of %d samples)", n)
 	}
 	scales := map[string]any{"x": map[string]any{"time": false}}
 	axes := []axis{{Label: "time (s)", Size: 40}}
@@ -272,7 +343,7 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 			sc["log"] = 10
 		}
 		scales[u] = sc
-		a := axis{Scale: u, Label: u, Size: 60}
+		a := axis{Scale: u, Label: PageUnit(u), Size: 60}
 		if i > 0 {
 			a.Side = 1
 			a.Grid = &grid{false}
@@ -280,7 +351,7 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 		axes = append(axes, a)
 	}
 	o := map[string]any{
-		"title":  spec.Title,
+		"title":  title,
 		"scales": scales,
 		"axes":   axes,
 		"series": ser,
@@ -299,4 +370,74 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 
 type grid struct {
 	Show bool `json:"show"`
+}
+
+// ChartSummary is a chart's text alternative: per drawn series its range and mean,
+// and the sample count (from the same columns ChartJSON draws).
+func ChartSummary(spec ChartSpec, runs []Run) string {
+	var parts []string
+	samples := 0
+	for _, r := range runs {
+		if r.Result == nil || r.Result.Series == nil {
+			continue
+		}
+		for _, sp := range spec.Series {
+			if r.Absent[sp.Col] {
+				continue
+			}
+			v, ok := column(sp, r.Result.Series)
+			if !ok || len(v) == 0 {
+				continue
+			}
+			samples = max(samples, len(v))
+			lo, hi, sum, n := math.Inf(1), math.Inf(-1), 0.0, 0
+			for _, x := range v {
+				if math.IsNaN(x) || math.IsInf(x, 0) || (sp.PerCall && x == 0) {
+					continue
+				}
+				lo, hi, sum, n = min(lo, x), max(hi, x), sum+x, n+1
+			}
+			if n == 0 {
+				continue
+			}
+			lab := sp.Label
+			if lab == "" {
+				lab = Label(sp.Col)
+			}
+			if r.Label != "" {
+				lab = r.Label + " " + lab
+			}
+			parts = append(parts, fmt.Sprintf("%s %s to %s, mean %s %s", lab, num(lo), num(hi), num(sum/float64(n)), PageUnit(spec.Units[sp.Axis])))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s over %d samples: %s.", spec.Title, samples, strings.Join(parts, "; "))
+}
+
+// num prints a value with about three significant digits.
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0 || a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 0.1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
+// PageUnit is how the page writes a unit: sizes are binary (MB is MiB, as the
+// kernel's trace and the harness count them).
+func PageUnit(u string) string {
+	switch u {
+	case "MB":
+		return "MiB"
+	case "MB/s":
+		return "MiB/s"
+	}
+	return u
 }

@@ -49,7 +49,7 @@ func TestChartsClaimEngineColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := []Run{{"", res}}
+	runs := []Run{{Label: "", Result: res}}
 	if o := OtherCharts(runs); len(o) != 0 {
 		t.Errorf("columns left to Other series: %+v", o)
 	}
@@ -72,7 +72,7 @@ func TestChartsClaimEngineColumns(t *testing.T) {
 
 func TestDirtyPlusWriteback(t *testing.T) {
 	res := fakeResult([]string{"time_s", "dirty_MB", "writeback_MB", "setpoint_MB"}, nil)
-	om, dm := chartOpts(t, Charts[0], []Run{{"", res}})
+	om, dm := chartOpts(t, Charts[0], []Run{{Label: "", Result: res}})
 	var labels []string
 	for _, s := range om["series"].([]any) {
 		labels = append(labels, s.(map[string]any)["label"].(string))
@@ -89,7 +89,7 @@ func TestDirtyPlusWriteback(t *testing.T) {
 func TestOtherAndWBTCharts(t *testing.T) {
 	names := []string{"time_s", "dirty_MB", "wbt_max", "wbt_step", "wbt_inflight", "foo_ms", "bar_pct", "baz_pages", "qux", "b_more_io_wait_inodes"}
 	res := fakeResult(names, map[string]bool{"wbt_max": true, "wbt_step": true, "wbt_inflight": true})
-	runs := []Run{{"", res}}
+	runs := []Run{{Label: "", Result: res}}
 	for _, sp := range Charts {
 		if sp.ID == "wbt" {
 			if _, _, ok := ChartJSON(sp, runs); ok {
@@ -120,7 +120,7 @@ func TestOtherAndWBTCharts(t *testing.T) {
 	res2 := fakeResult(names, nil)
 	for _, sp := range Charts {
 		if sp.ID == "wbt" {
-			om, _ := chartOpts(t, sp, []Run{{"A", res2}, {"B", res2}})
+			om, _ := chartOpts(t, sp, []Run{{Label: "A", Result: res2}, {Label: "B", Result: res2}})
 			if om == nil {
 				t.Fatal("no blk-wbt chart with wbt on")
 			}

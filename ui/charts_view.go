@@ -9,7 +9,7 @@ type ChartsView struct {
 	drawn     int
 	drawnMode string
 	memoKey   string
-	memo      map[string][2]string
+	memo      map[string]drawn
 
 	lab *Root
 }
@@ -26,22 +26,25 @@ func (c *ChartsView) draw() {
 	m := c.data()
 	c.drawn, c.drawnMode = c.ver, c.lab.Mode
 	for _, id := range c.IDs() {
-		DrawChart(id, m[id][0], m[id][1])
+		DrawChart(id, m[id].opts, m[id].data)
 	}
 }
 
+// drawn is one chart's uPlot options and data, and its text alternative.
+type drawn struct{ opts, data, summary string }
+
 // data is the uPlot options and data of every chart with something to show, by
 // element id.
-func (c *ChartsView) data() map[string][2]string {
+func (c *ChartsView) data() map[string]drawn {
 	key := fmt.Sprintf("%d/%s", c.ver, c.lab.Mode)
 	if c.memoKey == key {
 		return c.memo
 	}
 	runs := c.lab.Results.Runs()
-	m := map[string][2]string{}
+	m := map[string]drawn{}
 	for _, sp := range AllCharts(runs) {
 		if o, d, ok := ChartJSON(sp, runs); ok {
-			m["chart-"+sp.ID] = [2]string{o, d}
+			m["chart-"+sp.ID] = drawn{o, d, ChartSummary(sp, runs)}
 		}
 	}
 	c.memoKey, c.memo = key, m
@@ -56,6 +59,9 @@ func (c *ChartsView) Class(id string) string {
 	}
 	return "chart"
 }
+
+// Summary is a chart's text alternative.
+func (c *ChartsView) Summary(id string) string { return c.data()[id].summary }
 
 func (c *ChartsView) alive() bool {
 	if a := c.lab.Results.A; a == nil || a.Res == nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/vugu/vugu"
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/kernel"
 )
 
 // FormPanel is the form: A's controls, B's kernel and switches, the case box, and the
@@ -124,24 +125,18 @@ func (c *FormPanel) GroupFields(g string) []Field {
 // VariantFields are the kernel switches (for B).
 func (c *FormPanel) VariantFields() []Field { return c.GroupFields("kernel")[1:] }
 
-// SetCaseBox keeps the case box text.
-func (c *FormPanel) SetCaseBox(e vugu.DOMEvent) { c.CaseBox = e.PropString("target", "value") }
-
-// ApplyCase sets the form from the case box.
-func (c *FormPanel) ApplyCase() {
+// ApplyCase sets the form from the case box; it reports whether the name was good.
+func (c *FormPanel) ApplyCase() bool {
 	f, err := c.Form.ApplyCase(c.CaseBox)
 	if err != nil {
 		c.Errs["case"] = err.Msg
-		return
+		return false
 	}
 	delete(c.Errs, "case")
 	c.Form = f
 	c.lab.saveHash()
+	return true
 }
-
-// Run and Cancel are the run bar's buttons.
-func (c *FormPanel) Run()    { c.lab.Run() }
-func (c *FormPanel) Cancel() { c.lab.Cancel() }
 
 // bConfig is A's config with B's kernel and switches.
 func (c *FormPanel) bConfig() (engine.Config, *FieldError) {
@@ -164,17 +159,55 @@ func (c *FormPanel) bConfig() (engine.Config, *FieldError) {
 // setErr shows an input error next to its control, or under the case box when the
 // page has no such control (a link naming a switch or device key this build lacks).
 func (c *FormPanel) setErr(e *FieldError) {
+	msg := pageMsg(e.Msg)
 	for _, f := range Fields(c.DeviceModel()) {
 		if f.ID == e.Field {
-			c.Errs[e.Field] = e.Msg
+			c.Errs[e.Field] = msg
 			return
 		}
 	}
-	msg := e.Msg
 	if !strings.HasPrefix(msg, "link: ") && !strings.HasPrefix(msg, "case") {
 		msg = e.Field + ": " + msg
 	}
 	c.Errs["case"] = msg
+}
+
+// pageMsg drops the lists of allowed names an error ends with ("(keys: qd, ...)",
+// "(presets: ...)"): the page's select or the device fields below show them.
+func pageMsg(msg string) string {
+	for _, l := range []string{" (keys: ", " (presets: ", " (switches: "} {
+		if i := strings.Index(msg, l); i >= 0 {
+			j := strings.Index(msg[i:], ")")
+			if j < 0 {
+				j = len(msg) - i - 1
+			}
+			what := "the list in the form"
+			if l == " (keys: " {
+				what = "the device fields in the form"
+			}
+			msg = msg[:i] + " (see " + what + ")" + msg[i+j+1:]
+		}
+	}
+	return msg
+}
+
+// Doc is the description of the chosen kernel or device preset.
+func (c *FormPanel) Doc(id string) string {
+	switch id {
+	case "kernel", "b.kernel":
+		name := c.Form["kernel"]
+		if id == "b.kernel" {
+			name = c.B["kernel"]
+		}
+		if p, err := kernel.LookupPreset(name); err == nil {
+			return p.Doc
+		}
+	case "device":
+		if s, err := devices.Preset(c.Form["device"]); err == nil {
+			return s.Doc
+		}
+	}
+	return ""
 }
 
 // Err is a control's error text.

@@ -1,51 +1,135 @@
 package ui
 
 import (
-	_ "embed"
-	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/wblab/wblab/engine"
 )
 
-// wuTables is /work/shared/reference/wu-2011-tables.csv (Wu 2011's compare tables),
-// copied at build time into the package.
-//
-//go:embed data/wu-2011-tables.csv
-var wuTables string
-
-// Table is a built-in case list with the thread's published numbers.
+// Table is a built-in case list (one of the thread's comparison tables) with its
+// kernels and the thread's published numbers.
 type Table struct {
-	Name, Base, Test string
+	Name, Base, Test string // "T1"; the base and test kernel presets
 	Cases            []string
 	BaseBW, TestBW   []float64 // the thread's MB/s
 }
 
-// Tables are Wu 2011's tables T1..T6, in file order.
+// Tables are Wu 2011's tables T1..T6, read from the engine's matrices.
 func Tables() []Table {
-	rows, err := csv.NewReader(strings.NewReader(wuTables)).ReadAll()
-	if err != nil || len(rows) < 2 {
-		return nil
-	}
 	var out []Table
-	idx := map[string]int{}
-	for _, r := range rows[1:] {
-		if len(r) < 7 {
+	for _, name := range engine.Matrices() {
+		m, err := engine.LookupMatrix(name)
+		if err != nil {
 			continue
 		}
-		i, ok := idx[r[0]]
-		if !ok {
-			i = len(out)
-			idx[r[0]] = i
-			out = append(out, Table{Name: r[0], Base: r[1], Test: r[2]})
+		t := Table{Name: strings.TrimPrefix(m.Name, "wu-2011-"), Base: m.Base, Test: m.Test}
+		for _, r := range m.Rows {
+			t.Cases = append(t.Cases, r.Case)
+			t.BaseBW = append(t.BaseBW, r.ThreadBaseMBps)
+			t.TestBW = append(t.TestBW, r.ThreadTestMBps)
 		}
-		b, _ := strconv.ParseFloat(r[4], 64)
-		t, _ := strconv.ParseFloat(r[6], 64)
-		out[i].Cases = append(out[i].Cases, r[3])
-		out[i].BaseBW = append(out[i].BaseBW, b)
-		out[i].TestBW = append(out[i].TestBW, t)
+		out = append(out, t)
 	}
 	return out
+}
+
+// TableByName finds a built-in table.
+func TableByName(name string) (Table, bool) {
+	for _, t := range Tables() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Table{}, false
+}
+
+// Setup is the thread's run of the table (the harness: the default config, 600 s,
+// seed 1, with the base kernel); each case then sets its own fields.
+func (t Table) Setup() engine.Config {
+	cfg := engine.DefaultConfig()
+	cfg.Kernel = t.Base
+	return cfg
+}
+
+// SetupDiffs lists where base (A's config) and test (B's) differ from the thread's
+// setup for case name, as "field ours (thread: theirs)".
+func (t Table) SetupDiffs(name string, base, test engine.Config) []string {
+	c, err := engine.ParseCase(name)
+	if err != nil {
+		return nil
+	}
+	want := t.Setup()
+	c.Apply(&want)
+	wantB := want
+	wantB.Kernel = t.Test
+	var out []string
+	for _, p := range []struct {
+		side      string
+		got, want engine.Config
+	}{{"A", base, want}, {"B", test, wantB}} {
+		got := p.got
+		c.Apply(&got)
+		for _, d := range configDiffs(got, p.want) {
+			if p.side == "B" && !strings.HasPrefix(d, "kernel") && !strings.HasPrefix(d, "variants") {
+				continue // B shares A's fields
+			}
+			out = append(out, p.side+" "+d)
+		}
+	}
+	return out
+}
+
+// configDiffs compares two configs field by field (their JSON), as
+// "field ours (thread: theirs)".
+func configDiffs(got, want engine.Config) []string {
+	flat := func(c engine.Config) map[string]string {
+		b, _ := json.Marshal(c)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		out := map[string]string{}
+		var walk func(prefix string, v any)
+		walk = func(prefix string, v any) {
+			if mm, ok := v.(map[string]any); ok {
+				for k, x := range mm {
+					walk(strings.TrimPrefix(prefix+"."+k, "."), x)
+				}
+				return
+			}
+			b, _ := json.Marshal(v)
+			out[prefix] = string(b)
+		}
+		walk("", m)
+		return out
+	}
+	g, w := flat(got), flat(want)
+	keys := map[string]bool{}
+	for k := range g {
+		keys[k] = true
+	}
+	for k := range w {
+		keys[k] = true
+	}
+	var out []string
+	for _, k := range sortedSet(keys) {
+		if g[k] != w[k] {
+			out = append(out, fmt.Sprintf("%s %s (thread: %s)", k, human(k, g[k]), human(k, w[k])))
+		}
+	}
+	return out
+}
+
+// human shows a config JSON value: durations as Go durations, strings unquoted.
+func human(key, v string) string {
+	if v == "" || v == "null" {
+		return "unset"
+	}
+	if s, err := strconv.Unquote(v); err == nil {
+		return s
+	}
+	return v
 }
 
 // Cell is one run of a matrix: a case on the base (col 0) or test (col 1) kernel.
@@ -60,6 +144,8 @@ type Matrix struct {
 	Base, Test string // kernel labels
 	Cases      []string
 	Cells      [][2]Cell
+	Thread     string   // the built-in table the cases come from, or ""
+	Diffs      []string // where the run's setup differs from the thread's (SetupDiffs)
 }
 
 // Finished counts cells that have a value or an error.

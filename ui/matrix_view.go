@@ -35,9 +35,14 @@ func (c *MatrixCases) Cases() string { return c.m.Cases }
 // Err is the case list's error.
 func (c *MatrixCases) Err() string { return c.m.lab.Form.Err("cases") }
 
-// OnTable handles the table select.
+// OnTable handles the table select: a built-in table brings the thread's setup
+// (both kernels, runtime, seed, device and every other field of its harness).
 func (c *MatrixCases) OnTable(e vugu.DOMEvent) {
-	c.m.SelectTable(e.PropString("target", "value"))
+	name := e.PropString("target", "value")
+	c.m.SelectTable(name)
+	if t, ok := TableByName(name); ok {
+		c.m.lab.Form.apply(State{Form: FormFromConfig(t.Setup()), B: Form{"kernel": t.Test}})
+	}
 	c.m.lab.saveHash()
 }
 
@@ -87,6 +92,10 @@ func (c *MatrixView) start(cfg, bcfg engine.Config) {
 		return
 	}
 	m.Cells = make([][2]Cell, len(m.Cases))
+	if t, ok := TableByName(c.Table); ok {
+		m.Diffs = t.SetupDiffs(m.Cases[0], cfg, bcfg)
+		m.Thread = t.Name
+	}
 	c.M = m
 	for i, name := range m.Cases {
 		for col, base := range []engine.Config{cfg, bcfg} {

@@ -141,7 +141,12 @@ func (c *ResultsView) Runs() []Run {
 		return nil
 	}
 	if b := c.shownB(); b != nil {
-		return []Run{{"A", c.A.Res}, {"B", b.Res}}
+		return []Run{runOf("A", c.A), runOf("B", b)}
 	}
-	return []Run{{"", c.A.Res}}
+	return []Run{runOf("", c.A)}
+}
+
+// runOf labels a finished run for the charts, with the columns its kernel lacks.
+func runOf(label string, r *RunState) Run {
+	return Run{Label: label, Result: r.Res, Absent: AbsentColumns(r.Cfg)}
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"github.com/vugu/vugu"
 	"github.com/wblab/wblab/engine"
 )
@@ -8,6 +10,7 @@ import (
 // Root is the page: it composes the components (root.vugu) and holds what they share,
 // the mode and the URL state. Each component does one job:
 //
+//	RunBar      case box, Run/Cancel, status, progress and the error summary (run-bar.vugu)
 //	FormPanel   the form (A), B's kernel controls, the case box and their errors (form-panel.vugu)
 //	ReproBar    the "Reproduce" presets and the chosen one's explanation (repro-bar.vugu)
 //	ShareBar    share link, embed snippet and exports (share-bar.vugu)
@@ -16,9 +19,11 @@ import (
 //	ChartsView  the uPlot charts (charts-view.vugu)
 //	Workers     the engine worker plumbing (workers.go)
 type Root struct {
-	Mode  string // "", "ab", "matrix"
-	Embed bool
+	Mode     string // "", "ab", "matrix"
+	Embed    bool
+	FormOpen bool // on a phone the form folds away under the results
 
+	Bar     *RunBar
 	Form    *FormPanel
 	Repro   *ReproBar
 	Share   *ShareBar
@@ -39,6 +44,7 @@ func NewRoot() *Root {
 }
 
 func (c *Root) wire() {
+	c.Bar = &RunBar{lab: c}
 	c.Form = &FormPanel{lab: c, Form: Form{}, B: Form{}, Errs: map[string]string{}}
 	c.Repro = &ReproBar{lab: c}
 	c.Share = &ShareBar{lab: c}
@@ -58,11 +64,33 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	st, err := DecodeHash(Hash())
 	c.applyState(st)
 	c.w = NewWorkers(c.ee, c.route)
+	OnHashChange(c.hashChanged)
 	if err != nil {
 		c.Form.setErr(err)
 		return
 	}
 	c.Run()
+}
+
+// hashChanged applies a hash the user pasted or reached with Back/Forward (from a
+// browser callback: never inline, it takes the event lock).
+func (c *Root) hashChanged(h string) {
+	go func() {
+		c.ee.Lock()
+		defer c.ee.UnlockRender()
+		if strings.TrimPrefix(h, "#") == EncodeHash(c.state()) {
+			return // our own state
+		}
+		c.Cancel()
+		st, err := DecodeHash(h)
+		c.Form.Errs = map[string]string{}
+		c.applyState(st)
+		if err != nil {
+			c.Form.setErr(err)
+			return
+		}
+		c.Run()
+	}()
 }
 
 // applyState sets the page from a URL or preset state.
@@ -151,13 +179,34 @@ func (c *Root) AfterRender() {
 	c.Charts.draw()
 }
 
-// RootClass styles the page for embed mode.
+// RootClass styles the page for embed mode and the folded form.
 func (c *Root) RootClass() string {
+	cl := "lab"
 	if c.Embed {
-		return "lab embed"
+		cl += " embed"
 	}
-	return "lab"
+	if c.FormOpen {
+		cl += " form-open"
+	}
+	return cl
 }
+
+// ToggleForm opens or folds the form (phones).
+func (c *Root) ToggleForm() { c.FormOpen = !c.FormOpen }
+
+// FormToggleText is the fold button's text.
+func (c *Root) FormToggleText() string {
+	if c.FormOpen {
+		return "Hide the form"
+	}
+	return "Show the full form"
+}
+
+// SourceURL and DocsURL are where the code and its documentation live.
+const (
+	SourceURL = "https://github.com/wblab/wblab"
+	DocsURL   = "https://github.com/wblab/wblab#readme"
+)
 
 // ModeClass marks the active mode button.
 func (c *Root) ModeClass(m string) string {

@@ -1,11 +1,6 @@
 package ui
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // ShareBar holds the share link, the embed snippet, the exports and the notice line.
 type ShareBar struct {
@@ -30,29 +25,27 @@ func (c *ShareBar) EmbedSnippet() {
 	c.Notice = "embed snippet"
 }
 
-// Export downloads A's results in a format: json, csv or trace.
+// Export downloads what the page shows: the single run or A and B (json, csv,
+// trace), or in matrix mode the table (csv, json, the harness's text).
 func (c *ShareBar) Export(kind string) {
-	a := c.lab.Results.A
-	if a == nil || a.Res == nil {
-		c.Notice = "nothing to export yet"
+	var f File
+	var err error
+	if c.lab.Mode == "matrix" {
+		f, err = ExportMatrix(kind, c.lab.Matrix.M)
+	} else {
+		runs := []*RunState{c.lab.Results.A}
+		if b := c.lab.Results.shownB(); b != nil {
+			runs = append(runs, b)
+		}
+		f, err = ExportRuns(kind, runs)
+	}
+	if err != nil {
+		c.Notice = err.Error()
 		return
 	}
-	var b bytes.Buffer
-	name := "wblab-" + strings.NewReplacer("/", "_", "=", "-", ":", "-").Replace(a.Res.Case)
-	switch kind {
-	case "json":
-		e := json.NewEncoder(&b)
-		e.SetIndent("", " ")
-		_ = e.Encode(a.Res)
-		Download(name+".json", "application/json", b.String())
-	case "csv":
-		_ = a.Res.WriteSeriesCSV(&b)
-		Download(name+".csv", "text/csv", b.String())
-	case "trace":
-		if a.Trace == "" {
-			c.Notice = `no trace: tick "record trace" and run again`
-			return
-		}
-		Download(name+".trace.txt", "text/plain", a.Trace)
-	}
+	Download(f.Name, f.Mime, f.Text)
+	c.Notice = "saved " + f.Name
 }
+
+// Matrix reports whether the page is in matrix mode (the exports are the table's).
+func (c *ShareBar) Matrix() bool { return c.lab.Mode == "matrix" }

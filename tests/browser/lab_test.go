@@ -170,7 +170,7 @@ func TestInvalidInputRunsNothing(t *testing.T) {
 	if shown < 4 {
 		t.Errorf("%d charts visible after bad input, want the last run's", shown)
 	}
-	if s := p.text("#status"); s != status {
+	if s := p.text("#status"); s != "not run: 1 input error" {
 		t.Errorf("status changed from %q to %q: something ran", status, s)
 	}
 	// the engine's limits, with the limit in the message
@@ -181,7 +181,7 @@ func TestInvalidInputRunsNothing(t *testing.T) {
 	if e := p.text("#err-memory"); !strings.Contains(e, "out of range [64, 262144]") {
 		t.Errorf("error next to memory: %q", e)
 	}
-	if s := p.text("#status"); s != status {
+	if s := p.text("#status"); s != "not run: 1 input error" {
 		t.Errorf("status changed from %q to %q: something ran", status, s)
 	}
 	p.shot("invalid")
@@ -193,7 +193,7 @@ func TestInvalidInputRunsNothing(t *testing.T) {
 	if e := q.text("#err-fs"); !strings.HasPrefix(e, `fs: "ntfs" is not a filesystem`) {
 		t.Errorf("error next to fs: %q", e)
 	}
-	if s := q.text("#status"); s != "ready" {
+	if s := q.text("#status"); s != "not run: 1 input error" {
 		t.Errorf("status %q after an invalid link: something ran", s)
 	}
 	q.shot("invalid-fs")

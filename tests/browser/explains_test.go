@@ -1,0 +1,266 @@
+//go:build !(js && wasm)
+
+package browser
+
+// Issue 15's tests: each fails on the page before the issue (the problem it covers is
+// named in its comment).
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/wblab/wblab/ui"
+)
+
+// viewport sets the tab's size (mobile below 500 px).
+func (p *page) viewport(w, h int) {
+	p.t.Helper()
+	p.run(emulation.SetDeviceMetricsOverride(int64(w), int64(h), 1, w < 500))
+}
+
+// captureDownloads replaces the page's download helper with one that keeps the
+// files in window.__dl (by name).
+func (p *page) captureDownloads() {
+	p.eval(`window.__dl = {}; window.wblab.download = (n, m, t) => { window.__dl[n] = t }; true`, nil)
+}
+
+// download clicks an export button and returns the one file it saved.
+func (p *page) download(sel string) (name, text string) {
+	p.t.Helper()
+	p.eval(`window.__dl = {}; true`, nil)
+	p.click(sel)
+	p.poll("a download from "+sel, `Object.keys(window.__dl).length === 1`, 10*time.Second)
+	var f struct{ N, T string }
+	p.eval(`(() => { const n = Object.keys(window.__dl)[0]; return {N: n, T: window.__dl[n]} })()`, &f)
+	return f.N, f.T
+}
+
+// Problem 1: a built-in matrix table sets both kernels, the runtime and the thread's
+// other fields, and the table says when the run differs from the thread's setup.
+func TestMatrixTableRunsTheThreadsKernels(t *testing.T) {
+	p := newPage(t)
+	p.open("#v=1&runtime=10s&mode=matrix&dd=3")
+	p.poll("the matrix controls", `!!document.getElementById("m-table")`, 20*time.Second)
+	p.set("#m-table", "T2")
+	t2, _ := ui.TableByName("T2")
+	p.poll("B's kernel set to T2's test kernel", fmt.Sprintf(`document.getElementById("b-kernel").value === %q`, t2.Test), 10*time.Second)
+	if got := p.value("#f-kernel"); got != t2.Base {
+		t.Errorf("A's kernel %q, want T2's base %q", got, t2.Base)
+	}
+	if got := p.value("#f-runtime"); got == "10s" {
+		t.Errorf("runtime still the leftover %q", got)
+	}
+	// a shorter run than the thread's: said plainly above the table
+	p.set("#f-runtime", "2s")
+	p.click("#run")
+	p.poll("the matrix table", `!!document.querySelector("#matrix-table th")`, 20*time.Second)
+	var heads []string
+	p.eval(`Array.from(document.querySelectorAll("#matrix-table th")).map(e => e.textContent)`, &heads)
+	if len(heads) < 3 || heads[0] == heads[2] || !strings.HasPrefix(heads[2], t2.Test) {
+		t.Errorf("matrix header %q: want %s vs %s", heads, t2.Base, t2.Test)
+	}
+	p.poll("the setup warning", `!!document.getElementById("matrix-diffs")`, 10*time.Second)
+	if w := p.text("#matrix-diffs"); !strings.Contains(w, "runtime 2s (thread: 10m0s)") {
+		t.Errorf("setup warning %q", w)
+	}
+	p.click("#cancel")
+}
+
+// Problem 3: a new hash in an open tab (a pasted link) and Back apply their state.
+func TestHashChangeApplies(t *testing.T) {
+	p := newPage(t)
+	p.open("#v=1&runtime=20s")
+	p.waitDone()
+	p.eval(`location.hash = "#v=1&runtime=20s&dd=3"; true`, nil)
+	p.poll("the pasted link's run", `document.getElementById("f-dd").value === "3" && document.getElementById("status").textContent.includes("3dd")`, 60*time.Second)
+	p.waitDone()
+	p.eval(`history.back(); true`, nil)
+	p.poll("Back to the first state", `document.getElementById("f-dd").value === "1" && document.getElementById("status").textContent.includes("1dd")`, 60*time.Second)
+}
+
+// Problem 4: errors show in a summary next to Run (within the first screen), in human
+// units, without the list of every device key.
+func TestErrorsWhereTheUserLooks(t *testing.T) {
+	for _, tc := range []struct {
+		hash, want, not string
+	}{
+		{"#v=1&kernel=9.9", `"9.9" is not a kernel preset`, "presets: "},
+		{"#v=1&runtime=100000h", "[1ms, 24h0m0s]", "86400000000000"},
+		{"#v=1&device=wu2011-hdd,seek_ms=5", `unknown key "seek_ms"`, "keys: "},
+	} {
+		t.Run(tc.hash, func(t *testing.T) {
+			p := newPage(t)
+			p.open(tc.hash)
+			p.poll("the error summary", `!!document.getElementById("error-summary")`, 20*time.Second)
+			s := p.text("#error-summary")
+			if !strings.Contains(s, tc.want) || strings.Contains(s, tc.not) {
+				t.Errorf("summary %q: want %q, not %q", s, tc.want, tc.not)
+			}
+			var visible bool
+			p.eval(`(() => { const r = document.getElementById("error-summary").getBoundingClientRect(); return r.height > 0 && r.bottom <= innerHeight })()`, &visible)
+			if !visible {
+				t.Error("the error summary is not on the first screen")
+			}
+			if st := p.text("#status"); st == "ready" || !strings.Contains(st, "error") {
+				t.Errorf("status %q", st)
+			}
+		})
+	}
+}
+
+// Problem 5: exports cover what is on screen: A and B; the matrix as CSV, JSON and
+// the harness's text.
+func TestExportsCoverTheScreen(t *testing.T) {
+	p := newPage(t)
+	p.open("#v=1&runtime=20s&mode=ab&b.v.scaled_chunk=off")
+	p.poll("A/B results", `!!document.querySelector("#card-write_bw .bv")`, 60*time.Second)
+	p.captureDownloads()
+	_, js := p.download("#export-json")
+	var ab map[string]struct {
+		Case   string  `json:"case"`
+		BW     float64 `json:"write_bw_MBps"`
+		Series any     `json:"series"`
+	}
+	if err := json.Unmarshal([]byte(js), &ab); err != nil || ab["A"].BW == 0 || ab["B"].BW == 0 || ab["B"].Series == nil {
+		t.Errorf("A/B JSON (%v): %.200s", err, js)
+	}
+	_, csv := p.download("#export-csv")
+	if !strings.HasPrefix(csv, "run,time_s,") || !strings.Contains(csv, "\nB,") || !strings.Contains(csv, "\nA,") {
+		t.Errorf("A/B CSV: %.200s", csv)
+	}
+
+	p.click("#mode-matrix")
+	p.poll("the matrix controls", `!!document.getElementById("m-cases")`, 10*time.Second)
+	p.set("#m-cases", "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X\nthresh=100M/generic-2dd-4k-8p-4096M-100M:10-X")
+	p.click("#run")
+	p.poll("the matrix TOTAL", `document.getElementById("status").textContent.includes("4 of 4")`, 60*time.Second)
+	_, mcsv := p.download("#export-csv")
+	if !strings.HasPrefix(mcsv, "case,base_kernel,test_kernel,base_MBps") || strings.Count(mcsv, "generic-") != 2 {
+		t.Errorf("matrix CSV:\n%s", mcsv)
+	}
+	_, mjs := p.download("#export-json")
+	var m struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(mjs), &m); err != nil || len(m.Rows) != 2 {
+		t.Errorf("matrix JSON (%v): %.300s", err, mjs)
+	}
+	_, txt := p.download("#export-text")
+	if !strings.Contains(txt, "TOTAL") || strings.TrimSpace(txt) != p.text("#matrix-text") {
+		t.Errorf("harness text:\n%s\npage:\n%s", txt, p.text("#matrix-text"))
+	}
+}
+
+// Problem 6: sizes are MiB and say so; the 2.6.30 kernel draws no v3.2-only series.
+func TestNumbersSayWhatTheyAre(t *testing.T) {
+	p := newPage(t)
+	p.open("#v=1&runtime=20s&kernel=2.6.30-rc6")
+	p.waitDone()
+	if u := p.text("#card-written .unit"); u != "MiB" {
+		t.Errorf("written unit %q", u)
+	}
+	var legends []string
+	p.eval(`Array.from(document.querySelectorAll("#charts .u-legend .u-series")).map(e => e.textContent)`, &legends)
+	for _, l := range legends {
+		for _, bad := range []string{"setpoint", "dirty_ratelimit", "balanced_ratelimit", "task_ratelimit"} {
+			if strings.Contains(l, bad) {
+				t.Errorf("2.6.30 draws %q (legend %q)", bad, l)
+			}
+		}
+	}
+}
+
+// Problem 7: charts follow their box; the phone layout puts results first, folds the
+// form and has no horizontal scroll; dense series are averaged; the embed fits 600×450
+// with its explanation and a chart above the fold.
+func TestLayoutFollowsTheWindow(t *testing.T) {
+	p := newPage(t)
+	p.viewport(1400, 1000)
+	p.open("#v=1&runtime=60s")
+	p.waitDone()
+	fits := `(() => { const c = document.querySelector("#chart-dirty canvas"), b = document.getElementById("box-chart-dirty");
+		return !!c && c.getBoundingClientRect().width <= b.clientWidth && c.getBoundingClientRect().width >= 0.85 * b.clientWidth })()`
+	p.viewport(1024, 900)
+	p.poll("the chart to shrink with its box", fits+` && document.documentElement.scrollWidth <= innerWidth`, 10*time.Second)
+	p.viewport(1400, 1000)
+	p.poll("the chart to grow with its box", fits, 10*time.Second)
+	var title string
+	p.eval(`document.querySelector("#chart-wsi .u-title").textContent`, &title)
+	if !strings.Contains(title, "mean of") {
+		t.Errorf("dense writeback_single_inode chart drawn raw: %q", title)
+	}
+
+	p.viewport(390, 844)
+	p.poll("the phone layout", `document.documentElement.scrollWidth <= innerWidth`, 10*time.Second)
+	var order struct{ Results, Form, Fields float64 }
+	p.eval(`({Results: document.getElementById("results").getBoundingClientRect().top, Form: document.getElementById("controls").getBoundingClientRect().top,
+		Fields: document.getElementById("form-fields").getBoundingClientRect().height})`, &order)
+	if order.Results > order.Form || order.Fields != 0 {
+		t.Errorf("phone: results at %.0f, form at %.0f, form fields %.0f px high (want results first, form folded)", order.Results, order.Form, order.Fields)
+	}
+	p.shot("phone")
+
+	q := newPage(t)
+	q.viewport(600, 450)
+	q.open("#v=1&embed=1&repro=chinner2010&case=thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X&runtime=20s")
+	q.poll("an embedded chart", `!!document.querySelector("#charts canvas")`, 60*time.Second)
+	var fold struct{ Chart, Explain float64 }
+	q.eval(`({Chart: document.querySelector("#charts canvas").getBoundingClientRect().top, Explain: (document.getElementById("repro-explain")||{getBoundingClientRect: () => ({height: 0})}).getBoundingClientRect().height})`, &fold)
+	if fold.Chart > 450-100 || fold.Explain == 0 {
+		t.Errorf("embed 600×450: first chart at %.0f px, explanation %.0f px high", fold.Chart, fold.Explain)
+	}
+	var sw int
+	q.eval(`document.documentElement.scrollWidth`, &sw)
+	if sw > 600 {
+		t.Errorf("embed scrolls sideways: %d px", sw)
+	}
+	q.shot("embed-600x450")
+}
+
+// Problem 8: Enter in the case box runs it; aria-live status, a progressbar, a text
+// alternative per chart; dark mode; kernel and device descriptions; docs and source links.
+func TestAccessibleAndDiscoverable(t *testing.T) {
+	p := newPage(t)
+	p.open("#v=1&runtime=20s")
+	p.waitDone()
+	p.eval(`(() => { const e = document.getElementById("f-case"); e.value = "thresh=100M/generic-2dd-4k-8p-4096M-100M:10-X";
+		e.dispatchEvent(new Event("change", {bubbles: true}));
+		e.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true})); return true })()`, nil)
+	p.poll("Enter to run the typed case", `document.getElementById("f-dd").value === "2" && document.getElementById("status").textContent.includes("generic-2dd")`, 60*time.Second)
+	p.waitDone()
+	var a11y struct {
+		Live, Role string
+		Now        string
+		Charts     int
+		Labelled   int
+	}
+	p.eval(`({Live: document.getElementById("status").getAttribute("aria-live"), Role: (document.querySelector("[role=progressbar]")||{getAttribute: () => ""}).getAttribute("role"),
+		Now: (document.querySelector("[role=progressbar]")||{getAttribute: () => ""}).getAttribute("aria-valuenow"),
+		Charts: document.querySelectorAll("#charts .chart.shown").length,
+		Labelled: Array.from(document.querySelectorAll("#charts .chart.shown [role=img]")).filter(e => (e.getAttribute("aria-label")||"").length > 20).length})`, &a11y)
+	if a11y.Live != "polite" || a11y.Role != "progressbar" || a11y.Now != "100" || a11y.Charts < 4 || a11y.Labelled != a11y.Charts {
+		t.Errorf("accessibility %+v", a11y)
+	}
+	for _, id := range []string{"doc-kernel", "doc-device"} {
+		if d := p.text("#" + id); len(d) < 20 {
+			t.Errorf("%s: %q", id, d)
+		}
+	}
+	var links []string
+	p.eval(`Array.from(document.querySelectorAll("#link-docs, #link-source")).map(a => a.href)`, &links)
+	if len(links) != 2 || !strings.HasPrefix(links[0], "https://") {
+		t.Errorf("links %q", links)
+	}
+	var light, dark string
+	p.eval(`getComputedStyle(document.body).backgroundColor`, &light)
+	p.run(emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}))
+	p.eval(`getComputedStyle(document.body).backgroundColor`, &dark)
+	if light == dark {
+		t.Errorf("dark mode: background %s in both", light)
+	}
+	p.shot("dark")
+}
