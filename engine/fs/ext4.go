@@ -10,6 +10,9 @@ type Ext4Params struct {
 	// MaxWritebackMBBump is s_max_writeback_mb_bump (128): ext4_da_writepages raises
 	// nr_to_write up to this many MB of contiguous dirty pages.
 	MaxWritebackMBBump int64
+	// MbStreamRequest is s_mb_stream_request (16 pages, mballoc's stream threshold):
+	// 2.6.30's ext4_da_writepages raises a smaller nr_to_write to it.
+	MbStreamRequest int64
 	// MaxExtentPages is the most blocks mballoc allocates for one extent (2048 =
 	// 8 MB); ext4_da_writepages maps and submits at most one extent per journal handle.
 	MaxExtentPages int64
@@ -44,6 +47,7 @@ type Ext4Params struct {
 func DefaultExt4Params() Ext4Params {
 	return Ext4Params{
 		MaxWritebackMBBump:  128,
+		MbStreamRequest:     16,
 		MaxExtentPages:      2048,
 		HandleCost:          6 * sim.Microsecond,
 		WriteBeginCost:      2 * sim.Microsecond,
@@ -62,7 +66,8 @@ func DefaultExt4Params() Ext4Params {
 //     preallocation window;
 //   - ext4_da_writepages bumps nr_to_write up to MaxWritebackMBBump of contiguous dirty
 //     pages and gives the bump back at exit, so the caller sees only its own budget
-//     consumed (or over-consumed);
+//     consumed (or over-consumed); before 2.6.32 (Variants.Ext4WritebackBump off) it
+//     only raises nr_to_write to MbStreamRequest;
 //   - allocation changes i_disksize and the extent tree: the inode's metadata is
 //     dirtied again by writeback; ->write_inode in WB_SYNC_NONE does not write it
 //     (it waits for the jbd2 commit), so the inode stays I_DIRTY_SYNC and
@@ -134,6 +139,12 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 		maxPages := e.P.MaxWritebackMBBump << 8
 		desired := int64(0)
 		switch {
+		case !e.k.P.Variants.Ext4WritebackBump:
+			// 2.6.30: at least s_mb_stream_request pages; the bump is not given back
+			if wbc.NrToWrite < e.P.MbStreamRequest {
+				wbc.NrToWrite = e.P.MbStreamRequest
+				e.Bumps++
+			}
 		case wbc.RangeCyclic:
 			desired = numDirtyPages(wc.In, wc.In.WritebackIndex, maxPages)
 		case wbc.RangeStart == 0 && wbc.RangeEnd == 1<<63-1 && wbc.NrToWrite != 1<<63-1:

@@ -61,6 +61,25 @@ func TestExt4BumpsNrToWriteAndCallerSeesOnlyItsOwnBudget(t *testing.T) {
 	}
 }
 
+// TestExt4StreamRequestBump: 2.6.30's ext4_da_writepages (Ext4WritebackBump off)
+// only raises nr_to_write to s_mb_stream_request and keeps what it raised: the
+// dirtier's 1536-page write_chunk writes 1536 pages, a 4-page budget writes 16.
+func TestExt4StreamRequestBump(t *testing.T) {
+	for _, tc := range []struct {
+		nrToWrite, wantWrites int64
+	}{{1536, 1536}, {4, 16}, {16, 16}} {
+		e := NewExt4()
+		w, k := testKernel(t, "simple", e, 1<<30, func(p *kernel.Params) { p.Variants.Ext4WritebackBump = false })
+		in := k.NewInode()
+		dirty(k, in, 10000)
+		wc, wrote := callWritepages(t, w, k, e, in, kernel.WritebackControl{
+			SyncMode: kernel.WBSyncNone, NrToWrite: tc.nrToWrite, RangeCyclic: true, RangeEnd: 1<<63 - 1})
+		assert.Equal(t, tc.wantWrites, wrote, "nr_to_write %d", tc.nrToWrite)
+		assert.Equal(t, max(tc.nrToWrite, 16)-wrote, wc.Wbc.NrToWrite, "the raise is not given back")
+		require.NoError(t, k.CheckInvariants())
+	}
+}
+
 func TestExt4WritebackRedirtiesInodeAndJournalCommits(t *testing.T) {
 	e := NewExt4()
 	w, k := testKernel(t, "simple", e, 100<<20, nil)

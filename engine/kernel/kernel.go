@@ -53,6 +53,7 @@ type Kernel struct {
 	updateTime       int64   // global_update_bandwidth's update_time, jiffies
 	ratelimitPages   int64   // ratelimit_pages
 	bdpRatelimits    []int64 // per-CPU bdp_ratelimits
+	vmDirties        int64   // vm_dirties' global event count (task_dirty_inc), IO-full kernels
 
 	// accounting
 	irqCPU     sim.Time
@@ -173,7 +174,11 @@ func (k *Kernel) Tracing() bool { return k.tracer != nil }
 // filesystems and workloads; it does nothing when tracing is off.
 func (k *Kernel) Trace(th *Thread, event, payload string) { k.trace(th, event, payload) }
 
-func (k *Kernel) trace(th *Thread, event, payload string) {
+func (k *Kernel) trace(th *Thread, event, payload string) { k.traceAt(th, k.W.Now(), event, payload) }
+
+// traceAt emits a trace line stamped t: a call inside a CPU burst that the model
+// computes in one step (t ≥ now), so the line carries the call's own time.
+func (k *Kernel) traceAt(th *Thread, t sim.Time, event, payload string) {
 	if k.tracer == nil {
 		return
 	}
@@ -181,7 +186,7 @@ func (k *Kernel) trace(th *Thread, event, payload string) {
 	if th != nil {
 		comm, pid, cpu = th.Task.Comm, th.Task.PID, max(th.Task.CPU, 0)
 	}
-	k.tracer.Emit(k.W.Now(), comm, pid, cpu, event, payload)
+	k.tracer.Emit(t, comm, pid, cpu, event, payload)
 }
 
 // Thread is a task executing kernel code: its sim task, block-layer submission
@@ -198,6 +203,7 @@ type Thread struct {
 	// 0 until the first balance_dirty_pages.
 	DirtyPausedWhen int64
 	bdp             bdpState
+	dirties         propSingle // tsk->dirties (2.6.24-3.1 task_dirty_inc), IO-full kernels
 	// noYield defers CPU bursts to the caller (kernel code run from a dirtier's
 	// balance_dirty_pages, whose caller consumes the cost after it returns)
 	noYield bool
@@ -287,6 +293,9 @@ func (k *Kernel) DirtyPages(th *Thread, in *Inode, index, n int64, newSize int64
 		k.BDI.Stats.Reclaimable += added
 		k.BDI.Stats.Dirtied += added
 		in.dirtied += added
+		if k.P.Variants.IOFullThrottle {
+			k.taskDirtyInc(th, added)
+		}
 		k.markInodeDirty(in, IDirtyPages)
 	}
 	if newSize > in.Size {

@@ -417,6 +417,7 @@ type bdpState struct {
 	nrDirtiedPause int64 // from wb_min_pause
 	noSleep        bool
 	// IO-full balance_dirty_pages (2.6.30-3.1)
+	bdiThresh   int64 // the task-scaled bdi limit of the last evaluation
 	ioFullStage int
 	waiting     bool // in congestion_wait since waitFrom
 	waitFrom    sim.Time

@@ -477,6 +477,58 @@ func (t *pdflushThread) pdflushDone() bool {
 	return false
 }
 
+// propSingle is a prop_local_single (lib/proportions.c, 2.6.24-3.1): a task's
+// recent events, halved for every half-period of global events it missed.
+type propSingle struct{ events, period int64 }
+
+// vmDirtiesShift is calc_period_shift() (2.6.30/2.6.36 mm/page-writeback.c):
+// 2 + ilog2(dirty_total - 1), dirty_total the dirty threshold in pages.
+func (k *Kernel) vmDirtiesShift() int64 {
+	_, dirty := k.dirtyLimits()
+	return 2 + ilog2(max(dirty-1, 1))
+}
+
+// propNormSingle is prop_norm_single: catch the task's count up with the global
+// period, halving it once per missed half-period.
+func (k *Kernel) propNormSingle(pl *propSingle) {
+	shift := k.vmDirtiesShift()
+	globalPeriod := k.vmDirties &^ (1<<(shift-1) - 1)
+	if pl.period == globalPeriod {
+		return
+	}
+	if missed := (globalPeriod - pl.period) >> (shift - 1); missed < 63 {
+		pl.events >>= missed
+	} else {
+		pl.events = 0
+	}
+	pl.period = globalPeriod
+}
+
+// taskDirtyInc is task_dirty_inc once per page for n pages (account_page_dirtied,
+// 2.6.24-3.1): the pages are counted in runs that end at half-period boundaries, so
+// the normalisation happens where per-page calls would do it.
+func (k *Kernel) taskDirtyInc(th *Thread, n int64) {
+	period2 := int64(1) << (k.vmDirtiesShift() - 1)
+	for n > 0 {
+		k.propNormSingle(&th.dirties)
+		c := min(n, period2-k.vmDirties&(period2-1))
+		th.dirties.events += c
+		k.vmDirties += c
+		n -= c
+	}
+}
+
+// taskDirtyLimit is task_dirty_limit (2.6.30/2.6.36): the bdi limit lowered by up
+// to 1/8 by the task's share of recent dirtying (prop_fraction_single:
+// events / (period/2 + global % period/2)), never below half.
+func (k *Kernel) taskDirtyLimit(th *Thread, bdiDirty int64) int64 {
+	k.propNormSingle(&th.dirties)
+	period2 := int64(1) << (k.vmDirtiesShift() - 1)
+	den := period2 + k.vmDirties&(period2-1)
+	inv := (bdiDirty >> 3) * th.dirties.events / den
+	return max(bdiDirty-inv, bdiDirty/2)
+}
+
 // balanceDirtyPagesIOFull is balance_dirty_pages of 2.6.30-3.1: over the bdi limit
 // the dirtier writes write_chunk pages itself, then waits in congestion_wait until
 // it is under the limit or its chunk is done. The returned time is the longest the
@@ -484,6 +536,9 @@ func (t *pdflushThread) pdflushDone() bool {
 // or it entered congestion_wait, th already waits on a queue and the caller's
 // sleep turns into a wait with that timeout.
 func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
+	if k.P.Variants.IOFullPauseBackoff {
+		return k.balanceDirtyPagesPauseBackoff(th, resume)
+	}
 	s := &th.bdp
 	b := k.BDI
 	writeChunk := k.ratelimitPages + k.ratelimitPages/2 // sync_writeback_pages()
@@ -511,7 +566,8 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 		// and again after the dirtier's writeback
 		th.Charge(k.P.Costs.BalanceDirty)
 		bg, thresh := k.globalDirtyLimits(th)
-		bdiThresh := k.bdiDirtyLimit(thresh)
+		bdiThresh := k.taskDirtyLimit(th, k.bdiDirtyLimit(thresh))
+		s.bdiThresh = bdiThresh
 		bdiDirty := b.Stats.Reclaimable + b.Stats.Writeback
 		if s.ioFullStage == 0 {
 			s.bg = bg
@@ -539,7 +595,7 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 		k.congestionWait(th)
 		return k.W.JiffiesToTime(max(k.W.HZ()/10, 1))
 	}
-	if b.Stats.Reclaimable+b.Stats.Writeback < k.bdiDirtyLimit(k.dirtyLimitsThresh()) && b.DirtyExceeded {
+	if b.Stats.Reclaimable+b.Stats.Writeback < s.bdiThresh && b.DirtyExceeded {
 		b.DirtyExceeded = false
 	}
 	s.active = false
@@ -551,8 +607,6 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 	}
 	return 0
 }
-
-func (k *Kernel) dirtyLimitsThresh() int64 { _, t := k.dirtyLimits(); return t }
 
 // balanceDirtyPagesRatelimitedIOFull is balance_dirty_pages_ratelimited_nr
 // (2.6.30): a per-CPU count of dirtied pages; ratelimit_pages, or 8 pages while the
@@ -571,4 +625,79 @@ func (k *Kernel) balanceDirtyPagesRatelimitedIOFull(th *Thread, nr int64) bool {
 		return true
 	}
 	return false
+}
+
+// balanceDirtyPagesPauseBackoff is balance_dirty_pages of 2.6.36 (the IO-full loop
+// of 2.6.35-3.1, mm/page-writeback.c of 2.6.36-rc1): throttle only above
+// (background + dirty)/2; dirty_exceeded when the bdi is at its task-scaled limit or
+// the system at the dirty limit; the dirtier writes write_chunk pages itself only
+// while the bdi's reclaimable pages exceed its limit, and otherwise sleeps
+// io_schedule_timeout(pause), the pause doubling from one jiffy to HZ/10.
+func (k *Kernel) balanceDirtyPagesPauseBackoff(th *Thread, resume bool) sim.Time {
+	s := &th.bdp
+	b := k.BDI
+	writeChunk := k.ratelimitPages + k.ratelimitPages/2 // sync_writeback_pages(ratelimit)
+	th.noYield = true
+	defer func() { th.noYield = false }()
+	if !resume {
+		*s = bdpState{active: true, pause: 1}
+		th.Stats.BdpCalls++
+	}
+	if s.waiting { // back from io_schedule_timeout: the pause's length
+		d := k.W.Now() - s.waitFrom
+		th.Stats.Paused += d
+		th.Stats.MaxPause = max(th.Stats.MaxPause, d)
+		s.waiting = false
+	}
+	exceeded := false
+	for {
+		if s.ioFullStage == 1 { // writeback_inodes_wb(&bdi->wb, &wbc) in the dirtier's context
+			if k.writebackInodes(th, &s.m) {
+				return k.W.JiffiesToTime(k.W.HZ()) // blocked in get_request_wait
+			}
+			s.pagesDirtied += writeChunk - s.m.wbc.NrToWrite // pages_written
+			s.ioFullStage = 0
+			if s.pagesDirtied >= writeChunk {
+				exceeded = true
+				break // we've done our duty
+			}
+		} else {
+			th.Charge(k.P.Costs.BalanceDirty)
+			bg, thresh := k.globalDirtyLimits(th)
+			s.bg = bg
+			global := k.G.NrFileDirty + k.G.NrWriteback
+			if global < (bg+thresh)/2 {
+				break // throttle only when background writeback cannot catch up
+			}
+			s.bdiThresh = k.taskDirtyLimit(th, k.bdiDirtyLimit(thresh))
+			exceeded = b.Stats.Reclaimable+b.Stats.Writeback >= s.bdiThresh || global >= thresh
+			if !exceeded {
+				break
+			}
+			b.DirtyExceeded = true
+			if b.Stats.Reclaimable > s.bdiThresh {
+				s.m = wbInodesM{wbc: WritebackControl{SyncMode: WBSyncNone, NrToWrite: writeChunk, RangeCyclic: true, RangeEnd: longMax}}
+				s.ioFullStage = 1
+				continue
+			}
+		}
+		// __set_current_state(TASK_INTERRUPTIBLE); io_schedule_timeout(pause)
+		th.Stats.Pauses++
+		d := k.W.JiffiesToTime(s.pause)
+		s.pause = min(s.pause*2, max(k.W.HZ()/10, 1))
+		s.waiting, s.waitFrom = true, k.W.Now()
+		th.Charge(k.P.Costs.SleepWake)
+		return d
+	}
+	if !exceeded && b.DirtyExceeded {
+		b.DirtyExceeded = false
+	}
+	s.active = false
+	if b.writebackRunning {
+		return 0
+	}
+	if bg, _ := k.dirtyLimits(); k.G.NrFileDirty > bg {
+		k.StartBackgroundWriteback()
+	}
+	return 0
 }

@@ -16,6 +16,11 @@ type Variants struct {
 	// ScaledChunk is writeback_chunk_size() of v3.1+ (bw/2, limit/8, 4 MB rounding);
 	// off: the fixed MAX_WRITEBACK_PAGES = 1024 of 2.6.32-3.0.
 	ScaledChunk bool
+	// Ext4WritebackBump is ext4_da_writepages' nr_to_write bump of 2.6.32-3.x
+	// (s_max_writeback_mb_bump: up to 128 MB of contiguous dirty pages, given back at
+	// exit). Off: 2.6.30's ext4_da_writepages, which only raises nr_to_write to
+	// s_mb_stream_request (16 pages) and keeps the bump (fs/ext4/inode.c of 2.6.30).
+	Ext4WritebackBump bool
 
 	// Wu 2011 "writeback: avoid touching dirtied_when on blocked inodes" series
 	// (../threads/wu-2011-more_io_wait-thread.txt). requeue_io_wait() exists only
@@ -74,6 +79,12 @@ type Variants struct {
 	// the dirtier writes back pages itself until the bdi is below its limit
 	// (2.6.30-3.1). Off: the IO-less balance_dirty_pages.
 	IOFullThrottle bool
+	// IOFullPauseBackoff is the IO-full balance_dirty_pages loop of 2.6.35-3.1 (with
+	// IOFullThrottle): the dirtier writes back only while the bdi's reclaimable pages
+	// exceed its limit, dirty_exceeded also at the global limit, and it sleeps
+	// io_schedule_timeout(pause) doubling from 1 jiffy to HZ/10. Off: 2.6.30's loop
+	// (writeback whenever the bdi has reclaimable pages, congestion_wait(HZ/10)).
+	IOFullPauseBackoff bool
 
 	// WBTFromKernel makes the kernel decide blk-wbt (4.6 presets, Kara/Axboe 2016):
 	// the WBT, WBTDraft, WBTQD1 and WBTDepth fields below replace the device's.
@@ -181,6 +192,7 @@ type Variants struct {
 var variantNames = map[string]func(*Variants) *bool{
 	"wcp_terminate_le0":           func(v *Variants) *bool { return &v.WCPTerminateLE0 },
 	"scaled_chunk":                func(v *Variants) *bool { return &v.ScaledChunk },
+	"ext4_writeback_bump":         func(v *Variants) *bool { return &v.Ext4WritebackBump },
 	"more_io_wait":                func(v *Variants) *bool { return &v.MoreIOWait },
 	"write_inode_requeue_wait":    func(v *Variants) *bool { return &v.WriteInodeRequeueWait },
 	"last_active_progress":        func(v *Variants) *bool { return &v.LastActiveProgress },
@@ -193,6 +205,7 @@ var variantNames = map[string]func(*Variants) *bool{
 	"remove_more_io_wait":         func(v *Variants) *bool { return &v.RemoveMoreIOWait },
 	"pdflush":                     func(v *Variants) *bool { return &v.Pdflush },
 	"io_full_throttle":            func(v *Variants) *bool { return &v.IOFullThrottle },
+	"io_full_pause_backoff":       func(v *Variants) *bool { return &v.IOFullPauseBackoff },
 	"wbt_from_kernel":             func(v *Variants) *bool { return &v.WBTFromKernel },
 	"wbt":                         func(v *Variants) *bool { return &v.WBT },
 	"wbt_draft":                   func(v *Variants) *bool { return &v.WBTDraft },
@@ -220,6 +233,7 @@ var variantNames = map[string]func(*Variants) *bool{
 var VariantDocs = map[string]string{
 	"wcp_terminate_le0":           "write_cache_pages stops at --nr_to_write <= 0 (Chinner's 2.6.36 fix)",
 	"scaled_chunk":                "writeback_chunk_size scales with bandwidth and dirty limit (v3.1+) instead of 4 MB",
+	"ext4_writeback_bump":         "ext4_da_writepages raises nr_to_write to 128 MB of contiguous dirty pages (2.6.32+); off: 16 pages (2.6.30)",
 	"more_io_wait":                "Wu 2011 patch 1: b_more_io_wait list + requeue_io_wait (spliced into b_io, not looped on)",
 	"write_inode_requeue_wait":    "Wu 2011 patch 2: inode left dirty by ->write_inode → requeue_io_wait, not redirty_tail",
 	"last_active_progress":        "Wu 2011 patch 3: wb->last_active moves on pages or inodes written",
@@ -232,6 +246,7 @@ var VariantDocs = map[string]string{
 	"remove_more_io_wait":         "Wu 2011 follow-up: requeue_io_wait ≡ requeue_io, wb_writeback exits on a pass without progress",
 	"pdflush":                     "2.6.30: pdflush thread pool, background_writeout/wb_kupdate (off: Axboe's per-bdi flushers)",
 	"io_full_throttle":            "pre-3.2 balance_dirty_pages: the dirtier writes back pages itself (off: IO-less throttling)",
+	"io_full_pause_backoff":       "2.6.35-3.1 IO-full loop: write back only above the bdi limit, io_schedule_timeout pauses 1 jiffy..HZ/10 (off: 2.6.30)",
 	"wbt_from_kernel":             "the kernel preset decides blk-wbt (wbt, wbt_draft, wbt_qd1, depth) instead of the device",
 	"wbt":                         "blk-wbt on (with wbt_from_kernel)",
 	"wbt_draft":                   "blk-wbt 2016 draft semantics (with wbt_from_kernel)",
@@ -318,7 +333,7 @@ type Preset struct {
 const DefaultPreset = "3.1.0-rc9-ioless-full"
 
 // v32 is the v3.2 writeback code the Wu 2011 series was written against.
-var v32 = Variants{WCPTerminateLE0: true, ScaledChunk: true}
+var v32 = Variants{WCPTerminateLE0: true, ScaledChunk: true, Ext4WritebackBump: true}
 
 // wu2011 composes the Wu 2011 series on top of the baseline: patches by number
 // (1-7), plus Kara's I_SYNC patch, "remove redirty_tail() on pages_skipped" and the
@@ -389,9 +404,9 @@ var presets = []Preset{
 	// 2.6.36-rc1 has per-bdi flushers, IO-full balance_dirty_pages,
 	// MAX_WRITEBACK_PAGES chunks and the old termination rule.
 	{Name: "2.6.36-rc1", Doc: "Chinner 2010: write_cache_pages never stops once ->writepage drove nr_to_write ≤ 0",
-		Variants: Variants{IOFullThrottle: true, WbcNonblocking: true}},
+		Variants: Variants{IOFullThrottle: true, IOFullPauseBackoff: true, WbcNonblocking: true, Ext4WritebackBump: true}},
 	{Name: "2.6.36-rc1+fix", Doc: "Chinner 2010: 2.6.36-rc1 with commit 546a1924 (stop at --nr_to_write <= 0)",
-		Variants: Variants{WCPTerminateLE0: true, IOFullThrottle: true, WbcNonblocking: true}},
+		Variants: Variants{WCPTerminateLE0: true, IOFullThrottle: true, IOFullPauseBackoff: true, WbcNonblocking: true, Ext4WritebackBump: true}},
 
 	// Axboe 2009 (../threads/axboe-2009-per-bdi-flusher-threads.txt): 2.6.30-rc6 with
 	// pdflush, and with the per-bdi flusher threads and their work list (the v3.2
