@@ -21,6 +21,7 @@ func (x *Xfs) Stats() []Stat {
 		{"write_inode_eagain", x.EAGAIN, "->write_inode calls that returned EAGAIN (ILOCK busy)"},
 		{"xfsdatad_ioends", x.Ioends, "appending ioends finished by the xfsdatad worker"},
 		{"xfsdatad_requeues", x.EndIoRequeues, "xfs_end_io EAGAIN requeues, each followed by delay(1)"},
+		{"ilock_waits", x.IlockWaits, "writeback's blocking xfs_ilock calls that found the ILOCK held and slept"},
 	}
 }
 

@@ -26,6 +26,17 @@ type XfsParams struct {
 	// MapBlocksCost is xfs_map_blocks per ->writepage call: ILOCK, the extent
 	// lookup (xfs_bmapi) and ioend setup; clustered pages reuse the mapping.
 	MapBlocksCost sim.Time
+	// LookupPageCost is one page of xfs_cluster_write's pagevec_lookup (radix-tree
+	// gang lookup, a page reference) and its pagevec_release. Costs.ClusterPage covers
+	// it for pages the cluster converts; a call that converts fewer pages than it
+	// looked up (2.6.36-rc1's one-page-cluster calls: PAGEVEC_SIZE looked up, one
+	// converted) pays it for the rest. ~100 ns: a cache-hot slot lookup plus an
+	// atomic get/put on a 2010 x86 core.
+	LookupPageCost sim.Time
+	// SkipPageCost is write_cache_pages' visit of a page its dirty-tag pagevec
+	// holds but ->writepage already cleaned by clustering (lock_page, !PageDirty,
+	// unlock_page); every old-rule call leaves one such page behind it.
+	SkipPageCost sim.Time
 	// DelallocCost is the buffered write path's XFS work per newly dirtied page
 	// (2.6.36-3.x xfs_vm_write_begin → block_write_begin → create_empty_buffers +
 	// __xfs_get_blocks(create) → xfs_iomap(BMAPI_WRITE): ILOCK_EXCL, an xfs_bmapi
@@ -52,6 +63,8 @@ func DefaultXfsParams() XfsParams {
 		EndIoCost:      2 * sim.Microsecond,
 		MapBlocksCost:  4 * sim.Microsecond,
 		DelallocCost:   4 * sim.Microsecond,
+		LookupPageCost: 100 * sim.Nanosecond,
+		SkipPageCost:   200 * sim.Nanosecond,
 		Layout:         Layout{StartSector: 2048 * 8, MinWindowPages: gb, MaxWindowPages: gb},
 	}
 }
@@ -98,6 +111,7 @@ type Xfs struct {
 	EAGAIN         int64 // ->write_inode calls that returned EAGAIN
 	Ioends         int64 // ioends finished by the xfsdatad worker
 	EndIoRequeues  int64 // xfs_end_io EAGAIN requeues (each followed by delay(1))
+	IlockWaits     int64 // blocking xfs_ilock calls that found the lock held and slept
 }
 
 type xfsInode struct {
@@ -110,6 +124,9 @@ type xfsInode struct {
 	writer, mapper, completion ilockWindow
 	batch, batchHeld           int64 // the worker's setfilesize holds in its current step
 }
+
+// xfsPagevecSize is PAGEVEC_SIZE, the length of xfs_cluster_write's lookups.
+const xfsPagevecSize = 14
 
 // ErrEAGAIN is ->write_inode's EAGAIN.
 var ErrEAGAIN = errors.New("EAGAIN")
@@ -138,9 +155,17 @@ func (x *Xfs) Create(in *kernel.Inode) { in.FS = &xfsInode{} }
 // now; __xfs_get_blocks holds the ILOCK exclusively for one extent lookup per page.
 func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
 	c := &x.k.P.Costs
+	xi := in.FS.(*xfsInode)
+	now := x.k.W.Now()
 	perPage := x.P.DelallocCost + c.CopyPage + c.NewDirtyPage
-	in.FS.(*xfsInode).writer.set(x.k.W.Now(), sim.Time(n)*perPage, n, x.P.BmapiHold)
-	return sim.Time(n) * x.P.DelallocCost
+	xi.writer.set(now, sim.Time(n)*perPage, n, x.P.BmapiHold)
+	// __xfs_get_blocks' xfs_ilock(ILOCK_EXCL) blocks while writeback's
+	// xfs_map_blocks (shared) or completion's xfs_setfilesize holds the lock: the
+	// writer sleeps on the rwsem and is woken by the holder's unlock. The expected
+	// cost over n lookups (a mean, not drawn per page).
+	busy := min(xi.mapper.heldPPM(now)+xi.completion.heldPPM(now), 1_000_000)
+	wait := sim.Time(n * busy * int64(c.SleepWake) / 1_000_000)
+	return sim.Time(n)*x.P.DelallocCost + wait
 }
 
 // ilockNowait is xfs_ilock_nowait(ip, XFS_ILOCK_SHARED) for writeback.
@@ -202,16 +227,28 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 	trylocks := wc.TryLocks() // else xfs_map_blocks waits for the ILOCK (a µs hold)
 	for i < end {
 		if tracing {
-			wc.TraceWritepage(1)
+			wc.TraceWritepageAt(cpu)
 		}
-		if trylocks && !x.ilockAt(wc.In, x.k.W.Now()+cpu) {
-			skipped = true // xfs_map_blocks: -EAGAIN ⇒ redirty, stop the batch here
-			break
+		if !x.ilockAt(wc.In, x.k.W.Now()+cpu) {
+			if trylocks {
+				skipped = true // xfs_map_blocks: -EAGAIN ⇒ redirty, stop the batch here
+				break
+			}
+			// xfs_map_blocks' blocking xfs_ilock(ILOCK_SHARED): sleep on the
+			// rwsem until the holder's unlock wakes it
+			cpu += c.SleepWake
+			x.IlockWaits++
 		}
 		k := min(end-i, 2)
 		if k == 2 {
 			wbc.NrToWrite-- // xfs_convert_page: --nr_to_write <= 0 ⇒ done
-			cpu += c.ClusterPage
+			// converting the next page, and write_cache_pages' later visit of it
+			cpu += c.ClusterPage + x.P.SkipPageCost
+		}
+		// xfs_cluster_write's pagevec_lookup from the next page (PAGEVEC_SIZE pages
+		// of the streaming file are in the page cache) of which k-1 are converted
+		if looked := min(xfsPagevecSize, e-i-1); looked > k-1 {
+			cpu += sim.Time(looked-(k-1)) * x.P.LookupPageCost
 		}
 		cpu += c.Writepage + x.P.MapBlocksCost + c.SubmitBio
 		x.submitIoend(wc.In, i, k)
@@ -250,9 +287,15 @@ func (x *Xfs) alloc(in *kernel.Inode, xi *xfsInode, end int64) {
 func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	wbc := &wc.Wbc
 	xi := wc.In.FS.(*xfsInode)
-	if wc.TryLocks() && !x.ilockNowait(wc.In) {
-		x.redirty(wc) // xfs_map_blocks: -EAGAIN ⇒ redirty
-		return 1
+	c := &x.k.P.Costs
+	var wait sim.Time
+	if !x.ilockNowait(wc.In) {
+		if wc.TryLocks() {
+			x.redirty(wc) // xfs_map_blocks: -EAGAIN ⇒ redirty
+			return 1
+		}
+		wait = c.SleepWake // blocking xfs_ilock: sleep until the holder unlocks
+		x.IlockWaits++
 	}
 	x.alloc(wc.In, xi, runEnd)
 	avail := min(runEnd, index+xi.m.contig(index)) - index - 1
@@ -264,8 +307,7 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 		k = min(avail, wbc.NrToWrite)
 	}
 	wbc.NrToWrite -= k
-	c := &x.k.P.Costs
-	cost := c.Writepage + x.P.MapBlocksCost + sim.Time(k)*c.ClusterPage + c.SubmitBio
+	cost := wait + c.Writepage + x.P.MapBlocksCost + sim.Time(k)*c.ClusterPage + c.SubmitBio
 	wc.Th.Charge(cost)
 	xi.mapper.set(x.k.W.Now(), cost, 1, x.P.BmapiHold)
 	x.submitIoend(wc.In, index, 1+k)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/sim"
 )
 
 // WritebackCtx is one ->writepages call in progress: the calling thread, the inode,
@@ -288,19 +289,29 @@ func (k *Kernel) cgroupSuffix() string {
 // TraceWritepage emits the wbc_writepage lines of calls consecutive ->writepage
 // calls (for filesystems that run their own write_cache_pages-like loop).
 func (wc *WritebackCtx) TraceWritepage(calls int64) {
+	nr := wc.Wbc.NrToWrite
+	for i := int64(0); i < calls; i++ {
+		wc.traceWritepage(wc.K.W.Now(), nr)
+		if wc.K.P.Variants.WCPTerminateLE0 || nr > 0 {
+			nr--
+		}
+	}
+}
+
+// TraceWritepageAt emits the wbc_writepage line of one ->writepage call that starts
+// off after now (a call of a batch computed in one step), with the current wbc.
+func (wc *WritebackCtx) TraceWritepageAt(off sim.Time) {
+	wc.traceWritepage(wc.K.W.Now()+off, wc.Wbc.NrToWrite)
+}
+
+func (wc *WritebackCtx) traceWritepage(t sim.Time, nr int64) {
 	wbc := &wc.Wbc
 	end := "0x7fffffffffffffff"
 	if wbc.RangeEnd != longMax {
 		end = fmt.Sprintf("0x%x", (wbc.RangeEnd+1)*PageSize-1)
 	}
-	nr := wbc.NrToWrite
-	for i := int64(0); i < calls; i++ {
-		wc.K.trace(wc.Th, "wbc_writepage", fmt.Sprintf(
-			"bdi %s: towrt=%d skip=%d mode=%d kupd=%d bgrd=%d reclm=%d cyclic=%d start=0x%x end=%s",
-			wc.K.BDI.Name, nr, wbc.PagesSkipped, wbc.SyncMode, b2i(wbc.ForKupdate), b2i(wbc.ForBackground),
-			b2i(wbc.ForReclaim), b2i(wbc.RangeCyclic), wbc.RangeStart*PageSize, end)+wc.K.cgroupSuffix())
-		if wc.K.P.Variants.WCPTerminateLE0 || nr > 0 {
-			nr--
-		}
-	}
+	wc.K.traceAt(wc.Th, t, "wbc_writepage", fmt.Sprintf(
+		"bdi %s: towrt=%d skip=%d mode=%d kupd=%d bgrd=%d reclm=%d cyclic=%d start=0x%x end=%s",
+		wc.K.BDI.Name, nr, wbc.PagesSkipped, wbc.SyncMode, b2i(wbc.ForKupdate), b2i(wbc.ForBackground),
+		b2i(wbc.ForReclaim), b2i(wbc.RangeCyclic), wbc.RangeStart*PageSize, end)+wc.K.cgroupSuffix())
 }
