@@ -3,9 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/fs"
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
 )
 
 // Chinner 2010 (../shared/threads/chinner-2010-write_cache_pages-nr_to_write.txt):
@@ -57,40 +62,152 @@ func runChinner2010(ctx context.Context, quick bool) (*ExperimentReport, error) 
 	if err != nil {
 		return nil, err
 	}
-	towrt, err := chinnerTowrt(ctx)
+	tr, err := chinnerTrace(ctx)
 	if err != nil {
 		return nil, err
 	}
 	buggy, fixed := ddRateMBps(res[0]), ddRateMBps(res[1])
 	e4b, e4f := ddRateMBps(res[2]), ddRateMBps(res[3])
+	calls := fsStat(res[0], "writepage_calls")
+	flusherCPU := actorCPU(res[0], "flush-")
 	f := map[string]float64{
 		"buggy_MBps": buggy, "fixed_MBps": fixed, "ratio": fixed / buggy,
 		"ext4_buggy_MBps": e4b, "ext4_fixed_MBps": e4f, "ext4_ratio": e4f / e4b,
 		"file_GB": float64(gb),
+		// the buggy kernel at the trace level
+		"call_gap_p50_us": tr.p50, "call_gap_p95_us": tr.p95, "call_gap_mean_us": tr.mean,
+		"calls_per_s":             float64(calls) / res[0].RuntimeS,
+		"calls_per_flusher_cpu_s": float64(calls) / max(flusherCPU, 1e-9),
+		"flusher_busy":            flusherCPU / res[0].RuntimeS,
+		"xfsdatad_requeues":       float64(fsStat(res[0], "xfsdatad_requeues")),
+		"ilock_waits":             float64(fsStat(res[0], "ilock_waits")),
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "chinner-2010: %d GB sequential buffered dd, 8 CPUs, chinner2010-vm\n", gb)
 	fmt.Fprintf(&b, "%-6s %14s %14s %7s   thread\n", "fs", "2.6.36-rc1", "+fix", "ratio")
 	fmt.Fprintf(&b, "%-6s %9.0f MB/s %9.0f MB/s %7.2f   ~250 → ~750 MB/s (3.0)\n", "xfs", buggy, fixed, fixed/buggy)
 	fmt.Fprintf(&b, "%-6s %9.0f MB/s %9.0f MB/s %7.2f   (unaffected)\n", "ext4", e4b, e4f, e4f/e4b)
-	fmt.Fprintf(&b, "wbc_writepage towrt before the fix: %s\n", strings.Join(towrt, ", "))
+	fmt.Fprintf(&b, "wbc_writepage towrt before the fix: %s   (thread: 1024, 1023, 0, -1, -2)\n", strings.Join(tr.towrt, ", "))
+	fmt.Fprintf(&b, "2.6.36-rc1 two-page calls, from the trace: gap p50 %.1f µs, p95 %.1f µs, mean %.1f µs   (thread: 22, 7 µs)\n",
+		tr.p50, tr.p95, tr.mean)
+	fmt.Fprintf(&b, "  one call: %s\n", chinnerCallBreakdown())
+	fmt.Fprintf(&b, "  %.0f calls/s over the run, %.0f per second of flusher CPU (flusher busy %.0f%%); %d ILOCK waits, %d xfsdatad delay(1) requeues\n",
+		f["calls_per_s"], f["calls_per_flusher_cpu_s"], 100*f["flusher_busy"], fsStat(res[0], "ilock_waits"), fsStat(res[0], "xfsdatad_requeues"))
 	return &ExperimentReport{Figures: f, Text: b.String()}, nil
 }
 
-// chinnerTowrt runs the buggy kernel briefly with tracing and returns the towrt
-// values of the flusher's wbc_writepage lines around the first one ≤ 1.
-func chinnerTowrt(ctx context.Context) ([]string, error) {
+// chinnerCallBreakdown lists what one 2.6.36-rc1 two-page ->writepage call costs in
+// the model (xfs.Xfs.oldRuleStep) and one ioend's completion in xfsdatad.
+func chinnerCallBreakdown() string {
+	c := kernel.DefaultCosts()
+	x := fs.DefaultXfsParams()
+	lookups := sim.Time(13) // PAGEVEC_SIZE looked up, one converted
+	parts := []struct {
+		name string
+		d    sim.Time
+	}{
+		{"write_cache_pages + page lock/clear/set_writeback", c.Writepage},
+		{"visit of the clustered page", x.SkipPageCost},
+		{"xfs_map_blocks (ILOCK, xfs_bmapi, ioend)", x.MapBlocksCost},
+		{"xfs_convert_page", c.ClusterPage},
+		{"pagevec_lookup/release of 13 unused pages", lookups * x.LookupPageCost},
+		{"bio alloc + submit_bio + merge", c.SubmitBio},
+	}
+	var sum sim.Time
+	var b strings.Builder
+	for _, p := range parts {
+		fmt.Fprintf(&b, "%s %.1f + ", p.name, float64(p.d)/1e3)
+		sum += p.d
+	}
+	s := strings.TrimSuffix(b.String(), " + ")
+	return fmt.Sprintf("%s = %.1f µs (+%.1f µs sleep/wake-up when xfs_ilock finds the ILOCK held); completion per ioend %.1f µs + %.1f µs per page, +1 jiffy per failed xfs_setfilesize trylock",
+		s, float64(sum)/1e3, float64(c.SleepWake)/1e3, float64(x.EndIoCost)/1e3, float64(c.EndIOPage)/1e3)
+}
+
+// chinnerTraceFigures are the buggy kernel's wbc_writepage lines: the towrt
+// sequence and the spacing of consecutive two-page calls (towrt ≤ 0, µs).
+type chinnerTraceFigures struct {
+	towrt          []string
+	p50, p95, mean float64
+}
+
+// chinnerTrace runs the buggy kernel briefly with tracing.
+func chinnerTrace(ctx context.Context) (chinnerTraceFigures, error) {
 	c, err := chinnerConfig("2.6.36-rc1", "xfs", 2)
 	if err != nil {
-		return nil, err
+		return chinnerTraceFigures{}, err
 	}
 	c.Runtime = Duration(1e9)
 	c.TraceLines = 200_000
 	r, err := Run(ctx, c)
 	if err != nil {
-		return nil, err
+		return chinnerTraceFigures{}, err
 	}
-	return TowrtSequence(r.Trace, 6), nil
+	out := chinnerTraceFigures{towrt: TowrtSequence(r.Trace, 6)}
+	gaps := CallGapsUs(r.Trace)
+	if n := len(gaps); n > 0 {
+		sort.Float64s(gaps)
+		var sum float64
+		for _, g := range gaps {
+			sum += g
+		}
+		out.p50, out.p95, out.mean = gaps[n/2], gaps[n*19/20], sum/float64(n)
+	}
+	return out, nil
+}
+
+// CallGapsUs returns the spacing (µs) of consecutive wbc_writepage lines of one
+// thread whose towrt goes down by one from ≤ 0 (2.6.36-rc1's two-page calls).
+func CallGapsUs(trace []string) []float64 {
+	var gaps []float64
+	var prevComm string
+	var prevT float64
+	prevTowrt := int64(1)
+	for _, l := range trace {
+		i := strings.Index(l, ": wbc_writepage: ")
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(l[:i])
+		if len(f) < 3 {
+			continue
+		}
+		t, err1 := strconv.ParseFloat(f[len(f)-1], 64)
+		j := strings.Index(l, "towrt=")
+		if err1 != nil || j < 0 {
+			continue
+		}
+		towrt, err2 := strconv.ParseInt(strings.Fields(l[j+len("towrt="):])[0], 10, 64)
+		if err2 != nil {
+			continue
+		}
+		if f[0] == prevComm && towrt <= 0 && towrt == prevTowrt-1 {
+			gaps = append(gaps, (t-prevT)*1e6)
+		}
+		prevComm, prevT, prevTowrt = f[0], t, towrt
+	}
+	return gaps
+}
+
+// fsStat reads one filesystem counter of a Result (0 when absent).
+func fsStat(r *Result, name string) int64 {
+	for _, st := range r.FSStats {
+		if st.Name == name {
+			return st.Value
+		}
+	}
+	return 0
+}
+
+// actorCPU is the CPU seconds of the actors whose name starts with prefix.
+func actorCPU(r *Result, prefix string) float64 {
+	var s float64
+	for _, a := range r.CPUByActor {
+		if strings.HasPrefix(a.Actor, prefix) {
+			s += a.CPUS
+		}
+	}
+	return s
 }
 
 // TowrtSequence extracts n consecutive towrt values of wbc_writepage lines from a

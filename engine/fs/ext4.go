@@ -144,6 +144,7 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 			if wbc.NrToWrite < e.P.MbStreamRequest {
 				wbc.NrToWrite = e.P.MbStreamRequest
 				e.Bumps++
+				e.k.Fired(kernel.ActExt4NrToWriteRaise)
 			}
 		case wbc.RangeCyclic:
 			desired = numDirtyPages(wc.In, wc.In.WritebackIndex, maxPages)
@@ -155,6 +156,7 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 			wc.FSState[0] = desired - wbc.NrToWrite
 			wbc.NrToWrite = desired
 			e.Bumps++
+			e.k.Fired(kernel.ActExt4NrToWriteRaise)
 		}
 		wc.FSState[1] = 1
 		wc.Th.Sub.StartPlug()

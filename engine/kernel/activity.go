@@ -60,6 +60,7 @@ const (
 	ActMarkDirtyLeftISync                    // __mark_inode_dirty left an inode under I_SYNC in place
 	ActBackgroundCutoff                      // background wb_writeback loops after the work's first jiffy
 	ActWakeupDelayedKept                     // delayed flusher wakeups left pending (queue_delayed_work)
+	ActExt4NrToWriteRaise                    // ext4_da_writepages calls that raised nr_to_write
 	numActivities
 )
 
@@ -102,7 +103,7 @@ var activityPaths = [numActivities]ActivityPath{
 	ActChunkScaled:         {"writeback_chunk_size.scaled", "writeback_chunk_size calls where the scaled chunk is not MAX_WRITEBACK_PAGES", []string{"scaled_chunk"}},
 	ActKupdateEarly:        {"kupdate.retry_early", "kupdate runs started early while b_more_io_wait is not empty, and the short retry sleeps", []string{"kupdate_retry_early"}},
 	ActLastActiveDiffers:   {"last_active.progress_differs", "flusher passes whose progress (pages plus inodes cleaned) differs from pages written", []string{"last_active_progress"}},
-	ActBdpIOFull:           {"balance_dirty_pages.io_full", "balance_dirty_pages calls where the dirtier writes back itself (IO-full)", []string{"io_full_throttle"}},
+	ActBdpIOFull:           {"balance_dirty_pages.io_full", "balance_dirty_pages calls where the dirtier writes back itself (IO-full)", []string{"io_full_throttle", "io_full_pause_backoff"}},
 	ActBdpIOLess:           {"balance_dirty_pages.io_less", "balance_dirty_pages calls of the IO-less design", []string{"io_full_throttle"}},
 	ActLockBlocking:        {"writepage_lock.blocking", "WB_SYNC_NONE ->writepage lock decisions that wait (no wbc->nonblocking)", []string{"wbc_nonblocking"}},
 	ActLockTrylock:         {"writepage_lock.trylock", "WB_SYNC_NONE ->writepage lock decisions that trylock", []string{"wbc_nonblocking"}},
@@ -110,6 +111,7 @@ var activityPaths = [numActivities]ActivityPath{
 	ActMarkDirtyLeftISync:  {"mark_inode_dirty.left_i_sync", "__mark_inode_dirty calls that left an inode under I_SYNC in place", []string{"i_sync_queued"}},
 	ActBackgroundCutoff:    {"background.later_loops", "background wb_writeback loops after the work's first jiffy (start-of-work vs per-loop cut-off)", []string{"dirtied_before_each_loop"}},
 	ActWakeupDelayedKept:   {"wb_wakeup_delayed.kept_pending", "delayed flusher wakeups that left a pending timer alone", []string{"workqueue_flusher"}},
+	ActExt4NrToWriteRaise:  {"ext4_da_writepages.nr_to_write_raise", "ext4_da_writepages calls that raised nr_to_write (the 128 MB bump, or 2.6.30's s_mb_stream_request)", []string{"ext4_writeback_bump"}},
 }
 
 // pathsOutsideKernel are counted elsewhere (the pdflush pool, blk-wbt) and read
@@ -130,6 +132,9 @@ type activity struct {
 
 // fired counts one run of path id.
 func (k *Kernel) fired(id ActivityID) { k.act.n[id]++ }
+
+// Fired counts one run of path id from a filesystem's switch-guarded path.
+func (k *Kernel) Fired(id ActivityID) { k.fired(id) }
 
 // firedN counts n runs of path id.
 func (k *Kernel) firedN(id ActivityID, n int64) { k.act.n[id] += n }

@@ -15,8 +15,6 @@ import (
 // or flusher threads'. -short runs the quick variant (3 GB, 30 s).
 func TestAxboe2009Figures(t *testing.T) {
 	f := runExperiment(t, "axboe-2009").Figures
-	assert.InDelta(t, 101, f["seq_tps"], 3, "test 1 TPS: the device is the bottleneck under both designs")
-	assert.InDelta(t, 94, f["rand_cpu"], 3, "test 2 CPU: the blocking per-bdi flusher takes a share of the writers' writeback")
 
 	// The mechanism behind the CPU column. Under 2.6.30 the writer, blocking in
 	// get_request_wait, keeps the queue congested and the nonblocking pdflush
@@ -31,20 +29,31 @@ func TestAxboe2009Figures(t *testing.T) {
 	// the machine as a whole writes the same pages with the same per-page costs
 	assert.InDelta(t, 100, f["seq_sys_cpu"], 5, "test 1 machine CPU")
 
-	// Known gaps (see the issue 5 report).
-	for _, g := range []struct {
+	// The thread's figures, each within ±3. A figure the model does not reach
+	// skips with the measured value and what is missing; reached, it asserts.
+	for _, c := range []struct {
 		key    string
 		thread float64
-		why    string
+		gap    string
 	}{
-		{"seq_cpu", 95, "the model's writer pays ~3.4 µs a page to dirty (ext4's delalloc write path " +
-			"included) and ~1.5 µs to write back; moving the writeback to the flusher saves ~30% of its CPU, " +
-			"where the thread saw 5%"},
+		{"seq_tps", 101, ""},
+		{"seq_cpu", 95, "2.6.30 (mm/page-writeback.c, fs/fs-writeback.c, mm/pdflush.c of 2.6.30) makes the " +
+			"blocking writer write back ~99% of the data itself while the nonblocking pdflush threads back off " +
+			"at congestion; the per-bdi flusher takes it over. The writer's CPU then drops by its writeback " +
+			"share: ~1.5 µs a page against ~3.3 µs to dirty one (bs=1M). 95 would need the writer to keep most " +
+			"of its writeback under per-bdi (the v4 patch set's balance_dirty_pages is not in the stored " +
+			"sources; the model uses the merged 2.6.32 design) or ffsb's writes to cost far more per page " +
+			"(ffsb's block size and CPU accounting are not in the thread)"},
 		{"rand_tps", 105, "both designs saturate the X25-E's serial FTL stage with one-page random writes; " +
 			"nothing in the model makes per-bdi writeback cheaper for the device"},
+		{"rand_cpu", 94, ""},
 	} {
-		if d := f[g.key] - g.thread; d < -3 || d > 3 {
-			t.Logf("known gap: %s %.1f, thread %.0f ± 3: %s", g.key, f[g.key], g.thread, g.why)
-		}
+		t.Run(c.key, func(t *testing.T) {
+			got := f[c.key]
+			if c.gap != "" && (got < c.thread-3 || got > c.thread+3) {
+				t.Skipf("known gap: %s %.1f, thread %.0f ± 3: %s", c.key, got, c.thread, c.gap)
+			}
+			assert.InDelta(t, c.thread, got, 3)
+		})
 	}
 }

@@ -21,8 +21,9 @@ func runExperiment(t *testing.T, name string) *engine.ExperimentReport {
 	return r
 }
 
-// Chinner 2010: "from around 250MB/s to 750MB/s" (ratio 3), ext4 unaffected, and
-// the trace's towrt=…, 0, -1, -2 before the fix.
+// Chinner 2010: "from around 250MB/s to 750MB/s" (ratio 2.5-3.5), ext4 within ±5 %
+// across the switch, and at the trace level the towrt=…, 0, -1, -2 of two-page
+// calls spaced 7-22 µs apart (the thread's lines).
 func TestExperimentChinner2010(t *testing.T) {
 	r := runExperiment(t, "chinner-2010")
 	f := r.Figures
@@ -30,17 +31,19 @@ func TestExperimentChinner2010(t *testing.T) {
 	assert.InDelta(t, 750, f["fixed_MBps"], 75, "fixed: the dd's write path CPU-bound near the thread's ~750 MB/s")
 	assert.LessOrEqual(t, f["buggy_MBps"], f["fixed_MBps"]*1.02, "the fix never slows XFS down")
 	assert.Contains(t, r.Text, ", 0, -1, -2", "towrt goes 0, -1, -2 before the fix")
-	assert.Greater(t, f["ratio"], 1.2, "two-page ioends slow the buggy kernel (xfsdatad requeues)")
+	assert.GreaterOrEqual(t, f["call_gap_p50_us"], 7.0, "two-page calls as far apart as the thread's lines")
+	assert.LessOrEqual(t, f["call_gap_p95_us"], 22.0, "two-page calls as far apart as the thread's lines")
+	assert.Greater(t, f["ratio"], 1.5, "the buggy kernel is much slower")
 	if f["ratio"] < 2.5 || f["ratio"] > 3.5 {
-		// Known gap (see the issue 5 report): the model has the mechanism the
-		// buggy kernel pays for its two-page ioends — every appending ioend's
-		// xfs_setfilesize trylock in the xfsdatad worker, requeued with delay(1)
-		// while the writer or writeback holds the ILOCK — but it throttles the
-		// buggy run to ~490 MB/s, not ~250. Not modelled: the global inode_lock
-		// of 2.6.36 (xfs_mark_inode_dirty per ioend), per-ioend bio submission and
-		// the request merging it defeats, per-CPU workqueue placement.
-		t.Logf("known gap: ratio %.2f outside the thread's 2.5-3.5 (buggy %.0f, fixed %.0f MB/s)", f["ratio"], f["buggy_MBps"], f["fixed_MBps"])
+		t.Skipf("known gap: ratio %.2f (buggy %.0f, fixed %.0f MB/s), thread 2.5-3.5. The model has what one "+
+			"2.6.36-rc1 call does (%.1f µs per two-page call, the thread's lines are 7-22 µs apart), the "+
+			"xfsdatad xfs_setfilesize trylock failing while writeback holds the ILOCK (%0.f delay(1) requeues) "+
+			"and 2.6.36's balance_dirty_pages pausing the dd while those pages stay under writeback. Not "+
+			"modelled: the device-mapper layer the thread's bdi 253:16 is (a clone per bio), the VM's "+
+			"cross-vCPU wake-up cost for a contended ILOCK, per-CPU xfsdatad placement.",
+			f["ratio"], f["buggy_MBps"], f["fixed_MBps"], f["call_gap_mean_us"], f["xfsdatad_requeues"])
 	}
+	assert.LessOrEqual(t, f["ratio"], 3.5)
 }
 
 // Kara 2016: ext3 + wbt ~105 s and slower than without wbt, the journal thread
