@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wblab/wblab/validate"
+)
+
+func init() {
+	commands["validate"] = command{
+		usage: "wblab validate [--dir DIR] [--case NAME,...] [--json]   the 6.1 preset vs measured Linux 6.1 (QEMU)",
+		help:  validateHelp,
+		run:   validateCmd,
+	}
+}
+
+const validateHelp = `Usage: wblab validate [--dir DIR] [--case NAME,...] [--json]
+
+Runs the Linux 6.1 preset on each reference case measured on a real 6.1 kernel in
+QEMU (validate/README.md: what was measured, on which machine, and how to re-measure)
+and prints, per case and overall, measured vs wblab: write_bw, the window's mean
+dirty and dirty+writeback, the bdi, dirty and background thresholds, the bdi's write
+bandwidth estimate and the writers' dirtying rate, with the error. wblab gets the
+disk rate the guest measured in the window, not the QEMU throttle's nominal value.
+Cases wblab cannot model yet (two disks) print their measured figures only.
+Units: MB = 2^20 bytes. The window is in seconds since the writers started.
+
+  --dir DIR        read *.log / *.log.gz console logs from DIR (default: the
+                   references committed in validate/references)
+  --case NAMES     only these cases (comma-separated log names)
+  --json           print the comparisons as JSON
+`
+
+func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	flags, rest, err := splitArgs(args, map[string]bool{"dir": true, "case": true})
+	if err != nil {
+		fmt.Fprintf(stderr, "wblab validate: %v\n", err)
+		return exitUsage
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "wblab validate: unexpected argument %q (use --case NAME)\n", rest[0])
+		return exitUsage
+	}
+	for f := range flags {
+		switch f {
+		case "help", "h":
+			fmt.Fprint(stdout, validateHelp)
+			return exitOK
+		case "dir", "case", "json":
+		default:
+			fmt.Fprintf(stderr, "wblab validate: unknown flag --%s (see wblab help validate)\n", f)
+			return exitUsage
+		}
+	}
+	var logs []*validate.Log
+	if dir, ok := flags["dir"]; ok {
+		logs, err = validate.ReadDir(dir)
+	} else {
+		logs, err = validate.References()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "wblab validate: %v\n", err)
+		return exitUsage
+	}
+	if names, ok := flags["case"]; ok {
+		want := map[string]bool{}
+		for _, n := range strings.Split(names, ",") {
+			want[strings.TrimSpace(n)] = true
+		}
+		var sel []*validate.Log
+		var all []string
+		for _, l := range logs {
+			all = append(all, l.Name)
+			if want[l.Name] {
+				sel = append(sel, l)
+				delete(want, l.Name)
+			}
+		}
+		for n := range want {
+			fmt.Fprintf(stderr, "wblab validate: --case %q: no such reference (cases: %s)\n", n, strings.Join(all, ", "))
+			return exitUsage
+		}
+		logs = sel
+	}
+	var cs []validate.Comparison
+	for _, l := range logs {
+		c, err := validate.Compare(ctx, l)
+		if err != nil {
+			fmt.Fprintf(stderr, "wblab validate: %v\n", err)
+			return exitFailed
+		}
+		cs = append(cs, c)
+	}
+	if _, ok := flags["json"]; ok {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", " ")
+		if err := enc.Encode(cs); err != nil {
+			fmt.Fprintf(stderr, "wblab validate: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	if err := validate.WriteReport(stdout, cs); err != nil {
+		fmt.Fprintf(stderr, "wblab validate: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wblab/wblab/validate"
+)
+
+func TestValidateCmd(t *testing.T) {
+	code, out, stderr := expCLI(t, "validate")
+	require.Equal(t, exitOK, code, stderr)
+	for _, s := range []string{"MB = 2^20 bytes", "window", "== overall: mean absolute error", "write_bw [MB/s]", "dirty+writeback [MB]", "bdi_thresh [MB]"} {
+		assert.Contains(t, out, s)
+	}
+
+	refs, err := validate.References()
+	require.NoError(t, err)
+	name := refs[0].Name
+	code, out, stderr = expCLI(t, "validate", "--case", name, "--json")
+	require.Equal(t, exitOK, code, stderr)
+	var cs []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &cs))
+	require.Len(t, cs, 1)
+	assert.Contains(t, cs[0], "Measured")
+	assert.NotNil(t, cs[0]["Model"])
+
+	// a fresh measurement in a directory (here a copy of a committed log)
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../validate/references/" + name + ".log.gz")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "mine.log.gz"), b, 0o644))
+	code, out, stderr = expCLI(t, "validate", "--dir", dir)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, out, "== mine ")
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", "--case", "nope"}, `--case "nope": no such reference`},
+		{[]string{"validate", "--bogus"}, "unknown flag --bogus"},
+		{[]string{"validate", "extra"}, `unexpected argument "extra"`},
+		{[]string{"validate", "--dir", filepath.Join(dir, "missing")}, "no such file or directory"},
+		{[]string{"validate", "--dir", t.TempDir()}, "no *.log or *.log.gz files"},
+	} {
+		code, _, stderr := expCLI(t, tc.args...)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Contains(t, stderr, tc.want, tc.args)
+	}
+	code, out, _ = expCLI(t, "help", "validate")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "2^20 bytes")
+}

@@ -1,0 +1,192 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/kernel"
+)
+
+// Kernel is the wblab preset the references are compared with.
+const Kernel = "6.1"
+
+// qemuBurstMs is the token bucket depth of QEMU's write throttle: with
+// throttling.bps-write set and bps-write-max not, QEMU's leaky bucket holds a tenth
+// of a second at the rate (util/throttle.c, throttle_fix_bucket: max = avg / 10).
+const qemuBurstMs = 100
+
+// DeviceFor is the wblab device for a measured virtio disk: the capped model (a token
+// bucket) at the write rate the guest got, with the queue the guest reported
+// (mq-deadline, rotational flag, nr_requests, blk-wbt latency).
+func DeviceFor(d Disk, rateBps float64) (devices.Spec, error) {
+	if d.Sched != "mq-deadline" && d.Sched != "none" {
+		return devices.Spec{}, fmt.Errorf("disk %s: scheduler %q has no wblab model (mq-deadline or none)", d.Name, d.Sched)
+	}
+	elev := devices.ElevatorDeadline
+	if d.Sched == "none" {
+		elev = devices.ElevatorNoop
+	}
+	rot := "off"
+	if d.Rotational {
+		rot = "on"
+	}
+	spec := fmt.Sprintf("capped,bw=%d,iops=0,burst_ms=%d,elevator=%s,rotational=%s,nr_requests=%d",
+		int64(math.Round(rateBps)), qemuBurstMs, elev, rot, d.NrRequests)
+	if d.WBTLatUs > 0 {
+		spec += fmt.Sprintf(",wbt_lat_us=%d", d.WBTLatUs)
+	}
+	return devices.ParseSpec(spec)
+}
+
+// ConfigFor is the 6.1 preset on a measured case, with the disk rate the guest got.
+func ConfigFor(c Case, rateBps float64) (engine.Config, error) {
+	if c.Work != "dd" {
+		return engine.Config{}, fmt.Errorf("%s: workload %q has no wblab model yet (two disks: issue 18)", c.Name, c.Work)
+	}
+	dev, err := DeviceFor(c.Disks[0], rateBps)
+	if err != nil {
+		return engine.Config{}, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	cfg := engine.DefaultConfig()
+	cfg.Case = "validate/" + c.Name
+	cfg.Kernel = Kernel
+	cfg.Filesystem = c.FS
+	cfg.Device = dev
+	if c.Disks[0].WBTLatUs == 0 { // blk-wbt off (wbt_lat_usec = 0); the 6.1 preset decides wbt
+		cfg.Variants = kernel.Overrides{"wbt": false}
+	}
+	cfg.CPUs = c.CPUs
+	cfg.MemoryMB = c.MemTotalKB / 1024
+	cfg.DirtyBytes, cfg.DirtyRatio = c.DirtyBytes, c.DirtyRatio
+	cfg.DirtyBackgroundBytes, cfg.DirtyBackgroundRatio = c.DirtyBackgroundBytes, c.DirtyBackgroundRatio
+	cfg.DirtyExpireCs, cfg.DirtyWritebackCs = c.DirtyExpireCs, c.DirtyWritebackCs
+	cfg.Workload = engine.Workload{DD: c.DD, BS: c.BS}
+	cfg.Runtime = engine.Duration(time.Duration(c.RunS * float64(time.Second)))
+	if err := cfg.Validate(); err != nil {
+		return engine.Config{}, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return cfg, nil
+}
+
+// Comparison is one reference case: what was measured and what wblab computes.
+type Comparison struct {
+	Case        Case
+	Window      Window
+	NominalBps  float64 // the QEMU throttle on the first disk
+	DiskRateBps float64 // the rate the first disk got over the window
+	Measured    Figures
+	Model       *Figures // nil: no model for this case (NoModel says why)
+	NoModel     string
+	Stick       *Stick
+	Config      *engine.Config
+	// Held: the measured dirty+writeback stayed at or above the freerun point
+	// ((thresh + bg_thresh) / 2) on average over the window, so the dirty limits,
+	// not the writers' CPU, set the writers' pace. Under TCG a slow guest CPU can
+	// leave the writers below it (1 GB limits); wblab's writers are never that slow.
+	Held bool
+}
+
+// Compare derives the measured figures of a log and, where wblab models the case, runs
+// the 6.1 preset on it over the same window.
+func Compare(ctx context.Context, l *Log) (Comparison, error) {
+	c, err := CaseOf(l)
+	if err != nil {
+		return Comparison{}, err
+	}
+	cmp := Comparison{Case: c, NominalBps: float64(c.Disks[0].ThrottleBps)}
+	if c.Work == "stick" {
+		st, err := StickOf(l)
+		if err != nil {
+			return Comparison{}, err
+		}
+		cmp.Stick = &st
+		cmp.Window = Window{FromS: 0, ToS: st.CopierExitS}
+		cmp.NoModel = "two disks: wblab has one bdi (issue 18)"
+	} else {
+		cmp.Window = SteadyWindow(c.RunS)
+	}
+	if cmp.Measured, err = FiguresOf(l.Series(), cmp.Window, l.BdiThresh()); err != nil {
+		return Comparison{}, fmt.Errorf("%s: %w", l.Name, err)
+	}
+	if cmp.DiskRateBps, err = l.DiskRate(cmp.Window); err != nil {
+		return Comparison{}, err
+	}
+	m := cmp.Measured
+	cmp.Held = m.DirtyWritebackMB >= (m.ThreshMB+m.BgThreshMB)/2
+	if cmp.Stick != nil {
+		return cmp, nil
+	}
+	cfg, err := ConfigFor(c, cmp.DiskRateBps)
+	if err != nil {
+		return Comparison{}, err
+	}
+	cmp.Config = &cfg
+	res, err := engine.Run(ctx, cfg)
+	if err != nil {
+		return Comparison{}, fmt.Errorf("%s: wblab run: %w", l.Name, err)
+	}
+	f, err := FiguresOf(res.Series, cmp.Window, nil)
+	if err != nil {
+		return Comparison{}, fmt.Errorf("%s: wblab series: %w", l.Name, err)
+	}
+	cmp.Model = &f
+	return cmp, nil
+}
+
+// Figure names one compared figure, its unit and how to read it from Figures.
+type Figure struct {
+	Name, Unit string
+	Get        func(Figures) float64
+}
+
+// ComparedFigures are the figures validate prints per case and averages overall.
+var ComparedFigures = []Figure{
+	{"write_bw", "MB/s", func(f Figures) float64 { return f.WriteBWMBps }},
+	{"dirty", "MB", func(f Figures) float64 { return f.DirtyMB }},
+	{"dirty+writeback", "MB", func(f Figures) float64 { return f.DirtyWritebackMB }},
+	{"bdi_thresh", "MB", func(f Figures) float64 { return f.BdiThreshMB }},
+	{"thresh", "MB", func(f Figures) float64 { return f.ThreshMB }},
+	{"bg_thresh", "MB", func(f Figures) float64 { return f.BgThreshMB }},
+	{"bdi_write_bw_est", "MB/s", func(f Figures) float64 { return f.BdiWriteBWMBps }},
+	{"dirtied_rate", "MB/s", func(f Figures) float64 { return f.DirtiedMBps }},
+}
+
+// MeanErrors are, per compared figure, the mean absolute error (model - measured, in
+// the figure's unit) and the mean absolute relative error (percent of measured) over
+// the comparisons that have a model (and, with heldOnly, are Held).
+func MeanErrors(cs []Comparison, heldOnly bool) (abs, rel []float64, n int) {
+	abs, rel = make([]float64, len(ComparedFigures)), make([]float64, len(ComparedFigures))
+	for _, c := range cs {
+		if c.Model == nil || (heldOnly && !c.Held) {
+			continue
+		}
+		n++
+		for i, f := range ComparedFigures {
+			m, w := f.Get(c.Measured), f.Get(*c.Model)
+			abs[i] += math.Abs(w - m)
+			rel[i] += RelErr(m, w)
+		}
+	}
+	for i := range abs {
+		if n > 0 {
+			abs[i] /= float64(n)
+			rel[i] /= float64(n)
+		}
+	}
+	return abs, rel, n
+}
+
+// RelErr is |model - measured| / measured in percent (0 when both are 0).
+func RelErr(measured, model float64) float64 {
+	if measured == 0 {
+		if model == 0 {
+			return 0
+		}
+		return 100
+	}
+	return 100 * math.Abs(model-measured) / math.Abs(measured)
+}

@@ -1,0 +1,108 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite references/summary.csv and references/series/*.csv from the logs")
+
+// TestReferences checks what every committed log says was run: the 6.1 kernel under
+// TCG, the sysctls read back as set (dirty_bytes zeroes dirty_ratio), a fresh sample
+// about every second.
+func TestReferences(t *testing.T) {
+	logs, err := References()
+	require.NoError(t, err)
+	for _, l := range logs {
+		t.Run(l.Name, func(t *testing.T) {
+			c, err := CaseOf(l)
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(c.Kernel, "6.1."), "kernel %s", c.Kernel)
+			assert.Equal(t, "tcg", c.Accel)
+			if c.DirtyBytes > 0 {
+				assert.Zero(t, c.DirtyRatio, "writing dirty_bytes zeroes dirty_ratio")
+			}
+			assert.Contains(t, []string{"ext4", "xfs", "btrfs"}, c.FS)
+			for _, d := range c.Disks {
+				assert.Positive(t, d.ThrottleBps, "disk %s throttled", d.Name)
+			}
+			span := l.Samples[len(l.Samples)-1].T - l.Samples[0].T
+			assert.Less(t, span/float64(len(l.Samples)-1), 2.0, "mean sample period")
+			for _, sm := range l.Samples {
+				require.Contains(t, sm.BDI, c.Disks[0].Name, "t=%v: the filesystem's bdi", sm.T)
+			}
+		})
+	}
+}
+
+// TestReferenceFiles keeps the committed summary and series equal to what the parser
+// makes of the logs (go test ./validate -run TestReferenceFiles -update rewrites them).
+func TestReferenceFiles(t *testing.T) {
+	logs, err := References()
+	require.NoError(t, err)
+	var sum bytes.Buffer
+	require.NoError(t, WriteSummaryCSV(&sum, logs))
+	files := map[string][]byte{"summary.csv": sum.Bytes()}
+	for _, l := range logs {
+		var b bytes.Buffer
+		require.NoError(t, WriteSeriesCSV(&b, l))
+		files[filepath.Join("series", l.Name+".csv")] = b.Bytes()
+	}
+	if *update {
+		require.NoError(t, os.RemoveAll("references/series"))
+		require.NoError(t, os.MkdirAll("references/series", 0o755))
+		for n, b := range files {
+			require.NoError(t, os.WriteFile(filepath.Join("references", n), b, 0o644))
+		}
+	}
+	for n, want := range files {
+		got, err := os.ReadFile(filepath.Join("references", n))
+		require.NoError(t, err, "run go test ./validate -run TestReferenceFiles -update")
+		assert.Equal(t, string(want), string(got), "%s is stale: go test ./validate -run TestReferenceFiles -update", n)
+	}
+	series, err := filepath.Glob("references/series/*.csv")
+	require.NoError(t, err)
+	assert.Len(t, series, len(logs), "one series per log")
+}
+
+// TestCompareReferences runs the 6.1 preset on every reference: dd cases get a model
+// run on the disk rate the guest got, with the thresholds the guest had; the two-disk
+// case is measured only.
+func TestCompareReferences(t *testing.T) {
+	logs, err := References()
+	require.NoError(t, err)
+	var cs []Comparison
+	for _, l := range logs {
+		c, err := Compare(context.Background(), l)
+		require.NoError(t, err, l.Name)
+		cs = append(cs, c)
+		if c.Case.Work == "stick" {
+			assert.Nil(t, c.Model, l.Name)
+			assert.Contains(t, c.NoModel, "issue 18")
+			require.NotNil(t, c.Stick)
+			assert.Positive(t, c.Stick.FsyncCount)
+			continue
+		}
+		require.NotNil(t, c.Model, l.Name)
+		assert.Equal(t, int64(math.Round(c.DiskRateBps)), c.Config.Device.BandwidthBps, "%s: wblab gets the measured rate", l.Name)
+		assert.Less(t, c.DiskRateBps, 1.1*c.NominalBps, "%s: the guest got no more than the throttle", l.Name)
+		assert.InDelta(t, c.Measured.ThreshMB, c.Model.ThreshMB, 0.5, "%s: dirty threshold (MB = 2^20 bytes)", l.Name)
+		assert.Positive(t, c.Model.WriteBWMBps, l.Name)
+		assert.Greater(t, c.Model.Rows, 1, l.Name)
+	}
+	var b bytes.Buffer
+	require.NoError(t, WriteReport(&b, cs))
+	for _, c := range cs {
+		assert.Contains(t, b.String(), "== "+c.Case.Name)
+	}
+	assert.Contains(t, b.String(), "== overall: mean absolute error")
+}

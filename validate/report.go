@@ -1,0 +1,89 @@
+package validate
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteReport prints each comparison (measured, wblab, error) and the mean absolute
+// errors over the cases with a model. Units: MB = 2^20 bytes; windows in seconds
+// since the writers started.
+func WriteReport(w io.Writer, cs []Comparison) error {
+	var b strings.Builder
+	b.WriteString("wblab validate: Linux " + Kernel + " preset vs a real kernel measured in QEMU (validate/README.md)\n")
+	b.WriteString("units: MB = 2^20 bytes, MB/s = 2^20 bytes/s; figures are averages over each case's window\n")
+	b.WriteString("(seconds since the writers started); error = wblab - measured, rel = |error| / measured\n")
+	for _, c := range cs {
+		k := c.Case
+		fmt.Fprintf(&b, "\n== %s   (%s, %s, guest %d CPU, MemTotal %d MB, QEMU %s %s -smp %d)\n", k.Name, k.FS, workText(k),
+			k.CPUs, k.MemTotalKB/1024, k.QEMU, k.Accel, k.SMP)
+		fmt.Fprintf(&b, "   kernel %s; %s; wbt_lat_usec %d; window %s\n", k.Kernel, limitsText(k), k.Disks[0].WBTLatUs, c.Window)
+		fmt.Fprintf(&b, "   disk %s: QEMU throttle %.2f MB/s, got %.2f MB/s in the window\n", k.Disks[0].Name, c.NominalBps/(1<<20), c.DiskRateBps/(1<<20))
+		if !c.Held && c.Stick == nil {
+			b.WriteString("   not held: measured dirty+writeback stayed below the freerun point; the guest's writers (TCG CPU) set the pace\n")
+		}
+		if c.Stick != nil {
+			s := c.Stick
+			fmt.Fprintf(&b, "   stick %s: QEMU throttle %.2f MB/s; copier %d MB exited at %.1f s; final sync %.2f s\n", k.Disks[1].Name, s.StickNominalB/(1<<20), k.CopyMB, s.CopierExitS, s.SyncS)
+			fmt.Fprintf(&b, "   editor: %d fsyncs of 4 KiB on %s, latency mean %.2f s, max %.2f s\n", s.FsyncCount, k.Disks[0].Name, s.FsyncMeanS, s.FsyncMaxS)
+		}
+		if c.Model == nil {
+			fmt.Fprintf(&b, "   wblab: no model yet (%s); measured only:\n", c.NoModel)
+			fmt.Fprintf(&b, "   %-24s %10s\n", "figure", "measured")
+			for _, f := range ComparedFigures {
+				fmt.Fprintf(&b, "   %-24s %10.2f\n", f.Name+" ["+f.Unit+"]", f.Get(c.Measured))
+			}
+			continue
+		}
+		fmt.Fprintf(&b, "   %-24s %10s %10s %10s %7s\n", "figure", "measured", "wblab", "error", "rel")
+		for _, f := range ComparedFigures {
+			m, x := f.Get(c.Measured), f.Get(*c.Model)
+			fmt.Fprintf(&b, "   %-24s %10.2f %10.2f %+10.2f %6.1f%%\n", f.Name+" ["+f.Unit+"]", m, x, x-m, RelErr(m, x))
+		}
+	}
+	abs, rel, n := MeanErrors(cs, false)
+	habs, hrel, hn := MeanErrors(cs, true)
+	fmt.Fprintf(&b, "\n== overall: mean absolute error over the %d cases with a model (%d without); held: the %d of them\n", n, len(cs)-n, hn)
+	b.WriteString("   whose measured dirty+writeback stayed at or above the freerun point (the limits held the writers)\n")
+	fmt.Fprintf(&b, "   %-24s %10s %10s %10s %10s\n", "figure", "MAE all", "rel all", "MAE held", "rel held")
+	for i, f := range ComparedFigures {
+		fmt.Fprintf(&b, "   %-24s %10.2f %9.1f%% %10.2f %9.1f%%\n", f.Name+" ["+f.Unit+"]", abs[i], rel[i], habs[i], hrel[i])
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func workText(k Case) string {
+	if k.Work == "stick" {
+		return fmt.Sprintf("copier %d MB to a slow disk + fsync editor", k.CopyMB)
+	}
+	return fmt.Sprintf("%d dd bs=%s, %g s", k.DD, sizeText(k.BS), k.RunS)
+}
+
+func limitsText(k Case) string {
+	var d, bg string
+	if k.DirtyBytes > 0 {
+		d = "dirty_bytes " + sizeText(k.DirtyBytes)
+	} else {
+		d = fmt.Sprintf("dirty_ratio %d", k.DirtyRatio)
+	}
+	if k.DirtyBackgroundBytes > 0 {
+		bg = "dirty_background_bytes " + sizeText(k.DirtyBackgroundBytes)
+	} else {
+		bg = fmt.Sprintf("dirty_background_ratio %d", k.DirtyBackgroundRatio)
+	}
+	return d + ", " + bg
+}
+
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dG", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dM", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dk", n>>10)
+	}
+	return fmt.Sprint(n)
+}
