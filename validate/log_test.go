@@ -77,9 +77,14 @@ func TestReadLogConsole(t *testing.T) {
 	assert.InDelta(t, 18.0, f.DirtyWritebackMB, 1e-9)
 	assert.InDelta(t, 75.0, f.BdiThreshMB, 1e-9) // (50 + 100) / 2
 	assert.Equal(t, 2, f.Rows)
-	rate, err := l.DiskRate(Window{FromS: 1, ToS: 2})
+	rate, util, err := l.DiskRate(Window{FromS: 1, ToS: 2})
 	require.NoError(t, err)
-	assert.InDelta(t, 8<<20, rate, 1e-6)
+	assert.InDelta(t, 8<<20, rate, 1e-6) // 8 MiB in 1 s, busy all of it
+	assert.InDelta(t, 1.0, util, 1e-9)
+	rate, util, err = l.DiskRate(Window{FromS: 0, ToS: 1})
+	require.NoError(t, err)
+	assert.InDelta(t, 8<<20/0.5, rate, 1e-6) // 8 MiB in the 0.5 s it was busy
+	assert.InDelta(t, 0.5, util, 1e-9)
 }
 
 func TestReadLogErrors(t *testing.T) {
@@ -112,7 +117,7 @@ func TestFiguresWindowErrors(t *testing.T) {
 	require.NoError(t, err)
 	_, err = FiguresOf(l.Series(), Window{FromS: 5, ToS: 9}, nil)
 	assert.ErrorContains(t, err, "window 5-9 s holds 0 samples")
-	_, err = l.DiskRate(Window{FromS: 2, ToS: 2})
+	_, _, err = l.DiskRate(Window{FromS: 2, ToS: 2})
 	assert.ErrorContains(t, err, "fewer than 2 samples")
 }
 

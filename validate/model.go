@@ -77,17 +77,17 @@ type Comparison struct {
 	Case        Case
 	Window      Window
 	NominalBps  float64 // the QEMU throttle on the first disk
-	DiskRateBps float64 // the rate the first disk got over the window
+	DiskRateBps float64 // the rate the first disk got over the window, while busy
+	DiskUtil    float64 // its busy fraction of the window
 	Measured    Figures
 	Model       *Figures // nil: no model for this case (NoModel says why)
 	NoModel     string
 	Stick       *Stick
 	Config      *engine.Config
-	// Held: the measured dirty+writeback stayed at or above the freerun point
-	// ((thresh + bg_thresh) / 2) on average over the window, so the dirty limits,
-	// not the writers' CPU, set the writers' pace. Under TCG a slow guest CPU can
-	// leave the writers below it (1 GB limits); wblab's writers are never that slow.
-	Held bool
+	// DiskBound: the disk was busy at least DiskBoundUtil of the window, so the disk,
+	// not the writers' CPU, set the pace. Under TCG the emulated guest CPU can leave
+	// the disk idle (many writers, 1 GB limits); wblab's writers are never that slow.
+	DiskBound bool
 }
 
 // Compare derives the measured figures of a log and, where wblab models the case, runs
@@ -112,11 +112,10 @@ func Compare(ctx context.Context, l *Log) (Comparison, error) {
 	if cmp.Measured, err = FiguresOf(l.Series(), cmp.Window, l.BdiThresh()); err != nil {
 		return Comparison{}, fmt.Errorf("%s: %w", l.Name, err)
 	}
-	if cmp.DiskRateBps, err = l.DiskRate(cmp.Window); err != nil {
+	if cmp.DiskRateBps, cmp.DiskUtil, err = l.DiskRate(cmp.Window); err != nil {
 		return Comparison{}, err
 	}
-	m := cmp.Measured
-	cmp.Held = m.DirtyWritebackMB >= (m.ThreshMB+m.BgThreshMB)/2
+	cmp.DiskBound = cmp.DiskUtil >= DiskBoundUtil
 	if cmp.Stick != nil {
 		return cmp, nil
 	}
@@ -136,6 +135,9 @@ func Compare(ctx context.Context, l *Log) (Comparison, error) {
 	cmp.Model = &f
 	return cmp, nil
 }
+
+// DiskBoundUtil is the busy fraction above which a case counts as disk-bound.
+const DiskBoundUtil = 0.9
 
 // Figure names one compared figure, its unit and how to read it from Figures.
 type Figure struct {
@@ -157,11 +159,11 @@ var ComparedFigures = []Figure{
 
 // MeanErrors are, per compared figure, the mean absolute error (model - measured, in
 // the figure's unit) and the mean absolute relative error (percent of measured) over
-// the comparisons that have a model (and, with heldOnly, are Held).
-func MeanErrors(cs []Comparison, heldOnly bool) (abs, rel []float64, n int) {
+// the comparisons that have a model (and, with boundOnly, are DiskBound).
+func MeanErrors(cs []Comparison, boundOnly bool) (abs, rel []float64, n int) {
 	abs, rel = make([]float64, len(ComparedFigures)), make([]float64, len(ComparedFigures))
 	for _, c := range cs {
-		if c.Model == nil || (heldOnly && !c.Held) {
+		if c.Model == nil || (boundOnly && !c.DiskBound) {
 			continue
 		}
 		n++

@@ -247,9 +247,12 @@ func (l *Log) BdiThresh() []float64 {
 	return v
 }
 
-// DiskRate is the write rate the first disk got over the window, from its write
-// sectors (bytes/s): the device rate wblab is given, not the throttle's nominal value.
-func (l *Log) DiskRate(w Window) (float64, error) {
+// DiskRate is the write rate the first disk got over the window while it was busy:
+// its write sectors over its io_ticks (the time it had requests in flight), in
+// bytes/s. This is the device rate wblab is given, not the throttle's nominal value;
+// where the writers left the disk idle (a CPU-bound guest) it is still the rate of
+// the busy time. util is the busy fraction of the window (1 without io_ticks).
+func (l *Log) DiskRate(w Window) (rate, util float64, err error) {
 	disk := l.Disks[0].Name
 	var a, b *Sample
 	for i := range l.Samples {
@@ -262,9 +265,19 @@ func (l *Log) DiskRate(w Window) (float64, error) {
 		}
 	}
 	if a == nil || a == b {
-		return 0, fmt.Errorf("%s: window %s holds fewer than 2 samples", l.Name, w)
+		return 0, 0, fmt.Errorf("%s: window %s holds fewer than 2 samples", l.Name, w)
 	}
-	return float64(b.Blk[disk]["wsect"]-a.Blk[disk]["wsect"]) * sectorSize / (b.T - a.T), nil
+	bytes := float64(b.Blk[disk]["wsect"]-a.Blk[disk]["wsect"]) * sectorSize
+	busy, util := b.T-a.T, 1.0
+	if _, ok := b.Blk[disk]["ioticks"]; ok {
+		ticks := float64(b.Blk[disk]["ioticks"]-a.Blk[disk]["ioticks"]) / 1000
+		if ticks <= 0 {
+			return 0, 0, fmt.Errorf("%s: disk %s was idle in the window %s", l.Name, disk, w)
+		}
+		util = math.Min(1, ticks/busy)
+		busy = math.Min(busy, ticks)
+	}
+	return bytes / busy, util, nil
 }
 
 // Stick is what the two-disk case measured: the editor's fsync latencies on the fast

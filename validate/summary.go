@@ -11,7 +11,7 @@ import (
 // bytes; the window is in seconds since the writers started).
 var SummaryHeader = []string{"case", "kernel", "qemu", "accel", "smp", "host", "fs", "work", "dd", "bs",
 	"dirty_bytes", "dirty_ratio", "dirty_background_bytes", "dirty_background_ratio", "mem_total_kB", "run_s",
-	"wbt_lat_usec", "sched", "window_from_s", "window_to_s", "throttle_MBps", "disk_MBps",
+	"wbt_lat_usec", "sched", "window_from_s", "window_to_s", "throttle_MBps", "disk_MBps", "disk_util_pct",
 	"write_bw_MBps", "dirtied_MBps", "dirty_MB", "dirty_writeback_MB", "thresh_MB", "bg_thresh_MB",
 	"bdi_thresh_MB", "bdi_write_bw_MBps", "samples",
 	"fsyncs", "fsync_mean_s", "fsync_max_s", "copier_exit_s", "sync_s", "stick_throttle_MBps"}
@@ -35,7 +35,7 @@ func SummaryRow(l *Log) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.Name, err)
 	}
-	rate, err := l.DiskRate(w)
+	rate, util, err := l.DiskRate(w)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func SummaryRow(l *Log) ([]string, error) {
 	d := c.Disks[0]
 	row := []string{c.Name, c.Kernel, c.QEMU, c.Accel, i(int64(c.SMP)), c.Host, c.FS, c.Work, i(int64(c.DD)), i(c.BS),
 		i(c.DirtyBytes), i(int64(c.DirtyRatio)), i(c.DirtyBackgroundBytes), i(int64(c.DirtyBackgroundRatio)), i(c.MemTotalKB), g(c.RunS),
-		i(d.WBTLatUs), d.Sched, g(w.FromS), g(w.ToS), g(float64(d.ThrottleBps) / (1 << 20)), g(rate / (1 << 20)),
+		i(d.WBTLatUs), d.Sched, g(w.FromS), g(w.ToS), g(float64(d.ThrottleBps) / (1 << 20)), g(rate / (1 << 20)), g(100 * util),
 		g(f.WriteBWMBps), g(f.DirtiedMBps), g(f.DirtyMB), g(f.DirtyWritebackMB), g(f.ThreshMB), g(f.BgThreshMB),
 		g(f.BdiThreshMB), g(f.BdiWriteBWMBps), i(int64(len(l.Samples)))}
 	if st != nil {
