@@ -210,7 +210,9 @@ func (j *journal) fsyncWait(th *kernel.Thread) bool {
 	target, ok := j.fsyncs[th]
 	if !ok {
 		target = j.Commits + 1
-		if j.state != jIdle {
+		if j.state != jIdle && j.state != jCheckpoint {
+			// a commit is under way (its commit block not yet on disk, so not yet
+			// counted) and may not hold th's last changes: wait for the next one
 			target++
 		}
 		j.fsyncs[th] = target
@@ -220,8 +222,8 @@ func (j *journal) fsyncWait(th *kernel.Thread) bool {
 		delete(j.fsyncs, th)
 		return false
 	}
-	if j.state == jIdle {
-		j.kick() // the in-progress commit ended; ours has not started yet
+	if j.state == jIdle || j.state == jCheckpoint {
+		j.kick() // the commit in progress ended; ours has not started yet
 	}
 	th.Task.Wait(&j.waiters)
 	return true
