@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -120,14 +121,14 @@ func TestCFQSlices(t *testing.T) {
 			f := strings.Fields(payload)
 			if event == "block_rq_issue" {
 				reader := 1
-				if f[4] >= "2147483648" && len(f[4]) >= 10 {
+				if sec, _ := strconv.ParseInt(f[4], 10, 64); sec >= 1<<27 {
 					reader = 2
 				}
 				who, at = append(who, reader), append(at, w.Now())
 			}
 		})
 		a := newJob(q, w, 1, Read, 32, 1, false, 0, 1<<30)
-		b := newJob(q, w, 2, Read, 32, 1, false, 1<<31, 1<<30)
+		b := newJob(q, w, 2, Read, 32, 1, false, 1<<27, 1<<30) // 64 GiB into the partition
 		measure(t, w, q, 0, 5*sim.Second, a, b)
 		var slices []sim.Time
 		for i := 0; i < len(who); {

@@ -6,37 +6,63 @@ import (
 	"github.com/wblab/wblab/engine/sim"
 )
 
-// HDD model constants (kernel-notes §7.2).
+// HDD model constants (kernel-notes §7.2). Physical parameters live in the Spec
+// (devices/spec.go, with their sources); these are the model's structure.
 const (
-	hddZones       = 16                     // media zones, outer (LBA 0) to inner
-	hddWindow      = 32                     // cached extents the drive considers for destage (look-ahead)
-	hddDestageMax  = 2048                   // sectors destaged per media operation (1 MiB)
-	hddMaxWait     = 500 * sim.Millisecond  // NCQ aging: a host command older than this goes first
+	// hddZones: recording zones of equal radial width, outer (LBA 0) to inner. Zoned
+	// bit recording keeps the linear bit density about constant, so a zone's rate is
+	// proportional to its radius; desktop drives of 2009-2011 have some 20-30 zones
+	// (an estimate: drive makers do not publish zone tables).
+	hddZones = 24
+	// hddDestageMax: sectors the firmware writes from one cached run per media
+	// operation (1 MiB) before it re-decides what to write next.
+	hddDestageMax = 2048
+	// hddMaxWait: command aging. NCQ firmware orders by shortest positioning time but
+	// bounds starvation: a host command, a cached run or a write waiting for buffer
+	// space older than this goes first (an estimate; firmware does not publish it).
+	hddMaxWait     = 500 * sim.Millisecond
 	hddReadAhead   = 2 << 20                // bytes the drive reads ahead after a read
 	hddRotSlackNs  = int64(sim.Microsecond) // rounding slack: a sector "just under the head"
 	hddSeekXFPBits = 30                     // fixed-point bits of the seek distance fraction
+	// hddSpindlePPM: the spindle's speed deviation from nominal, drawn per run from
+	// the config's seed within ±hddSpindlePPM parts per million. The motor is phase-
+	// locked to the drive's own crystal, not to the host's clock, so the platter's
+	// angle when a command arrives is not a function of host time. With the initial
+	// angle (also drawn from the seed) this is the run-to-run variation a rotating
+	// disk adds: a command that arrives a few microseconds earlier or later waits up
+	// to a whole revolution more or less. 100 ppm (0.01 %) is an estimate of a
+	// crystal-referenced spindle servo; its only effect on throughput is ±0.01 %.
+	hddSpindlePPM = 100
 )
 
-// hdd is a rotating disk with one actuator:
+// hdd is a rotating disk with one actuator, seen through a partition:
 //
-//   - seek(x) = a + b*sqrt(x) + c*x for a distance x (fraction of the disk's sectors,
-//     x > one track), with a = SeekTrackNs and b, c solved so that seek(1) =
-//     SeekFullNs and the mean over uniformly random pairs (E[sqrt x] = 8/15,
-//     E[x] = 1/3) is SeekAvgNs; the a + b*sqrt(x) shape of short seeks (Ruemmler &
-//     Wilkes 1994) plus a linear term for long ones;
-//   - rotation: the platter angle is tracked (time mod 60e9/RPM); a sector's angle
-//     is its offset within its track, so back-to-back sequential operations stream
-//     and anything else waits for its sector to come round;
-//   - zoned media rate: hddZones zones from BandwidthBps (outer, LBA 0) to InnerBps,
-//     sectors per track = rate * revolution;
-//   - a volatile write cache of WriteCacheBytes (0 = write-through): writes are
-//     acknowledged after RequestNs + size / IfaceBps and destaged later; FUA writes
-//     go through; a write that does not fit waits for destaging;
-//   - NCQ (QueueDepth > 1): the next media operation is the shortest positioning
-//     time first among the host commands and the first hddWindow cached extents,
-//     with hddMaxWait aging of host commands and of writes waiting for cache space
-//     (then destaging goes first); with QueueDepth 1 the only host command competes with
-//     destaging the same way;
+//   - geometry: a whole disk of DiskBytes (0 = the partition is the disk) with the
+//     partition at PartStartBytes; hddZones zones of equal radial width whose media
+//     rate falls linearly with the radius from BandwidthBps (outer, LBA 0) to
+//     InnerBps (inner); sectors per track = rate * revolution, the same number of
+//     tracks in every zone;
+//   - seek(x) = a + b*sqrt(x) + c*x for a radial distance x (tracks crossed / tracks
+//     on the disk), with a = SeekTrackNs and b, c solved so that seek(1) =
+//     SeekFullNs and the mean over uniformly random track pairs (E[sqrt x] = 8/15,
+//     E[x] = 1/3) is SeekAvgNs: the a + b*sqrt(x) shape of short seeks (Ruemmler &
+//     Wilkes 1994) plus a linear term for long ones. A target less than a track
+//     away needs no seek (a head or track switch hidden by the track skew);
+//   - rotation: the platter angle is tracked, (time + phase0) mod revolution, with
+//     the initial angle and the spindle's exact speed drawn from the world's seeded
+//     source (hddSpindlePPM); a sector's angle is its offset within its track, so
+//     back-to-back sequential operations stream and anything else waits for its
+//     sector to come round;
+//   - a volatile write cache of WriteCacheBytes (0 = write-through) with adaptive
+//     segmentation: it holds at most WriteCacheSegs discontiguous runs; a write that
+//     continues a cached run joins it, any other write needs a free segment. Writes
+//     are acknowledged after RequestNs + size / IfaceBps; FUA writes go through; a
+//     write that does not fit (bytes or segments) waits for destaging, holding its
+//     NCQ tag;
+//   - reordering (firmware): the next media operation is the one with the shortest
+//     positioning time (seek + rotation) among the host commands and the cached
+//     runs, with hddMaxWait aging; QueueDepth (NCQ tags) bounds the host commands
+//     the drive sees, WriteCacheSegs the cached runs it can choose from;
 //   - read-ahead: after a read the drive keeps reading; a read continuing it pays
 //     only the transfer not yet done (up to hddReadAhead).
 type hdd struct {
@@ -44,13 +70,17 @@ type hdd struct {
 	q    *Queue
 	spec Spec
 
-	rev        int64 // ns per revolution
-	capSectors int64
-	zoneSecs   int64
-	spt        [hddZones]int64 // sectors per track
-	a, b, c    int64           // seek curve, ns
+	rev         int64 // ns per revolution (seeded spindle speed)
+	phase0      int64 // platter angle at time 0, ns into a revolution (seeded)
+	partStart   int64 // first sector of the partition on the disk
+	diskSectors int64
+	zoneStart   [hddZones + 1]int64 // first disk sector of each zone
+	spt         [hddZones]int64     // sectors per track
+	zoneTracks  int64               // tracks per zone
+	tracks      int64               // tracks on the disk
+	a, b, c     int64               // seek curve, ns
 
-	head     int64 // sector after the last media operation
+	head     int64 // disk sector after the last media operation
 	headTime sim.Time
 	lastRead bool // last media op was a host read (read-ahead running)
 
@@ -63,26 +93,56 @@ type hdd struct {
 	hostQ []*Request // host commands needing the media, arrival order
 
 	cacheSize int64
+	cacheSegs int
 	cacheUsed int64
-	dirty     []extent // cached extents awaiting destage, arrival order; dead ones have n == 0
+	dirty     []extent // cached runs awaiting destage, arrival order; dead ones have n == 0
 	dhead     int
 	live      int
 	waitCache []*Request
 	ifaceFree sim.Time
 	acks      completions
+
+	stats MediaStats
 }
 
-type extent struct{ sector, n int64 }
+// MediaStats are the drive's own counters: what its head did.
+type MediaStats struct {
+	Ops        int64    // media operations (host commands and destages)
+	Seeks      int64    // operations that moved the head to another track
+	SeekTime   sim.Time // time moving the head
+	RotateTime sim.Time // time waiting for the sector to come round
+	XferTime   sim.Time // time transferring
+}
+
+// extent is a cached run (partition sectors) and when it was started.
+type extent struct {
+	sector, n int64
+	at        sim.Time
+}
 
 func newHDD(w *sim.World, s Spec) *hdd {
-	d := &hdd{w: w, spec: s, cacheSize: s.WriteCacheBytes}
-	d.rev = int64(60*sim.Second) / int64(s.RPM)
-	d.capSectors = s.CapacityBytes / SectorSize
-	d.zoneSecs = (d.capSectors + hddZones - 1) / hddZones
+	d := &hdd{w: w, spec: s, cacheSize: s.WriteCacheBytes, cacheSegs: s.WriteCacheSegs}
+	nominal := int64(60*sim.Second) / int64(s.RPM)
+	// seeded: spindle speed within ±hddSpindlePPM and the initial platter angle
+	d.rev = nominal + nominal*(w.Rand.Int64N(2*hddSpindlePPM+1)-hddSpindlePPM)/1_000_000
+	d.phase0 = w.Rand.Int64N(d.rev)
+	d.partStart = s.PartStartBytes / SectorSize
+	disk := s.DiskBytes
+	if disk == 0 {
+		disk = s.CapacityBytes
+	}
+	d.diskSectors = disk / SectorSize
+	var sum int64
 	for z := range d.spt {
 		rate := s.BandwidthBps - (s.BandwidthBps-s.InnerBps)*int64(2*z+1)/(2*hddZones)
 		// rate/512 first: no overflow for any rate Validate allows
 		d.spt[z] = max(1, rate/SectorSize*d.rev/int64(sim.Second))
+		sum += d.spt[z]
+	}
+	d.zoneTracks = max(1, (d.diskSectors+sum-1)/sum)
+	d.tracks = d.zoneTracks * hddZones
+	for z := range d.spt {
+		d.zoneStart[z+1] = d.zoneStart[z] + d.zoneTracks*d.spt[z]
 	}
 	d.a, d.b, d.c = seekCurve(s.SeekTrackNs, s.SeekAvgNs, s.SeekFullNs)
 	d.mech.Fn = d.mechDone
@@ -101,64 +161,91 @@ func seekCurve(track, avg, full int64) (a, b, c int64) {
 func (d *hdd) attach(q *Queue) { d.q = q }
 func (d *hdd) QueueDepth() int { return d.spec.QueueDepth }
 
-func (d *hdd) zone(s int64) int {
-	z := int(sdiv(s, d.zoneSecs))
-	return min(max(z, 0), hddZones-1)
+// zone is the zone of disk sector ds.
+func (d *hdd) zone(ds int64) int {
+	lo, hi := 0, hddZones-1
+	for lo < hi {
+		m := (lo + hi + 1) / 2
+		if d.zoneStart[m] <= ds {
+			lo = m
+		} else {
+			hi = m - 1
+		}
+	}
+	return lo
 }
 
-// seekTime is the seek for a distance in sectors.
-func (d *hdd) seekTime(dist int64) int64 {
-	if dist >= d.capSectors {
-		dist = d.capSectors - 1
+// track is the track of disk sector ds in zone z (counted from the outer edge).
+func (d *hdd) track(ds int64, z int) int64 {
+	return int64(z)*d.zoneTracks + sdiv(ds-d.zoneStart[z], d.spt[z])
+}
+
+// seekTime is the seek across dt tracks (dt ≥ 1).
+func (d *hdd) seekTime(dt int64) int64 {
+	if dt >= d.tracks {
+		dt = d.tracks - 1
 	}
 	var xf uint64
-	if uint64(dist) < 1<<(64-hddSeekXFPBits) {
-		// dist << 30 fits in 64 bits (any disk under 8 TiB): one plain division
-		// instead of a 128-bit one (emulated in software on wasm), same quotient
-		xf = uint64(dist) << hddSeekXFPBits / uint64(d.capSectors)
+	if uint64(dt) < 1<<(64-hddSeekXFPBits) {
+		// dt << 30 fits in 64 bits: one plain division instead of a 128-bit one
+		// (emulated in software on wasm), same quotient
+		xf = uint64(dt) << hddSeekXFPBits / uint64(d.tracks)
 	} else {
-		hi, lo := bits.Mul64(uint64(dist), 1<<hddSeekXFPBits)
-		xf, _ = bits.Div64(hi, lo, uint64(d.capSectors))
+		hi, lo := bits.Mul64(uint64(dt), 1<<hddSeekXFPBits)
+		xf, _ = bits.Div64(hi, lo, uint64(d.tracks))
 	}
 	sq := intSqrt(xf) // sqrt(x) << 15
 	return d.a + (d.b*int64(sq))>>(hddSeekXFPBits/2) + (d.c*int64(xf))>>hddSeekXFPBits
 }
 
-// SeekTime is the model's seek time for a distance in bytes (tests, docs).
-func (d *hdd) SeekTime(distBytes int64) sim.Time { return sim.Time(d.seekTime(distBytes / SectorSize)) }
+// SeekTime is the model's seek time across a fraction x of the stroke (tests, docs).
+func (d *hdd) SeekTime(x float64) sim.Time {
+	return sim.Time(d.seekTime(max(1, int64(x*float64(d.tracks)))))
+}
 
-// angle is the time offset of sector s within a revolution.
-func (d *hdd) angle(s int64) int64 { return d.angleIn(s, d.zone(s)) }
-
-// angleIn is angle for a sector s known to lie in zone z.
-func (d *hdd) angleIn(s int64, z int) int64 {
-	off := smod(s-int64(z)*d.zoneSecs, d.spt[z])
+// angleIn is the time offset within a revolution of disk sector ds in zone z.
+func (d *hdd) angleIn(ds int64, z int) int64 {
+	off := smod(ds-d.zoneStart[z], d.spt[z])
 	return sdiv(off*d.rev, d.spt[z])
 }
 
-// transfer is the media time for n sectors starting at s.
-func (d *hdd) transfer(s, n int64) int64 { return sdiv(n*d.rev, d.spt[d.zone(s)]) }
+// transfer is the media time for n sectors starting at partition sector s.
+func (d *hdd) transfer(s, n int64) int64 {
+	return sdiv(n*d.rev, d.spt[d.zone(s+d.partStart)])
+}
 
-// position is the seek + rotational latency to reach sector s starting now.
-func (d *hdd) position(now sim.Time, s int64) int64 {
-	dist := s - d.head
+// positionParts is the seek and the rotational latency to reach partition sector s
+// starting now.
+func (d *hdd) positionParts(now sim.Time, s int64) (seek, rot int64) {
+	ds := s + d.partStart
+	z := d.zone(ds)
+	dist := ds - d.head
 	if dist < 0 {
 		dist = -dist
 	}
-	z := d.zone(s)
-	seek := int64(0)
 	if dist >= d.spt[z] {
-		seek = d.seekTime(dist)
+		hz := d.zone(d.head)
+		dt := d.track(ds, z) - d.track(d.head, hz)
+		if dt < 0 {
+			dt = -dt
+		}
+		seek = d.seekTime(max(dt, 1))
 	}
-	phase := smod(int64(now)+seek, d.rev)
+	phase := smod(int64(now)+d.phase0+seek, d.rev)
 	// angle and phase both lie in [0, rev): their difference mod rev needs no division
-	rot := d.angleIn(s, z) - phase
+	rot = d.angleIn(ds, z) - phase
 	if rot < 0 {
 		rot += d.rev
 	}
 	if rot > d.rev-hddRotSlackNs {
 		rot = 0
 	}
+	return seek, rot
+}
+
+// position is the seek + rotational latency to reach partition sector s now.
+func (d *hdd) position(now sim.Time, s int64) int64 {
+	seek, rot := d.positionParts(now, s)
 	return seek + rot
 }
 
@@ -166,7 +253,7 @@ func (d *hdd) position(now sim.Time, s int64) int64 {
 // reports whether it is a host read, which may continue the read-ahead).
 func (d *hdd) cost(now sim.Time, s, n int64, read bool) int64 {
 	x := d.transfer(s, n)
-	if read && d.lastRead && s == d.head {
+	if read && d.lastRead && s+d.partStart == d.head {
 		gap := int64(now - d.headTime)
 		ra := d.transfer(s, hddReadAhead/SectorSize)
 		done := min(gap, ra, x)
@@ -179,9 +266,12 @@ func (d *hdd) ifaceTime(bytes int64) int64 {
 	return d.spec.RequestNs + int64(xfer(bytes, d.spec.IfaceBps))
 }
 
+// Media returns the drive's head counters.
+func (d *hdd) Media() MediaStats { return d.stats }
+
 func (d *hdd) Issue(r *Request) {
 	if r.Op == Write && d.cacheSize > 0 && r.Flags&FlagFUA == 0 && r.Bytes() <= d.cacheSize {
-		if len(d.waitCache) == 0 && d.cacheUsed+r.Bytes() <= d.cacheSize {
+		if len(d.waitCache) == 0 && d.fits(r) {
 			d.accept(r)
 		} else {
 			d.waitCache = append(d.waitCache, r)
@@ -194,14 +284,33 @@ func (d *hdd) Issue(r *Request) {
 	}
 }
 
+// joinable returns the live cached run that r continues, or -1.
+func (d *hdd) joinable(r *Request) int {
+	for i := len(d.dirty) - 1; i >= d.dhead; i-- {
+		if e := d.dirty[i]; e.n > 0 && e.sector+e.n == r.Sector {
+			return i
+		}
+	}
+	return -1
+}
+
+// fits reports whether the cache can take r now: buffer space, and a segment
+// (r continues a cached run, or a segment is free).
+func (d *hdd) fits(r *Request) bool {
+	if d.cacheUsed+r.Bytes() > d.cacheSize {
+		return false
+	}
+	return d.cacheSegs == 0 || d.live < d.cacheSegs || d.joinable(r) >= 0
+}
+
 // accept puts a write into the cache and acknowledges it over the link.
 func (d *hdd) accept(r *Request) {
 	now := d.w.Now()
 	d.cacheUsed += r.Bytes()
-	if n := len(d.dirty); n > d.dhead && d.dirty[n-1].n > 0 && d.dirty[n-1].sector+d.dirty[n-1].n == r.Sector {
-		d.dirty[n-1].n += r.Sectors()
+	if i := d.joinable(r); i >= 0 {
+		d.dirty[i].n += r.Sectors()
 	} else {
-		d.dirty = append(d.dirty, extent{r.Sector, r.Sectors()})
+		d.dirty = append(d.dirty, extent{r.Sector, r.Sectors(), now})
 		d.live++
 	}
 	ack := max(now, d.ifaceFree) + sim.Time(d.ifaceTime(r.Bytes()))
@@ -220,54 +329,82 @@ func (d *hdd) startNext() {
 			best, bestCost = i, c
 		}
 	}
-	// aging: the oldest of a host command and a write waiting for cache space goes
-	// first once it has waited hddMaxWait
-	hostAge, cacheAge := sim.Time(-1), sim.Time(-1)
+	// aging: the oldest of a host command, a cached run and a write waiting for
+	// cache space goes first once it has waited hddMaxWait (a waiting write is
+	// served by destaging the oldest run)
+	hostAge, cacheAge, runAge := sim.Time(-1), sim.Time(-1), sim.Time(-1)
 	if len(d.hostQ) > 0 {
 		hostAge = now - d.hostQ[0].Dispatch
 	}
 	if len(d.waitCache) > 0 {
 		cacheAge = now - d.waitCache[0].Dispatch
 	}
-	switch {
-	case hostAge > hddMaxWait && hostAge >= cacheAge:
-		best, bestCost = 0, d.cost(now, d.hostQ[0].Sector, d.hostQ[0].Sectors(), d.hostQ[0].Op == Read)
-	default:
-		if cacheAge <= hddMaxWait {
-			for i, r := range d.hostQ {
-				pick(i, d.cost(now, r.Sector, r.Sectors(), r.Op == Read))
-			}
+	oldest := -1
+	for i := d.dhead; i < len(d.dirty) && d.live > 0; i++ {
+		if e := d.dirty[i]; e.n > 0 && (oldest < 0 || e.at < d.dirty[oldest].at) {
+			oldest = i
 		}
-		seen := 0
-		for i := d.dhead; i < len(d.dirty) && seen < hddWindow; i++ {
-			e := d.dirty[i]
-			if e.n == 0 {
-				continue
+	}
+	if oldest >= 0 {
+		runAge = now - d.dirty[oldest].at
+	}
+	switch {
+	case hostAge > hddMaxWait && hostAge >= cacheAge && hostAge >= runAge:
+		best, bestCost = 0, d.cost(now, d.hostQ[0].Sector, d.hostQ[0].Sectors(), d.hostQ[0].Op == Read)
+	case max(cacheAge, runAge) > hddMaxWait:
+		e := d.dirty[oldest]
+		best, bestCost = -2-oldest, d.cost(now, e.sector, min(e.n, hddDestageMax), false)
+	default:
+		for i, r := range d.hostQ {
+			pick(i, d.cost(now, r.Sector, r.Sectors(), r.Op == Read))
+		}
+		for i := d.dhead; i < len(d.dirty); i++ {
+			if e := d.dirty[i]; e.n > 0 {
+				pick(-2-i, d.cost(now, e.sector, min(e.n, hddDestageMax), false))
 			}
-			seen++
-			pick(-2-i, d.cost(now, e.sector, min(e.n, hddDestageMax), false))
 		}
 	}
 	if best == -1 {
 		return
 	}
 	d.busy = true
+	var s, n int64
+	read := false
 	if best >= 0 {
 		r := d.hostQ[best]
 		copy(d.hostQ[best:], d.hostQ[best+1:])
 		d.hostQ[len(d.hostQ)-1] = nil
 		d.hostQ = d.hostQ[:len(d.hostQ)-1]
 		d.cur = r
-		d.head = r.EndSector()
-		d.lastRead = r.Op == Read
+		s, n, read = r.Sector, r.Sectors(), r.Op == Read
 	} else {
 		i := -2 - best
 		d.cur, d.curEx = nil, i
 		d.curN = min(d.dirty[i].n, hddDestageMax)
-		d.head = d.dirty[i].sector + d.curN
-		d.lastRead = false
+		s, n = d.dirty[i].sector, d.curN
 	}
+	d.account(now, s, n, read, bestCost)
+	d.head = s + n + d.partStart
+	d.lastRead = read
 	d.w.After(&d.mech, sim.Time(bestCost))
+}
+
+// account adds a media operation of total time c to the head counters.
+func (d *hdd) account(now sim.Time, s, n int64, read bool, c int64) {
+	st := &d.stats
+	st.Ops++
+	x := d.transfer(s, n)
+	if read && d.lastRead && s+d.partStart == d.head {
+		st.XferTime += sim.Time(c)
+		return
+	}
+	seek, rot := d.positionParts(now, s)
+	if seek > 0 {
+		st.Seeks++
+	}
+	st.SeekTime += sim.Time(seek)
+	st.RotateTime += sim.Time(rot)
+	st.XferTime += sim.Time(x)
 }
 
 // compact drops destaged extents (only between media operations: indices move).
@@ -296,6 +433,7 @@ func (d *hdd) mechDone() {
 	e := &d.dirty[d.curEx]
 	e.sector += d.curN
 	e.n -= d.curN
+	e.at = now // the rest of the run ages from here (it may have been appended since)
 	d.cacheUsed -= d.curN * SectorSize
 	if e.n == 0 {
 		d.live--
@@ -306,7 +444,7 @@ func (d *hdd) mechDone() {
 			d.compact()
 		}
 	}
-	for len(d.waitCache) > 0 && d.cacheUsed+d.waitCache[0].Bytes() <= d.cacheSize {
+	for len(d.waitCache) > 0 && d.fits(d.waitCache[0]) {
 		r := d.waitCache[0]
 		copy(d.waitCache, d.waitCache[1:])
 		d.waitCache[len(d.waitCache)-1] = nil

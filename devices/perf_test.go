@@ -59,17 +59,17 @@ func TestSeekTimeFastPathMatches128BitDivision(t *testing.T) {
 		tested++
 		d := newHDD(sim.NewWorld(1000, 1), s)
 		ref := func(dist int64) int64 {
-			if dist >= d.capSectors {
-				dist = d.capSectors - 1
+			if dist >= d.tracks {
+				dist = d.tracks - 1
 			}
 			hi, lo := bits.Mul64(uint64(dist), 1<<hddSeekXFPBits)
-			xf, _ := bits.Div64(hi, lo, uint64(d.capSectors))
+			xf, _ := bits.Div64(hi, lo, uint64(d.tracks))
 			sq := newtonSqrt(xf)
 			return d.a + (d.b*int64(sq))>>(hddSeekXFPBits/2) + (d.c*int64(xf))>>hddSeekXFPBits
 		}
 		rng := rand.New(rand.NewPCG(3, 4))
 		for range 200000 {
-			dist := rng.Int64N(d.capSectors + 1000)
+			dist := 1 + rng.Int64N(d.tracks+1000)
 			require.Equal(t, ref(dist), d.seekTime(dist), "%s dist %d", name, dist)
 		}
 	}
@@ -83,17 +83,19 @@ func TestPositionMatchesReference(t *testing.T) {
 	require.NoError(t, err)
 	d := newHDD(sim.NewWorld(1000, 1), s)
 	ref := func(now sim.Time, sec int64) int64 {
-		dist := sec - d.head
+		ds := sec + d.partStart
+		dist := ds - d.head
 		if dist < 0 {
 			dist = -dist
 		}
+		z := d.zone(ds)
 		seek := int64(0)
-		if dist >= d.spt[d.zone(sec)] {
-			seek = d.seekTime(dist)
+		if dist >= d.spt[z] {
+			dt := d.track(ds, z) - d.track(d.head, d.zone(d.head))
+			seek = d.seekTime(max(dt, -dt, 1))
 		}
-		phase := (int64(now) + seek) % d.rev
-		z := d.zone(sec)
-		rot := ((sec-int64(z)*d.zoneSecs)%d.spt[z]*d.rev/d.spt[z] - phase) % d.rev
+		phase := (int64(now) + d.phase0 + seek) % d.rev
+		rot := ((ds-d.zoneStart[z])%d.spt[z]*d.rev/d.spt[z] - phase) % d.rev
 		if rot < 0 {
 			rot += d.rev
 		}
@@ -104,11 +106,12 @@ func TestPositionMatchesReference(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 200000 {
-		d.head = rng.Int64N(d.capSectors)
+		capS := s.CapacityBytes / SectorSize
+		d.head = d.partStart + rng.Int64N(capS)
 		now := sim.Time(rng.Int64N(int64(3600 * sim.Second)))
-		sec := d.head + rng.Int64N(4096) - 2048
+		sec := d.head - d.partStart + rng.Int64N(4096) - 2048
 		if rng.IntN(2) == 0 {
-			sec = rng.Int64N(d.capSectors)
+			sec = rng.Int64N(capS)
 		}
 		sec = max(sec, 0)
 		require.Equal(t, ref(now, sec), d.position(now, sec))

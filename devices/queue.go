@@ -164,6 +164,14 @@ func (q *Queue) requestTimer(r *Request) {
 // Spec is the queue's configuration.
 func (q *Queue) Spec() Spec { return q.spec }
 
+// Media returns a rotating disk's head counters (false for other models).
+func (q *Queue) Media() (MediaStats, bool) {
+	if d, ok := q.dev.(*hdd); ok {
+		return d.Media(), true
+	}
+	return MediaStats{}, false
+}
+
 // Device is the service model behind the queue.
 func (q *Queue) Device() Device { return q.dev }
 

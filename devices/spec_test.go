@@ -183,7 +183,7 @@ func TestParseBytes(t *testing.T) {
 // no overflow, no stall.
 func TestExtremeSpecs(t *testing.T) {
 	for _, text := range []string{
-		"wu2011-hdd,bw=1TiB,bw_inner=1TiB,rpm=1000,capacity=1024TiB",
+		"wu2011-hdd,bw=1TiB,bw_inner=1TiB,rpm=1000,capacity=1024TiB,part_start=0,disk_size=0",
 		"wu2011-hdd,bw=1MiB,bw_inner=1MiB,rpm=20000,capacity=1GiB,qd=1,wcache=0",
 		"nvme,bw=1TiB,chan_bw=1TiB,channels=4096,qd=65536,nr_requests=65536",
 		"x25e,bw=1MiB,read_bw=1MiB,chan_bw=1MiB,channels=1,ftl_us=1000000",

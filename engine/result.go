@@ -43,6 +43,7 @@ type Result struct {
 	Tasks    []TaskResult  `json:"tasks"`
 	Flusher  FlusherResult `json:"flusher"`
 	Iostat   IostatSummary `json:"iostat"`
+	Media    *MediaSummary `json:"media,omitempty"` // what a rotating disk's head did (hdd model)
 	WBT      WBTSummary    `json:"wbt"`
 	Reads    ReadSummary   `json:"reads"`
 	Inodes   []InodeResult `json:"inodes,omitempty"`
@@ -101,6 +102,17 @@ type IostatSummary struct {
 	ReadAwaitMs  float64 `json:"r_await_ms"`
 	WriteAwaitMs float64 `json:"w_await_ms"`
 	UtilPct      float64 `json:"util_pct"`
+}
+
+// MediaSummary is a rotating disk's own view over the run: media operations,
+// seeks (operations that moved the head to another track) and how the head's time
+// divides between seeking, waiting for rotation and transferring.
+type MediaSummary struct {
+	OpsS      float64 `json:"ops_s"`
+	SeeksS    float64 `json:"seeks_s"`
+	SeekPct   float64 `json:"seek_pct"`   // share of the run's time
+	RotatePct float64 `json:"rotate_pct"` // share of the run's time
+	XferPct   float64 `json:"xfer_pct"`   // share of the run's time
 }
 
 // WBTSummary is blk-wbt's activity over the run.
@@ -208,6 +220,10 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "iostat    w/s %.1f  wMB/s %.2f  avgrq-sz %.0f  avgqu-sz %.2f  await %.1f ms  util %.1f%%\n",
 		r.Iostat.WriteIOPS, r.Iostat.WriteMBps, r.Iostat.AvgRqSz, r.Iostat.AvgQuSz, r.Iostat.AwaitMs, r.Iostat.UtilPct)
+	if m := r.Media; m != nil {
+		fmt.Fprintf(&b, "media     ops/s %.1f  seeks/s %.1f  seeking %.1f%%  rotating %.1f%%  transferring %.1f%% of the time\n",
+			m.OpsS, m.SeeksS, m.SeekPct, m.RotatePct, m.XferPct)
+	}
 	if r.Reads.Count > 0 {
 		fmt.Fprintf(&b, "reads     %d, latency mean %.2f ms, p99 %.1f ms, max %.1f ms\n", r.Reads.Count, r.Reads.MeanMs, r.Reads.P99Ms, r.Reads.MaxMs)
 	}

@@ -403,6 +403,11 @@ func (s *simulation) result() *Result {
 		AvgQuSz: io.AvgQuSz, AwaitMs: io.Await, ReadAwaitMs: io.RAwait, WriteAwaitMs: io.WAwait, UtilPct: io.Util,
 		WriteMergesS: io.WMergeS,
 	}
+	if m, ok := s.q.Media(); ok && s.w.Now() > 0 {
+		sec, pct := s.w.Now().Seconds(), 100/float64(s.w.Now())
+		r.Media = &MediaSummary{OpsS: float64(m.Ops) / sec, SeeksS: float64(m.Seeks) / sec,
+			SeekPct: float64(m.SeekTime) * pct, RotatePct: float64(m.RotateTime) * pct, XferPct: float64(m.XferTime) * pct}
+	}
 	if sr, ok := k.FS.(fs.StatsReporter); ok {
 		r.FSStats = sr.Stats()
 	}
