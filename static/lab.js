@@ -41,6 +41,7 @@ window.wblab = {
     }
     return u;
   },
+  update(u, dataJSON) { u.setData(JSON.parse(dataJSON)); },
   hash: () => location.hash,
   onHash(fn) { window.addEventListener("hashchange", () => fn()); },
   focus(id) {

@@ -473,6 +473,13 @@ func DrawChart(elID, opts, data string) {
 	charts[elID] = u
 }
 
+// UpdateChart gives the chart in elID new data (the same series: a run's new rows).
+func UpdateChart(elID, data string) {
+	if u, ok := charts[elID]; ok {
+		lab("update", u, data)
+	}
+}
+
 // ChartAlive reports whether elID still holds its chart (the DOM may have been redone).
 func ChartAlive(elID string) bool {
 	u, ok := charts[elID]

@@ -1,6 +1,9 @@
 package ui
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // ChartsView draws the uPlot charts of the shown runs after each render, building
 // each chart's options and data once per result set and mode.
@@ -10,9 +13,15 @@ type ChartsView struct {
 	drawnMode string
 	memoKey   string
 	memo      map[string]drawn
+	shown     map[string]string // element id -> the options its chart was drawn with
+	lastLive  time.Time         // when live (running) data was last drawn
 
 	lab *Root
 }
+
+// LiveEvery is how often the charts of a running run are redrawn at most (building
+// the chart data is the page's largest cost while the worker streams).
+const LiveEvery = 400 * time.Millisecond
 
 // changed marks the charts for redrawing.
 func (c *ChartsView) changed() { c.ver++ }
@@ -20,14 +29,39 @@ func (c *ChartsView) changed() { c.ver++ }
 // draw (re)draws the charts when the runs or the mode changed, or when a re-render
 // replaced their elements.
 func (c *ChartsView) draw() {
-	if c.drawn == c.ver && c.drawnMode == c.lab.Mode && c.alive() {
+	alive := c.alive()
+	if c.drawn == c.ver && c.drawnMode == c.lab.Mode && alive {
 		return
+	}
+	if c.lab.Results.live() && alive && time.Since(c.lastLive) < LiveEvery {
+		return // the next render after LiveEvery draws the rows that came meanwhile
+	}
+	if c.lab.Results.live() {
+		c.lastLive = time.Now()
+		c.lab.w.renderAfter(LiveEvery)
 	}
 	m := c.data()
 	c.drawn, c.drawnMode = c.ver, c.lab.Mode
-	for _, id := range c.IDs() {
-		DrawChart(id, m[id].opts, m[id].data)
+	if c.shown == nil || !alive {
+		c.shown = map[string]string{}
 	}
+	for _, id := range c.IDs() {
+		d := m[id]
+		if d.opts != "" && c.shown[id] == d.opts && ChartAlive(id) {
+			UpdateChart(id, d.data) // same chart, more rows
+			continue
+		}
+		DrawChart(id, d.opts, d.data)
+		c.shown[id] = d.opts
+	}
+}
+
+// Class dims the charts of a run that is not the form's.
+func (c *ChartsView) RootClass() string {
+	if r := c.lab.Results; r.showPrev() || r.Stale {
+		return "charts stale"
+	}
+	return "charts"
 }
 
 // drawn is one chart's uPlot options and data, and its text alternative.
@@ -64,7 +98,7 @@ func (c *ChartsView) Class(id string) string {
 func (c *ChartsView) Summary(id string) string { return c.data()[id].summary }
 
 func (c *ChartsView) alive() bool {
-	if a := c.lab.Results.A; a == nil || a.Res == nil {
+	if len(c.lab.Results.Runs()) == 0 {
 		return true
 	}
 	return ChartAlive("chart-dirty")

@@ -56,13 +56,19 @@ func (c *FormPanel) SetF(id string, e vugu.DOMEvent) {
 		}
 	}
 	c.CaseBox = c.Form.CaseName()
+	c.changed()
+}
+
+// changed saves the hash and marks the shown results as another form's.
+func (c *FormPanel) changed() {
+	c.lab.Results.Stale = c.lab.Results.A != nil
 	c.lab.saveHash()
 }
 
 // SetB handles B's kernel controls.
 func (c *FormPanel) SetB(id string, e vugu.DOMEvent) {
 	c.B[id] = e.PropString("target", "value")
-	c.lab.saveHash()
+	c.changed()
 }
 
 // BF is a B control's text.

@@ -18,17 +18,108 @@ type RunState struct {
 	Progress float64
 	Started  time.Time
 	WallMs   float64
+	Live     *engine.Series // the series so far, from the worker's chunks
+	DoneS    float64        // simulated seconds reached
 }
+
+// addChunk appends a chunk's rows to the live series.
+func (r *RunState) addChunk(ch *Chunk) {
+	if ch == nil {
+		return
+	}
+	if ch.From == 0 && len(ch.Names) > 0 {
+		r.Live = &engine.Series{Names: ch.Names, Data: make([][]float64, len(ch.Names))}
+	}
+	if r.Live == nil || ch.From != len(r.Live.Data[0]) { // a gap: keep what is consistent
+		return
+	}
+	for _, row := range ch.Rows {
+		for j := range r.Live.Data {
+			if j < len(row) {
+				r.Live.Data[j] = append(r.Live.Data[j], row[j])
+			}
+		}
+	}
+}
+
+// Series is the run's time series: the result's, or the live one so far.
+func (r *RunState) Series() *engine.Series {
+	if r == nil {
+		return nil
+	}
+	if r.Res != nil && r.Res.Series != nil {
+		return r.Res.Series
+	}
+	if r.Live != nil && len(r.Live.Data) > 0 && len(r.Live.Data[0]) > 0 {
+		return r.Live
+	}
+	return nil
+}
+
+// Cancelled reports whether the run was stopped by the user.
+func (r *RunState) Cancelled() bool { return r != nil && r.Err == "cancelled" }
 
 // ResultsView holds the single or A/B runs and shows their status, progress, errors
 // and summary cards.
 type ResultsView struct {
 	A, B *RunState
+	// PrevA, PrevB are the last finished runs: shown dimmed until the new runs
+	// have something to show.
+	PrevA, PrevB *RunState
+	// Stale is set when the form changed after the shown runs started.
+	Stale bool
 
 	lab *Root
 }
 
-func (c *ResultsView) start(a, b *RunState) { c.A, c.B = a, b }
+func (c *ResultsView) start(a, b *RunState) {
+	if c.A != nil && (c.A.Res != nil || c.A.Series() != nil) {
+		c.PrevA, c.PrevB = c.A, c.B
+	}
+	c.A, c.B, c.Stale = a, b, false
+}
+
+// showPrev reports whether the previous runs are on screen (dimmed): the new A has
+// neither data nor an error yet.
+func (c *ResultsView) showPrev() bool {
+	return c.PrevA != nil && c.A != nil && c.A.Series() == nil && c.A.Err == ""
+}
+
+// shownA is the run whose results are on screen.
+func (c *ResultsView) shownA() *RunState {
+	if c.showPrev() {
+		return c.PrevA
+	}
+	return c.A
+}
+
+// Class dims results that are not (or no longer) the form's: the previous run while
+// the new one starts, and results of a form that has changed since.
+func (c *ResultsView) Class() string {
+	if c.showPrev() || c.Stale {
+		return "results-view stale"
+	}
+	return "results-view"
+}
+
+// Note says why the results are dimmed or partial.
+func (c *ResultsView) Note() string {
+	switch {
+	case c.showPrev():
+		return "Showing the previous run (dimmed) until the new one has data."
+	case c.Stale:
+		return "The form has changed since this run: press Run to update."
+	case c.A != nil && c.A.Cancelled() && c.A.Series() != nil:
+		n := fmt.Sprintf("Cancelled at t = %.1f s: the charts show the run up to then", c.A.DoneS)
+		if c.PrevA != nil && c.PrevA.Res != nil {
+			return n + "; the cards (dimmed) are the previous finished run's."
+		}
+		return n + "."
+	case c.A != nil && c.A.Res == nil && c.A.Series() != nil:
+		return fmt.Sprintf("Running: t = %.1f s of %s; the charts grow as the run goes.", c.A.DoneS, c.A.Cfg.Runtime)
+	}
+	return ""
+}
 
 func inFlight(r *RunState) bool { return r != nil && r.Res == nil && r.Err == "" }
 
@@ -42,7 +133,7 @@ func (c *ResultsView) cancel() {
 	}
 }
 
-// onMsg applies a message about A or B; it reports whether a result arrived.
+// onMsg applies a message about A or B; it reports whether the charts' data changed.
 func (c *ResultsView) onMsg(m Msg) bool {
 	got := false
 	for _, r := range []*RunState{c.A, c.B} {
@@ -53,6 +144,11 @@ func (c *ResultsView) onMsg(m Msg) bool {
 		case "progress", "chunk":
 			if m.Total > 0 {
 				r.Progress = m.Done / m.Total
+			}
+			r.DoneS = max(r.DoneS, m.Done)
+			if m.Type == "chunk" {
+				r.addChunk(m.Chunk)
+				got = true
 			}
 		case "result":
 			var res engine.Result
@@ -65,6 +161,7 @@ func (c *ResultsView) onMsg(m Msg) bool {
 			got = true
 		case "error":
 			r.Err = m.Message
+			got = r.Live != nil
 		}
 	}
 	return got
@@ -72,8 +169,24 @@ func (c *ResultsView) onMsg(m Msg) bool {
 
 // shownB is B when the page shows an A/B comparison with B finished.
 func (c *ResultsView) shownB() *RunState {
-	if c.lab.Mode == "ab" && c.B != nil && c.B.Res != nil {
-		return c.B
+	b := c.B
+	if c.showPrev() {
+		b = c.PrevB
+	}
+	if c.lab.Mode == "ab" && b != nil && b.Res != nil {
+		return b
+	}
+	return nil
+}
+
+// chartB is B for the charts: finished or running.
+func (c *ResultsView) chartB() *RunState {
+	b := c.B
+	if c.showPrev() {
+		b = c.PrevB
+	}
+	if c.lab.Mode == "ab" && b.Series() != nil {
+		return b
 	}
 	return nil
 }
@@ -88,8 +201,8 @@ func (c *ResultsView) Status() string {
 		return "ready"
 	case c.lab.Running():
 		return fmt.Sprintf("running %s … %.0f%%", c.A.Cfg.Runtime, c.progress()*100)
-	case c.A.Err == "cancelled" || (c.B != nil && c.B.Err == "cancelled"):
-		return "cancelled"
+	case c.A.Cancelled() || c.B.Cancelled():
+		return fmt.Sprintf("cancelled at t = %.1f s", c.A.DoneS)
 	case c.A.Err != "":
 		return "run failed"
 	}
@@ -129,24 +242,59 @@ func (c *ResultsView) RunErrors() []string {
 
 // Cards are the summary cards of the shown runs (none in matrix mode).
 func (c *ResultsView) Cards() []Card {
-	if c.A == nil || c.A.Res == nil || c.lab.Mode == "matrix" {
+	a := c.shownA()
+	if a == nil || c.lab.Mode == "matrix" {
 		return nil
 	}
-	return Cards(c.A, c.shownB())
+	if a.Res == nil && c.PrevA != nil && c.PrevA.Res != nil {
+		a = c.PrevA // the previous run's cards stay (dimmed) while the new one runs
+	}
+	if a.Res == nil {
+		return nil
+	}
+	b := c.shownB()
+	if a == c.PrevA {
+		b = nil
+		if c.lab.Mode == "ab" && c.PrevB != nil && c.PrevB.Res != nil {
+			b = c.PrevB
+		}
+	}
+	return Cards(a, b)
+}
+
+// CardsClass dims the cards when they are not the current run's.
+func (c *ResultsView) CardsClass() string {
+	if c.showPrev() || c.Stale || (c.A != nil && c.A.Res == nil) {
+		return "cards stale"
+	}
+	return "cards"
 }
 
 // Runs are the finished results the charts show.
+// Runs are the runs the charts show: finished, running (their series so far) or
+// cancelled (up to where they stopped).
 func (c *ResultsView) Runs() []Run {
-	if c.lab.Mode == "matrix" || c.A == nil || c.A.Res == nil {
+	a := c.shownA()
+	if c.lab.Mode == "matrix" || a.Series() == nil {
 		return nil
 	}
-	if b := c.shownB(); b != nil {
-		return []Run{runOf("A", c.A), runOf("B", b)}
+	if b := c.chartB(); b != nil {
+		return []Run{runOf("A", a), runOf("B", b)}
 	}
-	return []Run{runOf("", c.A)}
+	return []Run{runOf("", a)}
+}
+
+// live reports whether the charts show a run still going.
+func (c *ResultsView) live() bool {
+	a := c.shownA()
+	return a != nil && a.Res == nil && a.Err == "" && a.Series() != nil
 }
 
 // runOf labels a finished run for the charts, with the columns its kernel lacks.
 func runOf(label string, r *RunState) Run {
-	return Run{Label: label, Result: r.Res, Absent: AbsentColumns(r.Cfg)}
+	res := r.Res
+	if res == nil || res.Series == nil {
+		res = &engine.Result{Series: r.Series()}
+	}
+	return Run{Label: label, Result: res, Absent: AbsentColumns(r.Cfg)}
 }

@@ -64,3 +64,12 @@ func (w *Workers) requestRender() {
 		w.ee.UnlockRender()
 	})
 }
+
+// renderAfter asks for a render after d (live charts drawn at most every d wait for
+// it when no message comes).
+func (w *Workers) renderAfter(d time.Duration) {
+	time.AfterFunc(d, func() {
+		w.ee.Lock()
+		w.ee.UnlockRender()
+	})
+}

@@ -264,3 +264,39 @@ func TestAccessibleAndDiscoverable(t *testing.T) {
 	}
 	p.shot("dark")
 }
+
+// Problem 2: charts draw while the run goes; the previous result stays (dimmed) until
+// the new one replaces it; a changed form marks the results; Cancel keeps what was
+// computed, marked "cancelled at t = …".
+func TestChartsGrowAndCancelKeeps(t *testing.T) {
+	p := newPageTimeout(t, 3*time.Minute)
+	p.open("#v=1&runtime=20s")
+	p.waitDone()
+	p.set("#f-dd", "10")
+	p.poll("the stale mark", `document.getElementById("cards").classList.contains("stale") && document.getElementById("run-note").textContent.includes("form has changed")`, 10*time.Second)
+	p.set("#f-runtime", "2h")
+	p.click("#run")
+	var cards int
+	p.eval(`document.querySelectorAll("#cards .card").length`, &cards)
+	if cards == 0 {
+		t.Error("the previous results vanished when the new run started")
+	}
+	p.poll("a chart of the running run", `document.getElementById("status").textContent.startsWith("running") &&
+		!!document.querySelector("#chart-dirty canvas") && document.getElementById("run-note").textContent.startsWith("Running: t =")`, 60*time.Second)
+	var t1, t2 float64
+	p.eval(`parseFloat(document.getElementById("run-note").textContent.replace("Running: t = ", ""))`, &t1)
+	p.poll("the chart to grow", fmt.Sprintf(`parseFloat(document.getElementById("run-note").textContent.replace("Running: t = ", "")) > %f`, t1+5), 60*time.Second)
+	p.eval(`parseFloat(document.getElementById("run-note").textContent.replace("Running: t = ", ""))`, &t2)
+	p.click("#cancel")
+	p.poll("the cancelled mark", `document.getElementById("status").textContent.startsWith("cancelled at t = ")`, 20*time.Second)
+	var kept int
+	p.eval(chartPixels, &kept)
+	if kept < 4 {
+		t.Errorf("%d charts kept after Cancel", kept)
+	}
+	if n := p.text("#run-note"); !strings.HasPrefix(n, "Cancelled at t = ") {
+		t.Errorf("note after Cancel %q", n)
+	}
+	p.shot("cancelled-partial")
+	t.Logf("live run: t = %.1f s, then %.1f s; %s", t1, t2, p.text("#status"))
+}

@@ -92,7 +92,7 @@ func TestCancelLongRun(t *testing.T) {
 	click := time.Since(start)
 	p.click("#mode-single")
 	p.click("#cancel")
-	p.poll("the cancelled status", `document.getElementById("status").textContent === "cancelled"`, 20*time.Second)
+	p.poll("the cancelled status", `document.getElementById("status").textContent.startsWith("cancelled at t = ")`, 20*time.Second)
 	stall := p.stall()
 	p.set("#f-runtime", "30s")
 	p.set("#f-dd", "1")
