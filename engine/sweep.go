@@ -31,7 +31,8 @@ type SweepCell struct {
 	FS          string  `json:"fs"`
 	ThreshMB    int64   `json:"thresh_MB"`
 	DD          int     `json:"dd"`
-	WriteBWMBps float64 `json:"write_bw_MBps"`
+	WriteBWMBps float64 `json:"write_bw_MBps"`     // the harness's write_bw
+	DiskMBps    float64 `json:"disk_MBps"`         // written / runtime: the run's mean disk rate
 	AvgRqSz     float64 `json:"avgrq_sz"`          // sectors per request (iostat)
 	SeeksS      float64 `json:"seeks_s,omitempty"` // rotating disks: head moves per second
 	SeekPct     float64 `json:"seek_pct,omitempty"`
@@ -121,6 +122,9 @@ func RunSweep(ctx context.Context, opt SweepOptions) (*Sweep, error) {
 	for i, r := range res {
 		c := &cells[i]
 		c.WriteBWMBps, c.AvgRqSz = r.WriteBWMBps, r.Iostat.AvgRqSz
+		if r.RuntimeS > 0 {
+			c.DiskMBps = r.WrittenMB / r.RuntimeS
+		}
 		if m := r.Media; m != nil {
 			c.SeeksS, c.SeekPct, c.RotatePct = m.SeeksS, m.SeekPct, m.RotatePct
 		}
@@ -154,11 +158,15 @@ func (s *Sweep) Cell(fs string, threshMB int64, dd int) (SweepCell, bool) {
 // Text prints one table per filesystem: write_bw (MB/s, MB = 2^20 bytes as the
 // harness) by threshold (rows) and writers (columns), each cell followed by the
 // disk's seeks per second when the device is a rotating disk, and the average
-// request size in KiB.
+// request size in KiB. A "*" marks a write_bw more than 5 % away from the run's
+// mean disk rate (written / runtime): the harness's window (first to n-th last
+// flusher global_dirty_state line) then sampled a burst, as when the flusher
+// starts and stops around a background threshold close to the dirty threshold.
 func (s *Sweep) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sweep: %s on %s, %.0f s per run, seed %d\n", s.Kernel, s.Device, s.RuntimeS, s.Seed)
-	b.WriteString("write_bw MB/s [seeks/s, avgrq KiB] by dirty threshold (rows) and dd writers (columns)\n")
+	b.WriteString("write_bw MB/s [seeks/s, avgrq KiB] by dirty threshold (rows) and dd writers (columns);\n")
+	b.WriteString("* = write_bw more than 5 % off the run's mean disk rate (the harness's window caught a burst)\n")
 	for _, fs := range s.Filesystems {
 		fmt.Fprintf(&b, "\n%-6s", fs)
 		for _, dd := range s.Writers {
@@ -177,7 +185,11 @@ func (s *Sweep) Text() string {
 					fmt.Fprintf(&b, " %24s", "-")
 					continue
 				}
-				fmt.Fprintf(&b, " %24s", fmt.Sprintf("%6.2f [%5.1f, %4.0f]", c.WriteBWMBps, c.SeeksS, c.AvgRqSz/2))
+				mark := " "
+				if d := c.WriteBWMBps - c.DiskMBps; d > 0.05*c.DiskMBps || -d > 0.05*c.DiskMBps {
+					mark = "*"
+				}
+				fmt.Fprintf(&b, " %24s", fmt.Sprintf("%6.2f%s[%5.1f, %4.0f]", c.WriteBWMBps, mark, c.SeeksS, c.AvgRqSz/2))
 			}
 			b.WriteString("\n")
 		}

@@ -32,7 +32,9 @@ kernel (` + engine.DefaultConfig().Kernel + `) and device (wu2011-hdd), seed 1.
 --thresh takes sizes in [8M, 4096M] (k/M/G binary suffixes; whole MiB), --dd counts
 in [1, 10000]. --json prints {"kernel","device","runtime_s","seed","filesystems",
 "thresholds_MB","writers","cells":[{"fs","thresh_MB","dd","write_bw_MBps",
-"avgrq_sz","seeks_s","seek_pct","rotate_pct"}...]}.
+"disk_MBps","avgrq_sz","seeks_s","seek_pct","rotate_pct"}...]}. write_bw is the
+harness's figure; disk_MBps the run's mean disk rate (written / runtime); the table
+marks with * a write_bw more than 5 % off it.
 
 On a rotating disk write_bw falls as the threshold shrinks and the writers grow:
 each file's share of the dirty pages, and with it the flusher's per-inode chunk
