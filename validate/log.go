@@ -8,7 +8,6 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -57,12 +56,39 @@ type Event struct {
 	Fields map[string]string
 }
 
-// ansi matches the terminal escapes SeaBIOS prints (ESC c, ESC [ ... letter); bios
-// its last line, which the guest's first line may follow without a newline.
-var (
-	ansi = regexp.MustCompile("\x1b(\\[[0-9;?]*[A-Za-z]|c)")
-	bios = regexp.MustCompile(`^.*Booting from ROM\.*`)
-)
+// clean drops the terminal escapes SeaBIOS prints (ESC c, ESC [ ... letter) and its
+// last line, "Booting from ROM..", which the guest's first line may follow without a
+// newline. (No regexp: the page links this package, and regexp is 300 KB of wasm.)
+func clean(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		if line[i] != 0x1b {
+			b.WriteByte(line[i])
+			continue
+		}
+		switch {
+		case i+1 < len(line) && line[i+1] == 'c':
+			i++
+		case i+1 < len(line) && line[i+1] == '[':
+			j := i + 2
+			for j < len(line) && (line[j] >= '0' && line[j] <= '9' || line[j] == ';' || line[j] == '?') {
+				j++
+			}
+			if j < len(line) && (line[j] >= 'A' && line[j] <= 'Z' || line[j] >= 'a' && line[j] <= 'z') {
+				i = j
+			} else {
+				b.WriteByte(line[i])
+			}
+		default:
+			b.WriteByte(line[i])
+		}
+	}
+	s := b.String()
+	if i := strings.Index(s, "Booting from ROM"); i >= 0 {
+		s = strings.TrimLeft(s[i+len("Booting from ROM"):], ".")
+	}
+	return strings.TrimSpace(s)
+}
 
 // ReadLog parses a console log, gzip-compressed or not.
 func ReadLog(name string, r io.Reader) (*Log, error) {
@@ -81,7 +107,7 @@ func ReadLog(name string, r io.Reader) (*Log, error) {
 	n, ended := 0, false
 	for sc.Scan() {
 		n++
-		line := strings.TrimSpace(bios.ReplaceAllString(ansi.ReplaceAllString(sc.Text(), ""), ""))
+		line := clean(sc.Text())
 		var err error
 		switch {
 		case strings.HasPrefix(line, "H "):

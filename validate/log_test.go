@@ -130,3 +130,16 @@ func TestBtrfsBdi(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float64{40, 40, 40}, l.BdiThresh())
 }
+
+func TestClean(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"\x1bc\x1b[?7l\x1b[2J\x1b[0mSeaBIOS (version 1.16.2)", "SeaBIOS (version 1.16.2)"},
+		{"Booting from ROM..\x1bc\x1b[?7l\x1b[2JH disk=vda", "H disk=vda"},
+		{"Booting from ROM...", ""},
+		{"S t=1.00 nr_dirty=3", "S t=1.00 nr_dirty=3"},
+		{"a\x1b[12;", "a\x1b[12;"}, // an unfinished escape stays
+		{"  E start t=2  ", "E start t=2"},
+	} {
+		assert.Equal(t, tc.want, clean(tc.in), "%q", tc.in)
+	}
+}
