@@ -13,6 +13,7 @@ import (
 type Card struct {
 	ID, Label, Unit string
 	A, B, Delta     string
+	M               string // the measured reference's value (measured.go), or ""
 	Text            bool
 }
 

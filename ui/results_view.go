@@ -259,7 +259,11 @@ func (c *ResultsView) Cards() []Card {
 			b = c.PrevB
 		}
 	}
-	return Cards(a, b)
+	cards := Cards(a, b)
+	if m, ok := MeasuredFor(a.Cfg); ok {
+		cards = MeasuredCards(cards, m)
+	}
+	return cards
 }
 
 // CardsClass dims the cards when they are not the current run's.
@@ -270,7 +274,27 @@ func (c *ResultsView) CardsClass() string {
 	return "cards"
 }
 
-// Runs are the finished results the charts show.
+// MeasuredNote explains the measured overlay when run A has a reference ("" if not).
+func (c *ResultsView) MeasuredNote() string {
+	a := c.shownA()
+	if c.lab.Mode == "matrix" || a == nil {
+		return ""
+	}
+	if m, ok := MeasuredFor(a.Cfg); ok {
+		return MeasuredNote(m)
+	}
+	return ""
+}
+
+// MeasuredLinks are the references' links, offered on a 6.1 run that has none.
+func (c *ResultsView) MeasuredLinks() []MeasuredLink {
+	a := c.shownA()
+	if c.lab.Mode == "matrix" || a == nil || a.Res == nil || a.Cfg.Kernel != "6.1" || c.MeasuredNote() != "" {
+		return nil
+	}
+	return MeasuredLinks()
+}
+
 // Runs are the runs the charts show: finished, running (their series so far) or
 // cancelled (up to where they stopped).
 func (c *ResultsView) Runs() []Run {
@@ -278,10 +302,14 @@ func (c *ResultsView) Runs() []Run {
 	if c.lab.Mode == "matrix" || a.Series() == nil {
 		return nil
 	}
+	runs := []Run{runOf("", a)}
 	if b := c.chartB(); b != nil {
-		return []Run{runOf("A", a), runOf("B", b)}
+		runs = []Run{runOf("A", a), runOf("B", b)}
 	}
-	return []Run{runOf("", a)}
+	if m, ok := MeasuredFor(a.Cfg); ok {
+		runs = append(runs, MeasuredRun(m, runs[0].Result))
+	}
+	return runs
 }
 
 // live reports whether the charts show a run still going.
