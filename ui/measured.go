@@ -60,7 +60,7 @@ func MeasuredCases() []Measured {
 }
 
 // MeasuredFor is the reference a config models: the same kernel, filesystem, writers,
-// machine, sysctls, blk-wbt setting and run length, on the same device within 1 % of
+// machine, sysctls, kernel switch overrides (blk-wbt off) and run length, on the same device within 1 % of
 // its rate (a link's device rate is rounded); the seed may differ.
 func MeasuredFor(cfg engine.Config) (Measured, bool) {
 	for _, m := range MeasuredCases() {
@@ -71,13 +71,26 @@ func MeasuredFor(cfg engine.Config) (Measured, bool) {
 			cfg.DirtyBackgroundBytes == r.DirtyBackgroundBytes && cfg.DirtyBackgroundRatio == r.DirtyBackgroundRatio &&
 			cfg.DirtyExpireCs == r.DirtyExpireCs && cfg.DirtyWritebackCs == r.DirtyWritebackCs &&
 			cfg.Runtime == r.Runtime && cfg.Device.Model == r.Device.Model &&
-			cfg.Variants["wbt"] == r.Variants["wbt"] &&
+			sameOverrides(cfg.Variants, r.Variants) &&
 			math.Abs(float64(cfg.Device.BandwidthBps-r.Device.BandwidthBps)) <= 0.01*float64(r.Device.BandwidthBps)
 		if same {
 			return m, true
 		}
 	}
 	return Measured{}, false
+}
+
+// sameOverrides: the same switch overrides (nil and empty are the same: the preset's).
+func sameOverrides(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // MeasuredHash is the page link (URL hash) that sets up a reference's case.
