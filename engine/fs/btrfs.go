@@ -81,7 +81,7 @@ type Btrfs struct {
 	t *journal // the transaction commit (btree pages + superblock)
 
 	worker, endio *workerPool
-	cursors       cursorMap
+	calls         callPool[daCursor]
 	csumPending   int64 // pages not yet covered by a checksum leaf
 
 	Bumps int64
@@ -96,7 +96,6 @@ func (b *Btrfs) Name() string { return "btrfs" }
 
 func (b *Btrfs) Mount(k *kernel.Kernel) error {
 	b.k = k
-	b.cursors = newCursorMap()
 	n := max(min(b.P.Workers, k.P.CPUs+2), 1)
 	b.worker = newWorkerPool(k, "btrfs-worker", n)
 	b.endio = newWorkerPool(k, "btrfs-endio-wri", n)
@@ -113,8 +112,9 @@ func (b *Btrfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) 
 
 // Writepages is extent_writepages → extent_write_cache_pages → __extent_writepage.
 func (b *Btrfs) Writepages(wc *kernel.WritebackCtx) bool {
-	c, fresh := cursorFor(&b.cursors, wc)
+	c, fresh := callState(&b.calls, wc)
 	if fresh {
+		c.start(wc)
 		wc.Th.Sub.StartPlug()
 	}
 	blocked := daWalk(wc, c, func(s, e int64) (int64, bool) { return b.writeRange(wc, s, e) })
@@ -122,7 +122,7 @@ func (b *Btrfs) Writepages(wc *kernel.WritebackCtx) bool {
 		wc.Th.Sub.FinishPlug()
 	}
 	if !blocked {
-		dropCursor(&b.cursors, wc)
+		b.calls.end(wc)
 	}
 	return blocked
 }
@@ -167,14 +167,6 @@ func (b *Btrfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	n, _ := b.writeRange(wc, index, index+1)
 	wc.Wbc.NrToWrite = nr - n + 1
 	return n
-}
-
-func (b *Btrfs) OnePagePerWritepage() bool { return false }
-
-func (b *Btrfs) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
-	for i := int64(0); i < n; {
-		i += b.Writepage(wc, index+i, index+n)
-	}
 }
 
 // WriteInode is btrfs_write_inode: WB_SYNC_ALL commits the transaction; otherwise
@@ -242,3 +234,5 @@ func (p *workerPool) cpu() sim.Time {
 	}
 	return t
 }
+
+func (i *btrfsInode) blockMap() *fileMap { return &i.m }

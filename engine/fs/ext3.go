@@ -61,9 +61,9 @@ func DefaultExt3Params() Ext3Params {
 //     it writes the transaction's still-dirty data pages itself with WRITE_SYNC (not
 //     throttled as background writeback), waits for them, then writes the metadata
 //     blocks and the commit block (FUA with barriers);
-//   - ->writepage (ext3_ordered_writepage) takes a journal handle per page: the
-//     model's ->writepages is write_cache_pages over one-page calls, split at
-//     extent boundaries, with that per-page cost;
+//   - ->writepage (ext3_ordered_writepage) takes a journal handle per page; ext3
+//     has no ->writepages, so writeback is kernel.WriteCachePages over one-page
+//     calls (bios split at extent boundaries), with that per-page cost;
 //   - writers stall behind a locked commit (journal_start waits while the
 //     committing transaction is T_LOCKED): WriteWait hands the dd the journal's wait
 //     queue from the start of a commit until every open handle has stopped (then
@@ -81,12 +81,12 @@ type Ext3 struct {
 	runSegs    []dataSeg       // the running transaction's t_sync_datalist, in write() order
 	comSegs    []dataSeg       // the committing transaction's data list
 	committing bool
-	ci         int     // committing inode being written
-	homeRun    []int64 // inline metadata homes logged in the running transaction
-	homeCom    []int64 // ... in the committing transaction, to checkpoint
-	hi         int     // next home write of homeCom
-	cursors    cursorMap
+	ci         int                     // committing inode being written
+	homeRun    []int64                 // inline metadata homes logged in the running transaction
+	homeCom    []int64                 // ... in the committing transaction, to checkpoint
+	hi         int                     // next home write of homeCom
 	holders    map[*kernel.Thread]bool // threads asleep in ->writepage with a handle open
+	calls      callPool[ext3Call]
 
 	// statistics
 	CommitDataPages int64 // data pages written by kjournald
@@ -123,7 +123,6 @@ func (e *Ext3) Name() string { return "ext3" }
 
 func (e *Ext3) Mount(k *kernel.Kernel) error {
 	e.k = k
-	e.cursors = newCursorMap()
 	e.j = newJournal(k, "kjournald", e.P.CommitInterval, journalSector(k, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData
 	e.holders = map[*kernel.Thread]bool{}
@@ -257,64 +256,54 @@ func (e *Ext3) checkpoint() bool {
 // EndIO completes checkpoint writes (nothing waits for them).
 func (e *Ext3) EndIO(cookie uint64, index, pages int64, op devices.Op) {}
 
-// Writepages is generic_writepages → write_cache_pages → ext3_ordered_writepage.
+// Writepages is ext3's address space without ->writepages (v3.2): do_writepages
+// falls back to generic_writepages, which plugs (blk_start_plug) around
+// write_cache_pages calling ext3_ordered_writepage once per page (WritepageRun).
+//
+// ext3_ordered_writepage's journal_start waits while the committing transaction is
+// T_LOCKED; the model takes that wait at the start of the call and on every resume
+// (after a blocked submission), not before each page.
 func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {
 	delete(e.holders, wc.Th) // resumed: the page's handle stops
-	c, _ := cursorFor(&e.cursors, wc)
-	if e.j.locked && wc.Th != e.j.th && !c.finished {
-		// ext3_ordered_writepage's journal_start waits for the locked commit too
-		e.WritepageStalls++
-		wc.Th.Task.Wait(&e.j.waiters)
-		return c.park(wc)
+	if _, fresh := callState(&e.calls, wc); fresh {
+		wc.Th.Sub.StartPlug()
 	}
-	if daWalk(wc, c, func(s, end int64) (int64, bool) { return e.writeRun(wc, s, end) }) {
+	if e.j.locked && wc.Th != e.j.th {
+		e.WritepageStalls++
+		wc.Th.Sub.FlushPlug()
+		wc.Th.Task.Wait(&e.j.waiters)
 		return true
 	}
-	dropCursor(&e.cursors, wc)
+	if wc.WriteCachePages() {
+		return true
+	}
+	wc.Th.Sub.FinishPlug()
+	e.calls.end(wc)
 	return false
 }
 
-// writeRun is n one-page ext3_ordered_writepage calls within one extent.
-func (e *Ext3) writeRun(wc *kernel.WritebackCtx, s, end int64) (int64, bool) {
-	wbc := &wc.Wbc
+// ext3Call marks an ext3 ->writepages call in progress (its plug is open).
+type ext3Call struct{}
+
+// WritepageRun is n ext3_ordered_writepage calls (kernel.OnePageWriter): per page a
+// journal handle (HandleCost) and block_write_full_page; bios follow the file's
+// extents (an extent boundary starts a new bio).
+func (e *Ext3) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
 	ei := wc.In.FS.(*ext3Inode)
-	if end > ei.m.allocEnd {
+	if end := index + n; end > ei.m.allocEnd {
 		e.P.Layout.alloc(&ei.m, end) // pages dirtied without WriteBegin (tests)
-	}
-	n := min(end-s, ei.m.contig(s), 128)
-	if wbc.SyncMode == kernel.WBSyncNone && (wbc.NrToWrite > 0 || e.k.P.Variants.WCPTerminateLE0) {
-		n = min(n, max(wbc.NrToWrite, 1))
 	}
 	c := &e.k.P.Costs
 	wc.Th.Charge(sim.Time(n)*(c.Writepage+e.P.HandleCost) + c.SubmitBio)
-	wc.WritePages(s, n)
-	if wc.Th.Sub.Blocked() && wc.Th != e.j.th {
+	if submitRun(wc, &ei.m, index, n) && wc.Th != e.j.th {
 		e.holders[wc.Th] = true // asleep for a request inside the page's handle
 	}
-	if e.k.P.Variants.WCPTerminateLE0 {
-		wbc.NrToWrite -= n
-		return n, wbc.NrToWrite <= 0 && wbc.SyncMode == kernel.WBSyncNone
-	}
-	if wbc.NrToWrite > 0 {
-		wbc.NrToWrite -= min(n, wbc.NrToWrite)
-		return n, wbc.NrToWrite == 0 && wbc.SyncMode == kernel.WBSyncNone
-	}
-	return n, false
 }
 
+// Writepage is one ext3_ordered_writepage call.
 func (e *Ext3) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
-	nr := wc.Wbc.NrToWrite
-	n, _ := e.writeRun(wc, index, index+1)
-	wc.Wbc.NrToWrite = nr // write_cache_pages counts the call itself
-	return n
-}
-
-func (e *Ext3) OnePagePerWritepage() bool { return false }
-
-func (e *Ext3) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
-	for i := int64(0); i < n; {
-		i += e.Writepage(wc, index+i, index+n)
-	}
+	e.WritepageRun(wc, index, 1)
+	return 1
 }
 
 // WriteInode is ext3_write_inode: WB_SYNC_ALL (fsync, sync) forces a commit
@@ -333,3 +322,5 @@ func (e *Ext3) Sector(in *kernel.Inode, index int64) int64 {
 
 // Journal reports kjournald's commits and journal pages written.
 func (e *Ext3) Journal() (commits, pages int64) { return e.j.Commits, e.j.MetaPages }
+
+func (i *ext3Inode) blockMap() *fileMap { return &i.m }

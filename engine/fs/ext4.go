@@ -80,7 +80,7 @@ type Ext4 struct {
 	k *kernel.Kernel
 	j *journal
 
-	cursors cursorMap
+	calls callPool[ext4Call]
 	// Bumps counts ext4_da_writepages calls that raised nr_to_write.
 	Bumps int64
 }
@@ -99,7 +99,6 @@ func (e *Ext4) Name() string { return "ext4" }
 
 func (e *Ext4) Mount(k *kernel.Kernel) error {
 	e.k = k
-	e.cursors = newCursorMap()
 	e.j = newJournal(k, "jbd2/sda1-8", e.P.CommitInterval, journalSector(k, e.P.JournalSector), e.P.JournalMB<<8, true)
 	return nil
 }
@@ -129,12 +128,20 @@ func numDirtyPages(in *kernel.Inode, index, maxPages int64) int64 {
 	return min(n, maxPages)
 }
 
-// Writepages is ext4_da_writepages (v3.2). FSState[0] holds the nr_to_write bump,
-// FSState[1] is 1 until it is given back, FSState[3] marks the cursor (cursorFor).
+// ext4Call is one ext4_da_writepages call in progress: the walk's cursor and the
+// nr_to_write bump, held until it is given back.
+type ext4Call struct {
+	daCursor
+	bump     int64
+	bumpHeld bool
+}
+
+// Writepages is ext4_da_writepages (v3.2).
 func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 	wbc := &wc.Wbc
-	c, fresh := cursorFor(&e.cursors, wc)
+	c, fresh := callState(&e.calls, wc)
 	if fresh {
+		c.start(wc)
 		// the nr_to_write bump
 		maxPages := e.P.MaxWritebackMBBump << 8
 		desired := int64(0)
@@ -151,26 +158,25 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 		case wbc.RangeStart == 0 && wbc.RangeEnd == 1<<63-1 && wbc.NrToWrite != 1<<63-1:
 			desired = min(wbc.NrToWrite*8, maxPages) // range_whole, non-cyclic
 		}
-		wc.FSState[0] = 0
 		if wbc.NrToWrite < desired {
-			wc.FSState[0] = desired - wbc.NrToWrite
+			c.bump = desired - wbc.NrToWrite
 			wbc.NrToWrite = desired
 			e.Bumps++
 			e.k.Fired(kernel.ActExt4NrToWriteRaise)
 		}
-		wc.FSState[1] = 1
+		c.bumpHeld = true
 		wc.Th.Sub.StartPlug()
 	}
-	blocked := daWalk(wc, c, func(s, end int64) (int64, bool) { return e.mapAndSubmit(wc, s, end) })
-	if c.finished && wc.FSState[1] == 1 {
+	blocked := daWalk(wc, &c.daCursor, func(s, end int64) (int64, bool) { return e.mapAndSubmit(wc, s, end) })
+	if c.finished && c.bumpHeld {
 		// the walk is over (even if its last submission blocked): unplug and give
 		// the bump back now, since the caller may not call again
 		wc.Th.Sub.FinishPlug()
-		wbc.NrToWrite -= wc.FSState[0]
-		wc.FSState[0], wc.FSState[1] = 0, 0
+		wbc.NrToWrite -= c.bump
+		c.bump, c.bumpHeld = 0, false
 	}
 	if !blocked {
-		dropCursor(&e.cursors, wc)
+		e.calls.end(wc)
 	}
 	return blocked
 }
@@ -204,14 +210,6 @@ func (e *Ext4) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	return n
 }
 
-func (e *Ext4) OnePagePerWritepage() bool { return false }
-
-func (e *Ext4) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
-	for i := int64(0); i < n; {
-		i += e.Writepage(wc, index+i, index+n)
-	}
-}
-
 // WriteInode is ext4_write_inode (v3.2, journalled): WB_SYNC_ALL forces a jbd2
 // commit; otherwise the inode is left to the next commit. Metadata changed by this
 // writeback's allocations (i_disksize, extents) re-marks the inode I_DIRTY_SYNC, so
@@ -241,3 +239,5 @@ func (e *Ext4) Sector(in *kernel.Inode, index int64) int64 {
 
 // Journal reports the jbd2 commits and journal pages written.
 func (e *Ext4) Journal() (commits, pages int64) { return e.j.Commits, e.j.MetaPages }
+
+func (i *ext4Inode) blockMap() *fileMap { return &i.m }

@@ -59,8 +59,6 @@ func (g *Generic) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 
 	return 1
 }
 
-func (g *Generic) OnePagePerWritepage() bool { return true }
-
 // WritepageRun is n block_write_full_page calls: one bio per page, merged by the queue.
 func (g *Generic) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
 	c := &g.k.P.Costs

@@ -95,7 +95,7 @@ type Xfs struct {
 	P XfsParams
 	k *kernel.Kernel
 
-	cursors cursorMap
+	calls callPool[daCursor]
 
 	// the xfsdatad worker and its queue of ioends waiting for xfs_end_io
 	worker     *kernel.Thread
@@ -138,7 +138,6 @@ func (x *Xfs) Name() string { return "xfs" }
 
 func (x *Xfs) Mount(k *kernel.Kernel) error {
 	x.k = k
-	x.cursors = newCursorMap()
 	x.P.Layout.MinWindowPages = x.P.AllocsizePages
 	x.P.Layout.MaxWindowPages = x.P.AllocsizePages
 	x.worker = k.NewThread("xfsdatad/0")
@@ -183,11 +182,14 @@ func (x *Xfs) Writepages(wc *kernel.WritebackCtx) bool {
 	if x.k.P.Variants.WCPTerminateLE0 || wc.Wbc.SyncMode != kernel.WBSyncNone {
 		return wc.WriteCachePages()
 	}
-	c, _ := cursorFor(&x.cursors, wc)
+	c, fresh := callState(&x.calls, wc)
+	if fresh {
+		c.start(wc)
+	}
 	if daWalk(wc, c, func(s, e int64) (int64, bool) { return x.oldRuleStep(wc, s, e) }) {
 		return true
 	}
-	dropCursor(&x.cursors, wc)
+	x.calls.end(wc)
 	return false
 }
 
@@ -317,14 +319,6 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	return 1 + k
 }
 
-func (x *Xfs) OnePagePerWritepage() bool { return false }
-
-func (x *Xfs) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
-	for i := int64(0); i < n; {
-		i += x.Writepage(wc, index+i, index+n)
-	}
-}
-
 // WriteInode is xfs_fs_write_inode (v3.2): WB_SYNC_ALL and kupdate log the inode
 // (blocking); other writeback needs the ILOCK without blocking when the in-core
 // inode changed, and on EAGAIN re-marks the inode dirty (xfs_mark_inode_dirty_sync).
@@ -346,3 +340,5 @@ func (x *Xfs) WriteInode(wc *kernel.WritebackCtx) error {
 func (x *Xfs) Sector(in *kernel.Inode, index int64) int64 {
 	return in.FS.(*xfsInode).m.sector(&x.P.Layout, index)
 }
+
+func (i *xfsInode) blockMap() *fileMap { return &i.m }

@@ -37,7 +37,8 @@ type Kernel struct {
 	inodes  []*Inode
 	threads []*Thread
 	flusher *Flusher
-	pd      *pdflush // the pdflush pool (Variants.Pdflush)
+	pd      *pdflush      // the pdflush pool (Variants.Pdflush)
+	onePage OnePageWriter // FS as a OnePageWriter, or nil
 
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID      int
@@ -81,16 +82,19 @@ type Filesystem interface {
 	// the run, decrementing wc.Wbc.NrToWrite for them itself; it returns the number of
 	// pages written (≥ 1) and must start their writeback with wc.WritePages.
 	Writepage(wc *WritebackCtx, index, runEnd int64) int64
-	// OnePagePerWritepage reports that Writepage always writes exactly one page and
-	// never touches nr_to_write, so write_cache_pages may handle runs arithmetically
-	// (calling WritepageRun).
-	OnePagePerWritepage() bool
-	// WritepageRun performs n consecutive one-page ->writepage calls from index.
-	WritepageRun(wc *WritebackCtx, index, n int64)
 	// WriteInode is ->write_inode; a non-nil error (EAGAIN) leaves the inode dirty.
 	WriteInode(wc *WritebackCtx) error
 	// Sector maps page index of in to its device sector.
 	Sector(in *Inode, index int64) int64
+}
+
+// OnePageWriter is implemented by filesystems whose ->writepage always writes
+// exactly one page and never touches nr_to_write (block_write_full_page,
+// ext3_ordered_writepage), so write_cache_pages handles their runs arithmetically.
+// Other filesystems get one Writepage call per step.
+type OnePageWriter interface {
+	// WritepageRun performs n consecutive one-page ->writepage calls from index.
+	WritepageRun(wc *WritebackCtx, index, n int64)
 }
 
 // IOCompleter is implemented by filesystems that finish data writeback outside the
@@ -133,6 +137,7 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 		p.BdiName = "8:0"
 	}
 	k := &Kernel{W: w, P: p, Q: q, FS: fs, CPUs: w.NewCPUs(p.CPUs), BDI: newBDI(p.BdiName), nextPID: 1000}
+	k.onePage, _ = fs.(OnePageWriter)
 	k.bdpRatelimits = make([]int64, p.CPUs)
 	if p.Variants.TraceV66 {
 		k.tf = trace.NewFormatter(trace.V66)

@@ -25,7 +25,6 @@ func (f *testFS) Writepage(wc *WritebackCtx, index, runEnd int64) int64 {
 	f.WritepageRun(wc, index, 1)
 	return 1
 }
-func (f *testFS) OnePagePerWritepage() bool { return true }
 func (f *testFS) WritepageRun(wc *WritebackCtx, index, n int64) {
 	wc.Th.Charge(sim.Time(n) * sim.Microsecond)
 	wc.WritePages(index, n)

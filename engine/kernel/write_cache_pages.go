@@ -21,8 +21,9 @@ type WritebackCtx struct {
 	// nonblocking is wbc->nonblocking (2.6.30 pdflush): stop when the queue is
 	// write-congested, setting congested (wbc->encountered_congestion)
 	nonblocking, congested bool
-	// FSState is free for the filesystem's ->writepages (e.g. ext4's nr_to_write bump).
-	FSState [4]int64
+	// FSCall is the filesystem's own state of this ->writepages call (its own
+	// type, e.g. ext4's cursor and nr_to_write bump); nil when the call starts.
+	FSCall any
 }
 
 // wcpCursor holds write_cache_pages' locals across blocking points.
@@ -206,7 +207,7 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 		c.tagged = wbc.SyncMode == WBSyncAll || wbc.TaggedWritepages
 		c.retry(in)
 	}
-	onePage := k.FS.OnePagePerWritepage()
+	onePage := k.onePage
 	for {
 		for !c.done && c.index <= c.end {
 			run, ok := c.nextRun(in)
@@ -221,24 +222,31 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 						c.doneIndex = c.index - 1
 						continue
 					}
+					th.Sub.FlushPlug()       // schedule() flushes a sleeping task's plug
 					th.Task.Wait(&in.wbWait) // wait_on_page_writeback
 					return true
 				}
 				e = wb.Start
 			}
 			c.doneIndex = s
-			if onePage {
+			if onePage != nil {
 				n := e - s
 				if wbc.SyncMode == WBSyncNone {
 					n = min(n, k.callsBeforeStop(wbc.NrToWrite))
 				}
 				n = min(n, maxBatchPages)
 				room := k.Q.Room(th.Sub, devices.Bio{Sector: k.FS.Sector(in, s), Op: devices.Write, Flags: wc.WriteFlags()})
-				n = max(1, min(n, room))
+				if room > 0 || !th.Sub.Plugged() {
+					// stop where the next page would wait for a request
+					n = max(1, min(n, room))
+				}
+				// else a plugged task's next pages merge into the plug request the
+				// page it waits for gets (blk_attempt_plug_merge comes before
+				// get_request/wbt_wait): the run goes out as one blocked submission
 				if k.Tracing() {
 					wc.TraceWritepage(n)
 				}
-				k.FS.WritepageRun(wc, s, n)
+				onePage.WritepageRun(wc, s, n)
 				wc.afterWritepageCalls(n)
 				c.index = s + n
 				c.doneIndex = s + n - 1

@@ -130,6 +130,9 @@ func (t *Task) SleepInterruptible(d Time) {
 
 // Wait blocks the task on q until q wakes it.
 func (t *Task) Wait(q *WaitQueue) {
+	if t.waitQ == q && t.state == TaskWaiting {
+		return // already waiting there (a second submission while blocked)
+	}
 	t.state = TaskWaiting
 	t.interruptible = false
 	t.w.Cancel(&t.timer)

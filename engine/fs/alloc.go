@@ -1,0 +1,154 @@
+package fs
+
+import (
+	"sort"
+
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/kernel"
+)
+
+// Layout is a filesystem's block allocator as the model sees it. Every dd file of a
+// case lives in one directory, so ext3/ext4's Orlov/goal logic and XFS inode64 put
+// their data in the same block/allocation group: the files share one allocation
+// frontier. Each file allocates from its own reservation window (ext3's block
+// reservation window, ext4 mballoc's per-inode preallocation, XFS's speculative
+// EOF preallocation of allocsize) and takes a new window at the frontier when it has
+// used its window up. A window that starts where the file's previous one ended (no
+// other file allocated in between) continues the same extent.
+//
+// Where the extents of 10 or 100 concurrent files interleave is therefore set by the
+// window size and by when allocation happens (write() for ext3, writeback for the
+// delalloc filesystems); seeks between those windows are what separate 1dd from
+// 100dd on a rotating disk.
+type Layout struct {
+	// StartSector is the first data sector (after the superblock, group
+	// descriptors and the first inode tables).
+	StartSector int64
+	// MinWindowPages is a file's first reservation window, in pages; 0 means no
+	// reservation: each allocation takes exactly what it needs at the frontier.
+	MinWindowPages int64
+	// MaxWindowPages is the largest window; the window doubles from MinWindowPages
+	// each time a file takes a new one.
+	MaxWindowPages int64
+	// GapEvery, when set, leaves one block of metadata (ext3's indirect block)
+	// before every GapEvery data blocks of a file, inline in its data; the gaps'
+	// sectors are reported to the filesystem through Gaps.
+	GapEvery int64
+
+	frontier int64 // next free sector
+	// Gaps collects the sectors of inline metadata blocks allocated so far (the
+	// filesystem takes and clears them).
+	Gaps []int64
+}
+
+// extent maps file pages [file, file+n) to sectors from disk.
+type extent struct{ file, disk, n int64 }
+
+// fileMap is one file's block map (allocated in file order, append-only).
+type fileMap struct {
+	ext      []extent
+	allocEnd int64 // pages [0, allocEnd) are allocated
+	winCur   int64 // next free sector of the current window
+	winEnd   int64 // end of the current window (sector)
+	win      int64 // current window size, pages
+	gapDone  bool  // the inline metadata block for the run at allocEnd is placed
+}
+
+func (l *Layout) init() {
+	if l.frontier < l.StartSector {
+		l.frontier = l.StartSector
+	}
+}
+
+// alloc allocates blocks for pages [f.allocEnd, end) and returns how many new
+// extents (discontiguous pieces) that took.
+func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
+	l.init()
+	for f.allocEnd < end {
+		if f.winCur >= f.winEnd {
+			switch {
+			case l.MinWindowPages == 0: // no reservation: exactly what is asked (COW)
+				f.win = end - f.allocEnd
+			case f.win == 0:
+				f.win = l.MinWindowPages
+			default:
+				f.win = min(2*f.win, l.MaxWindowPages)
+			}
+			f.winCur = l.frontier
+			f.winEnd = l.frontier + f.win*devices.PageSectors
+			l.frontier = f.winEnd
+		}
+		if l.GapEvery > 0 && f.allocEnd%l.GapEvery == 0 && !f.gapDone {
+			// the indirect block before this run of GapEvery blocks
+			l.Gaps = append(l.Gaps, f.winCur)
+			f.winCur += devices.PageSectors
+			f.gapDone = true
+			continue
+		}
+		n := min(end-f.allocEnd, (f.winEnd-f.winCur)/devices.PageSectors)
+		if l.GapEvery > 0 {
+			n = min(n, l.GapEvery-f.allocEnd%l.GapEvery)
+			f.gapDone = false
+		}
+		if k := len(f.ext); k > 0 && f.ext[k-1].disk+f.ext[k-1].n*devices.PageSectors == f.winCur {
+			f.ext[k-1].n += n
+		} else {
+			f.ext = append(f.ext, extent{file: f.allocEnd, disk: f.winCur, n: n})
+			newExtents++
+		}
+		f.allocEnd += n
+		f.winCur += n * devices.PageSectors
+	}
+	return newExtents
+}
+
+// find returns the extent holding page index (which must be allocated).
+func (f *fileMap) find(index int64) *extent {
+	i := sort.Search(len(f.ext), func(i int) bool { return f.ext[i].file+f.ext[i].n > index })
+	return &f.ext[i]
+}
+
+// sector maps page index to its sector; an unallocated page maps to where the next
+// allocation would put it (the delalloc goal), which only submission probes see.
+func (f *fileMap) sector(l *Layout, index int64) int64 {
+	if index < f.allocEnd {
+		e := f.find(index)
+		return e.disk + (index-e.file)*devices.PageSectors
+	}
+	if f.winCur < f.winEnd {
+		return f.winCur + (index-f.allocEnd)*devices.PageSectors
+	}
+	return max(l.frontier, l.StartSector) + (index-f.allocEnd)*devices.PageSectors
+}
+
+// contig is the number of pages from index (allocated) that are contiguous on disk.
+func (f *fileMap) contig(index int64) int64 {
+	e := f.find(index)
+	return e.file + e.n - index
+}
+
+// Extents is the number of extents of the file (for tests and reports).
+func (f *fileMap) Extents() int { return len(f.ext) }
+
+// submitRun starts writeback of the allocated pages [index, index+n) of wc's inode,
+// one bio run per on-disk extent piece. It reports true when the thread blocked.
+func submitRun(wc *kernel.WritebackCtx, f *fileMap, index, n int64) bool {
+	for n > 0 {
+		c := min(n, f.contig(index))
+		wc.WritePages(index, c)
+		index += c
+		n -= c
+		if wc.Th.Sub.Blocked() {
+			// the rest still goes out: the kernel's submit_bio loop continues after
+			// get_request_wait; pending bios are admitted in order when requests free up
+			for n > 0 {
+				c := min(n, f.contig(index))
+				wc.WritePages(index, c)
+				index += c
+				n -= c
+			}
+			return true
+		}
+	}
+	return false
+}
