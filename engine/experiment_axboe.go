@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/wblab/wblab/devices"
-	"github.com/wblab/wblab/engine/fs"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 	"github.com/wblab/wblab/engine/workload"
@@ -47,29 +46,20 @@ type axboeOutcome struct {
 // axboeMachine is the thread's box: Core 2 Quad, 2 GB, X25-E, ext4 (the model's ext4
 // always issues its commit block with FUA; the x25e model has no volatile cache, so
 // "without barriers" changes nothing there), v2.6.30 default dirty ratios 20/10.
-func axboeMachine(kernelName string, seed uint64) (*sim.World, *kernel.Kernel, error) {
-	preset, err := kernel.LookupPreset(kernelName)
-	if err != nil {
-		return nil, nil, err
-	}
+func axboeMachine(kernelName string, seed uint64, runtime sim.Time) (*sim.World, *kernel.Kernel, error) {
 	cfg := DefaultConfig()
 	dev, err := devices.Preset("x25e")
 	if err != nil {
 		return nil, nil, err
 	}
-	w := sim.NewWorld(cfg.HZ, seed)
-	q, err := devices.New(w, dev)
+	cfg.Kernel, cfg.Device, cfg.Filesystem, cfg.Seed = kernelName, dev, "ext4", seed
+	cfg.CPUs, cfg.MemoryMB, cfg.DirtyBytes, cfg.DirtyRatio, cfg.DirtyBackgroundRatio = 4, 2048, 0, 20, 10
+	cfg.Runtime = Duration(runtime)
+	m, err := Build(cfg, BuildOptions{NoWorkload: true, NoSeries: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := fs.New("ext4")
-	if err != nil {
-		return nil, nil, err
-	}
-	p := kernel.Params{CPUs: 4, MemoryMB: 2048, DirtyRatio: 20, DirtyBackgroundRatio: 10,
-		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Variants: preset.Variants, Costs: kernel.DefaultCosts(), BdiName: "8:0"}
-	k, err := kernel.New(w, p, q, f)
-	return w, k, err
+	return m.World(), m.Kernel(), nil
 }
 
 // axboeCPU is the CPU column. The thread's benchmark was ffsb (the series' commit
@@ -101,7 +91,7 @@ func axboeCPU(k *kernel.Kernel, writers []*kernel.Thread) (o axboeOutcome) {
 // axboeSequential is test 1: one dd writing a file of sizeMB with bs=1M; TPS is its
 // MB/s from start to exit.
 func axboeSequential(ctx context.Context, kernelName string, sizeMB int64) (axboeOutcome, error) {
-	w, k, err := axboeMachine(kernelName, 1)
+	w, k, err := axboeMachine(kernelName, 1, sim.Time(sizeMB)*sim.Second)
 	if err != nil {
 		return axboeOutcome{}, err
 	}
@@ -127,7 +117,7 @@ func axboeSequential(ctx context.Context, kernelName string, sizeMB int64) (axbo
 // axboeRandom is test 2: 16 processes writing 4 KiB at random offsets of their own
 // 1 GB files for runtime; TPS is write() calls per second.
 func axboeRandom(ctx context.Context, kernelName string, runtime sim.Time) (axboeOutcome, error) {
-	w, k, err := axboeMachine(kernelName, 1)
+	w, k, err := axboeMachine(kernelName, 1, runtime)
 	if err != nil {
 		return axboeOutcome{}, err
 	}

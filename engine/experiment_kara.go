@@ -56,19 +56,15 @@ func karaConfig(kernel, fs string, count int64) (Config, error) {
 // runKaraOne runs one config and splits the submitted data pages by thread comm:
 // the journal thread (kjournald / jbd2), the flusher (flush-*), the rest (dd's fsync).
 func runKaraOne(ctx context.Context, cfg Config) (karaOutcome, error) {
-	if err := cfg.Validate(); err != nil {
-		return karaOutcome{}, err
-	}
-	s, err := newSimulation(cfg)
+	m, err := Build(cfg, BuildOptions{})
 	if err != nil {
 		return karaOutcome{}, err
 	}
-	s.ctx = ctx
-	if err := s.run(); err != nil {
+	if err := m.Run(ctx); err != nil {
 		return karaOutcome{}, err
 	}
 	var o karaOutcome
-	for _, th := range s.k.Threads() {
+	for _, th := range m.Kernel().Threads() {
 		n := th.Stats.PagesSubmitted
 		switch comm := th.Task.Comm; {
 		case strings.HasPrefix(comm, "kjournald"), strings.HasPrefix(comm, "jbd2"):
@@ -79,7 +75,7 @@ func runKaraOne(ctx context.Context, cfg Config) (karaOutcome, error) {
 			o.otherPages += n
 		}
 	}
-	o.res = s.result()
+	o.res = m.Result()
 	if len(o.res.Tasks) > 0 {
 		o.runtimeS = o.res.Tasks[0].RuntimeS
 	}

@@ -28,9 +28,9 @@ func TestModernWBTWholeRun(t *testing.T) {
 			cfg.Runtime = Duration(20e9)
 			cfg.SampleInterval = Duration(10e6)
 			cfg.CheckInvariants = true
-			s, err := newSimulation(cfg)
+			m, err := Build(cfg, BuildOptions{})
 			require.NoError(t, err)
-			spec := s.q.Spec()
+			spec := m.Disks()[0].Queue.Spec()
 			if tc.kernel == "6.1" {
 				assert.True(t, spec.BlkMQ && spec.WBT && spec.WBTV6 && !spec.WBTDraft)
 				assert.Equal(t, []int{1280, 32, 128 << 10, 62}, []int{spec.MaxSectorsKB, spec.PlugCount, int(spec.PlugBytes), spec.NrRequests})

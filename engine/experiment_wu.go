@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/fs"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
@@ -57,28 +56,17 @@ func (x *xfsEAGAIN) WriteInode(wc *kernel.WritebackCtx) error {
 // written normally (it keeps b_dirty's head young). The figure is the longest time
 // A's inode metadata stayed dirty.
 func wuStarvation(ctx context.Context, kernelName string, runtime sim.Time) (maxAge sim.Time, fails int64, err error) {
-	preset, err := kernel.LookupPreset(kernelName)
-	if err != nil {
-		return 0, 0, err
-	}
 	cfg := DefaultConfig()
-	w := sim.NewWorld(cfg.HZ, cfg.Seed)
-	dev, err := devices.Preset("wu2011-hdd")
+	cfg.Kernel, cfg.Filesystem, cfg.Runtime = kernelName, "xfs", Duration(runtime)
+	var x *xfsEAGAIN
+	m, err := Build(cfg, BuildOptions{NoWorkload: true, NoSeries: true, WrapFS: func(f kernel.Filesystem) kernel.Filesystem {
+		x = &xfsEAGAIN{Xfs: f.(*fs.Xfs)}
+		return x
+	}})
 	if err != nil {
 		return 0, 0, err
 	}
-	q, err := devices.New(w, dev)
-	if err != nil {
-		return 0, 0, err
-	}
-	x := &xfsEAGAIN{Xfs: fs.NewXfs()}
-	p := kernel.Params{CPUs: cfg.CPUs, MemoryMB: cfg.MemoryMB, DirtyBytes: cfg.DirtyBytes,
-		DirtyBackgroundRatio: cfg.DirtyBackgroundRatio, DirtyExpireCs: cfg.DirtyExpireCs,
-		DirtyWritebackCs: cfg.DirtyWritebackCs, Variants: preset.Variants, Costs: kernel.DefaultCosts(), BdiName: "8:0"}
-	k, err := kernel.New(w, p, q, x)
-	if err != nil {
-		return 0, 0, err
-	}
+	w, k := m.World(), m.Kernel()
 	workload.NewDD(k, 1<<20, 0, false).Start(0)
 	app := k.NewThread("appender")
 	a, c := k.NewInode(), k.NewInode()

@@ -10,8 +10,6 @@ import (
 	"github.com/wblab/wblab/engine/fs"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
-	"github.com/wblab/wblab/engine/trace"
-	"github.com/wblab/wblab/engine/workload"
 )
 
 // Time is simulated time in nanoseconds.
@@ -34,144 +32,33 @@ func Run(ctx context.Context, cfg Config) (*Result, error) { return RunWith(ctx,
 
 // RunWith is Run with options.
 func RunWith(ctx context.Context, cfg Config, opt RunOptions) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	s, err := newSimulation(cfg)
+	m, err := Build(cfg, BuildOptions{})
 	if err != nil {
 		return nil, err
 	}
-	s.opt = opt
-	s.ctx = ctx
-	if err := s.run(); err != nil {
+	m.opt = opt
+	if err := m.Run(ctx); err != nil {
 		return nil, err
 	}
-	return s.result(), nil
+	return m.Result(), nil
 }
 
-// simulation is one run's objects.
-type simulation struct {
-	cfg    Config
-	opt    RunOptions
-	ctx    context.Context
-	w      *sim.World
-	k      *kernel.Kernel
-	q      *devices.Queue
-	dds    []*workload.DD
-	rds    []*workload.Reader
-	tr     *trace.Buffer
-	runEnd sim.Time
-
-	sampleEvery sim.Time
-	sampler     sim.Timer
-	samples     [][]float64
-	prevStats   devices.Iostat
-	prevFl      kernel.FlusherStats
-	prevPaused  sim.Time
-	prevPauses  int64
-	prevT       sim.Time
-	failure     error
-	idle        bool // every dd finished and all pages are clean: the run ended early
-}
-
-func newSimulation(cfg Config) (*simulation, error) {
-	preset, err := kernel.LookupPreset(cfg.Kernel)
-	if err != nil {
-		return nil, fmt.Errorf("kernel: %w", err)
-	}
-	variants, err := cfg.Variants.Apply(preset.Variants)
-	if err != nil {
-		return nil, fmt.Errorf("variants: %w", err)
-	}
-	w := sim.NewWorld(cfg.HZ, cfg.Seed)
-	w.SetVariation(sim.MachineVariation()) // a real machine's timer, wakeup and CPU variation
-	if v := variants; v.WBTFromKernel {    // the kernel preset decides blk-wbt (4.6 presets)
-		cfg.Device.WBT, cfg.Device.WBTDraft, cfg.Device.WBTQD1 = v.WBT, v.WBTDraft, v.WBTQD1
+// diskSpec is the disk's spec as the kernel sees it: with WBTFromKernel the kernel
+// preset decides blk-wbt (4.6 presets), with BlockV6 it sets a v6.x block layer.
+func diskSpec(d devices.Spec, v kernel.Variants) devices.Spec {
+	if v.WBTFromKernel {
+		d.WBT, d.WBTDraft, d.WBTQD1 = v.WBT, v.WBTDraft, v.WBTQD1
 		if v.WBTDepth > 0 {
-			cfg.Device.WBTDepth = v.WBTDepth
+			d.WBTDepth = v.WBTDepth
 		}
-		if v.WBTV6 { // v6 rq_depth limits (6.1 preset)
-			cfg.Device.WBTV6 = true
-		}
-	}
-	if variants.BlockV6 { // the kernel preset sets a v6.x block layer (6.1 preset)
-		blockV6(&cfg.Device)
-	}
-	q, err := devices.New(w, cfg.Device)
-	if err != nil {
-		return nil, err
-	}
-	f, err := fs.New(cfg.Filesystem)
-	if err != nil {
-		return nil, err
-	}
-	p := kernel.Params{
-		CPUs: cfg.CPUs, MemoryMB: cfg.MemoryMB,
-		DirtyBytes: cfg.DirtyBytes, DirtyRatio: cfg.DirtyRatio,
-		DirtyBackgroundBytes: cfg.DirtyBackgroundBytes, DirtyBackgroundRatio: cfg.DirtyBackgroundRatio,
-		DirtyExpireCs: cfg.DirtyExpireCs, DirtyWritebackCs: cfg.DirtyWritebackCs,
-		Variants: variants, Costs: kernel.DefaultCosts(), BdiName: "8:0",
-	}
-	k, err := kernel.New(w, p, q, f)
-	if err != nil {
-		return nil, err
-	}
-	s := &simulation{cfg: cfg, w: w, k: k, q: q, runEnd: cfg.Runtime.Time()}
-	if cfg.TraceLines > 0 {
-		s.tr = trace.New(cfg.TraceLines)
-		k.SetTracer(s.tr)
-	}
-	for i := 0; i < cfg.Workload.DD; i++ {
-		d := workload.NewDD(k, cfg.Workload.BS, cfg.Workload.Count, cfg.Workload.Fsync)
-		d.Start(0)
-		s.dds = append(s.dds, d)
-	}
-	for i := 0; i < cfg.Workload.Readers; i++ {
-		bs := cfg.Workload.ReadBS
-		if bs == 0 {
-			bs = 4096
-		}
-		r := workload.NewReader(k, i, bs, cfg.Workload.ReadRandom)
-		r.Start(0)
-		s.rds = append(s.rds, r)
-	}
-	if s.tr != nil {
-		q.SetTracer(func(task *sim.Task, event, payload string) {
-			comm, pid, cpu := "<idle>", 0, 0
-			if task != nil {
-				comm, pid, cpu = task.Comm, task.PID, max(task.CPU, 0)
-			}
-			s.tr.Emit(w.Now(), comm, pid, cpu, event, payload)
-		})
-	}
-	s.sampleEvery = cfg.SampleInterval.Time()
-	if s.sampleEvery == 0 {
-		s.sampleEvery = max(s.runEnd/600/sim.Millisecond*sim.Millisecond, 10*sim.Millisecond)
-	}
-	s.samples = make([][]float64, len(seriesNames))
-	s.sampler.Fn = s.sample
-	w.At(&s.sampler, 0)
-	if cfg.CheckInvariants {
-		last := sim.Time(0)
-		w.AfterEvent = func() {
-			if s.failure != nil {
-				return
-			}
-			if w.Now() < last {
-				s.fail(fmt.Errorf("invariant time-monotonic: %v after %v", w.Now(), last))
-				return
-			}
-			last = w.Now()
-			if err := k.CheckInvariants(); err != nil {
-				s.fail(err)
-				return
-			}
-			if n, qd := q.Inflight(), q.Spec().QueueDepth; n > qd {
-				s.fail(fmt.Errorf("invariant device-queue-depth: %d requests at the device, queue depth %d", n, qd))
-			}
+		if v.WBTV6 {
+			d.WBTV6 = true
 		}
 	}
-	return s, nil
+	if v.BlockV6 {
+		blockV6(&d)
+	}
+	return d
 }
 
 // blockV6 is the v6.x block layer on a device (kernel-notes §7.1): blk-mq tags,
@@ -196,7 +83,7 @@ func blockV6(d *devices.Spec) {
 	d.NrRequests = max(d.NrRequests, 4) // BLKDEV_MIN_RQ
 }
 
-func (s *simulation) fail(err error) {
+func (s *Machine) fail(err error) {
 	cfgJSON, _ := json.Marshal(s.cfg)
 	s.failure = fmt.Errorf("%w (at t=%.6fs, seed %d; config %s)", err, s.w.Now().Seconds(), s.cfg.Seed, cfgJSON)
 	s.w.CancelRun()
@@ -204,7 +91,7 @@ func (s *simulation) fail(err error) {
 
 // finished reports that the workload is over: every dd has a count and has exited,
 // there are no readers, and no page is dirty or under writeback.
-func (s *simulation) finished() bool {
+func (s *Machine) finished() bool {
 	if len(s.dds) == 0 || len(s.rds) > 0 || s.k.G.NrFileDirty > 0 || s.k.G.NrWriteback > 0 {
 		return false
 	}
@@ -214,23 +101,6 @@ func (s *simulation) finished() bool {
 		}
 	}
 	return true
-}
-
-func (s *simulation) run() error {
-	err := s.w.Run(s.runEnd)
-	if s.failure != nil {
-		return s.failure
-	}
-	if s.idle {
-		return nil
-	}
-	if err != nil {
-		if s.ctx.Err() != nil {
-			return s.ctx.Err()
-		}
-		return err
-	}
-	return nil
 }
 
 // SeriesNames are the time series' columns, in the order of Series.Names and of the
@@ -250,8 +120,8 @@ var seriesNames = []string{
 
 const pagesPerMB = 256.0
 
-func (s *simulation) sample() {
-	if s.ctx != nil && s.ctx.Err() != nil {
+func (s *Machine) sample() {
+	if s.ctx.Err() != nil {
 		s.w.CancelRun()
 		return
 	}
@@ -314,7 +184,8 @@ func (s *simulation) sample() {
 
 func mb(pages int64) float64 { return float64(pages) / pagesPerMB }
 
-func (s *simulation) result() *Result {
+// Result is what the machine measured so far (the whole run after Run).
+func (s *Machine) Result() *Result {
 	k, cfg := s.k, s.cfg
 	runtime := s.w.Now().Seconds()
 	r := &Result{
