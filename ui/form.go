@@ -66,8 +66,8 @@ func fields(model string) []Field {
 		out = append(out, Field{ID: "dev." + p.Key, Label: p.Key, Kind: "text", Group: "device", Help: p.Doc + " " + p.Range})
 	}
 	out = append(out, Field{ID: "kernel", Label: "kernel preset", Kind: "select", Group: "kernel"})
-	for _, v := range kernel.VariantNames() {
-		out = append(out, Field{ID: "v." + v, Label: v, Kind: "tri", Group: "kernel", Help: kernel.VariantDocs[v]})
+	for _, sw := range kernel.Switches {
+		out = append(out, Field{ID: "v." + sw.Name, Label: sw.Name, Kind: "tri", Group: "kernel", Help: sw.Doc})
 	}
 	out = append(out,
 		Field{ID: "runtime", Label: "runtime", Kind: "text", Group: "run", Help: "simulated time (600s, 2m)"},

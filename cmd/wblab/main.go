@@ -612,16 +612,19 @@ type namedDoc struct {
 	Name    string `json:"name"`
 	Doc     string `json:"doc"`
 	Default bool   `json:"default,omitempty"`
+	Models  string `json:"models,omitempty"` // switches: the kernel function and version
+	Source  string `json:"source,omitempty"` // switches: the commit or thread
+
 }
 
 func presets() presetList {
 	d := engine.DefaultConfig()
 	var l presetList
 	for _, p := range kernel.Presets() {
-		l.Kernels = append(l.Kernels, namedDoc{p.Name, p.Doc, p.Name == d.Kernel})
+		l.Kernels = append(l.Kernels, namedDoc{Name: p.Name, Doc: p.Doc, Default: p.Name == d.Kernel})
 	}
-	for _, n := range kernel.VariantNames() {
-		l.Switches = append(l.Switches, namedDoc{Name: n, Doc: kernel.VariantDocs[n]})
+	for _, sw := range kernel.Switches {
+		l.Switches = append(l.Switches, namedDoc{Name: sw.Name, Doc: sw.Doc, Models: sw.Models, Source: sw.Source})
 	}
 	l.Devices = devices.Presets()
 	l.DeviceKeys = devices.Keys()

@@ -188,93 +188,157 @@ type Variants struct {
 	WbcNonblocking bool
 }
 
-// variantNames maps switch names (Config "variants" keys, UI labels) to fields.
-var variantNames = map[string]func(*Variants) *bool{
-	"wcp_terminate_le0":           func(v *Variants) *bool { return &v.WCPTerminateLE0 },
-	"scaled_chunk":                func(v *Variants) *bool { return &v.ScaledChunk },
-	"ext4_writeback_bump":         func(v *Variants) *bool { return &v.Ext4WritebackBump },
-	"more_io_wait":                func(v *Variants) *bool { return &v.MoreIOWait },
-	"write_inode_requeue_wait":    func(v *Variants) *bool { return &v.WriteInodeRequeueWait },
-	"last_active_progress":        func(v *Variants) *bool { return &v.LastActiveProgress },
-	"kupdate_retry_early":         func(v *Variants) *bool { return &v.KupdateRetryEarly },
-	"pages_skipped_requeue_wait":  func(v *Variants) *bool { return &v.PagesSkippedRequeueWait },
-	"blocked_requeue_wait":        func(v *Variants) *bool { return &v.BlockedRequeueWait },
-	"grab_super_requeue_wait":     func(v *Variants) *bool { return &v.GrabSuperRequeueWait },
-	"i_sync_requeue_wait":         func(v *Variants) *bool { return &v.ISyncRequeueWait },
-	"no_redirty_on_pages_skipped": func(v *Variants) *bool { return &v.NoRedirtyOnPagesSkipped },
-	"remove_more_io_wait":         func(v *Variants) *bool { return &v.RemoveMoreIOWait },
-	"pdflush":                     func(v *Variants) *bool { return &v.Pdflush },
-	"io_full_throttle":            func(v *Variants) *bool { return &v.IOFullThrottle },
-	"io_full_pause_backoff":       func(v *Variants) *bool { return &v.IOFullPauseBackoff },
-	"wbt_from_kernel":             func(v *Variants) *bool { return &v.WBTFromKernel },
-	"wbt":                         func(v *Variants) *bool { return &v.WBT },
-	"wbt_draft":                   func(v *Variants) *bool { return &v.WBTDraft },
-	"wbt_qd1":                     func(v *Variants) *bool { return &v.WBTQD1 },
-	"dirtied_before_each_loop":    func(v *Variants) *bool { return &v.DirtiedBeforeEachLoop },
-	"i_sync_queued":               func(v *Variants) *bool { return &v.ISyncQueued },
-	"requeue_inode":               func(v *Variants) *bool { return &v.RequeueInode },
-	"sb_inodes_i_sync_check":      func(v *Variants) *bool { return &v.SbInodesISyncCheck },
-	"workqueue_flusher":           func(v *Variants) *bool { return &v.WorkqueueFlusher },
-	"bandwidth_from_writepages":   func(v *Variants) *bool { return &v.BandwidthFromWritepages },
-	"wrote_minus_skipped":         func(v *Variants) *bool { return &v.WroteMinusSkipped },
-	"domain_dirty_limits":         func(v *Variants) *bool { return &v.DomainDirtyLimits },
-	"pos_ratio_clamp":             func(v *Variants) *bool { return &v.PosRatioClamp },
-	"bdp_think_time":              func(v *Variants) *bool { return &v.BdpThinkTime },
-	"wb_max_pause":                func(v *Variants) *bool { return &v.WbMaxPause },
-	"dirty_exceeded_v6":           func(v *Variants) *bool { return &v.DirtyExceededV6 },
-	"balanced_rate_cap":           func(v *Variants) *bool { return &v.BalancedRateCap },
-	"wbt_v6":                      func(v *Variants) *bool { return &v.WBTV6 },
-	"block_v6":                    func(v *Variants) *bool { return &v.BlockV6 },
-	"trace_v66":                   func(v *Variants) *bool { return &v.TraceV66 },
-	"wbc_nonblocking":             func(v *Variants) *bool { return &v.WbcNonblocking },
+// Switch is one kernel switch: a behaviour the source threads change, with where
+// it comes from. Switches is the one table the CLI's --help, the page's kernel
+// controls and the docs read; adding a switch is a Variants field plus one row.
+type Switch struct {
+	Name   string // the Config "variants" key and the label in the CLI and the page
+	Doc    string // one line: what the switch changes
+	Models string // the kernel function(s) and version the switched-on behaviour models
+	Source string // the commit or thread it comes from
+	// Field is the switch's Variants field.
+	Field func(*Variants) *bool
 }
 
-// VariantDocs describes each switch in one line.
-var VariantDocs = map[string]string{
-	"wcp_terminate_le0":           "write_cache_pages stops at --nr_to_write <= 0 (Chinner's 2.6.36 fix)",
-	"scaled_chunk":                "writeback_chunk_size scales with bandwidth and dirty limit (v3.1+) instead of 4 MB",
-	"ext4_writeback_bump":         "ext4_da_writepages raises nr_to_write to 128 MB of contiguous dirty pages (2.6.32+); off: 16 pages (2.6.30)",
-	"more_io_wait":                "Wu 2011 patch 1: b_more_io_wait list + requeue_io_wait (spliced into b_io, not looped on)",
-	"write_inode_requeue_wait":    "Wu 2011 patch 2: inode left dirty by ->write_inode → requeue_io_wait, not redirty_tail",
-	"last_active_progress":        "Wu 2011 patch 3: wb->last_active moves on pages or inodes written",
-	"kupdate_retry_early":         "Wu 2011 patch 4: kupdate retries b_more_io_wait early, pause doubling up to dirty_writeback_interval",
-	"pages_skipped_requeue_wait":  "Wu 2011 patch 5: pages_skipped inode → requeue_io_wait, not redirty_tail",
-	"blocked_requeue_wait":        "Wu 2011 patch 6: blocked inode (dirty pages, slice not used up) → requeue_io_wait",
-	"grab_super_requeue_wait":     "Wu 2011 patch 7: failed superblock grab → requeue_io_wait (no effect: one sb, never unmounted)",
-	"i_sync_requeue_wait":         "Kara 2011: inode under I_SYNC → requeue_io_wait; wb_writeback warns (counts) busy loops instead of waiting",
-	"no_redirty_on_pages_skipped": "Wu 2011: remove redirty_tail() on pages_skipped in writeback_sb_inodes",
-	"remove_more_io_wait":         "Wu 2011 follow-up: requeue_io_wait ≡ requeue_io, wb_writeback exits on a pass without progress",
-	"pdflush":                     "2.6.30: pdflush thread pool, background_writeout/wb_kupdate (off: Axboe's per-bdi flushers)",
-	"io_full_throttle":            "pre-3.2 balance_dirty_pages: the dirtier writes back pages itself (off: IO-less throttling)",
-	"io_full_pause_backoff":       "2.6.35-3.1 IO-full loop: write back only above the bdi limit, io_schedule_timeout pauses 1 jiffy..HZ/10 (off: 2.6.30)",
-	"wbt_from_kernel":             "the kernel preset decides blk-wbt (wbt, wbt_draft, wbt_qd1, depth) instead of the device",
-	"wbt":                         "blk-wbt on (with wbt_from_kernel)",
-	"wbt_draft":                   "blk-wbt 2016 draft semantics (with wbt_from_kernel)",
-	"wbc_nonblocking":             "pre-2.6.37: WB_SYNC_NONE writeback blocks on busy locks unless wbc->nonblocking (2.6.30 pdflush)",
-	"wbt_qd1":                     "blk-wbt QD=1 patch (Axboe 2016): limits 2/2/1 and 1/1/1 scaled down (with wbt_from_kernel)",
-	"dirtied_before_each_loop":    "v6: background work's dirtied_before = jiffies on every wb_writeback loop (picks up newly dirtied inodes)",
-	"i_sync_queued":               "v6: I_SYNC_QUEUED set by move_expired_inodes; __mark_inode_dirty leaves queued inodes in place",
-	"requeue_inode":               "v6: requeue_inode() decision tree (pages_skipped decided first: redirty_tail dirty, drop clean)",
-	"sb_inodes_i_sync_check":      "v6: I_SYNC check in writeback_sb_inodes (requeue_io + writeback_sb_inodes_requeue, or sleep for sync)",
-	"workqueue_flusher":           "v6: wb_workfn work item: immediate/delayed wakeups (pending delayed wakeup not moved), wb_check_start_all",
-	"bandwidth_from_writepages":   "v6: write bandwidth updated from do_writepages and IO completion, not wb_writeback",
-	"wrote_minus_skipped":         "v6: writeback_sb_inodes counts write_chunk - nr_to_write - pages_skipped (floored at 0)",
-	"domain_dirty_limits":         "v6: domain_dirty_limits converts dirty ratios per PAGE_SIZE before scaling available memory",
-	"pos_ratio_clamp":             "v6: pos_ratio_polynom clamped to [0, 2.0], divisions by (x | 1)",
-	"bdp_think_time":              "v6: balance_dirty_pages think-time compensation (dirty_paused_when), wb_min_pause, kick before freerun",
-	"wb_max_pause":                "v6: wb_max_pause = min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, 200 ms)",
-	"dirty_exceeded_v6":           "v6: dirty_exceeded = wb_dirty > wb_thresh && dirty > thresh (v3.2: ||)",
-	"balanced_rate_cap":           "v6: balanced_dirty_ratelimit capped at write_bw",
-	"wbt_v6":                      "blk-wbt v6 limits: max_depth <= 2 → normal = max, background = 1 (with wbt_from_kernel)",
-	"block_v6":                    "v6 block layer set by the kernel: blk-mq tags, max_sectors_kb 1280, plug 32 requests / 128 KiB",
-	"trace_v66":                   "trace lines in the v6.6 wording (cgroup_ino, no unstable=, period/think); off: v3.2 wording for old scripts",
+// The source threads (../shared/threads/).
+const (
+	threadChinner = "chinner-2010-write_cache_pages-nr_to_write.txt"
+	threadWu      = "wu-2011-more_io_wait-thread.txt"
+	threadAxboe   = "axboe-2009-per-bdi-flusher-threads.txt"
+	threadKara    = "kara-2016-wbt-ext3-discussion.txt"
+	notesV6       = "kernel-notes.md (v6.x paragraphs); Linux 6.1 sources"
+)
+
+// Switches is the table of kernel switches, in the order the page shows them.
+var Switches = []Switch{
+	{"wcp_terminate_le0", "write_cache_pages stops at --nr_to_write <= 0 (Chinner's 2.6.36 fix)",
+		"write_cache_pages, mm/page-writeback.c v2.6.36", "commit 546a1924, " + threadChinner,
+		func(v *Variants) *bool { return &v.WCPTerminateLE0 }},
+	{"scaled_chunk", "writeback_chunk_size scales with bandwidth and dirty limit (v3.1+) instead of 4 MB",
+		"writeback_chunk_size, fs/fs-writeback.c v3.1", "Wu's IO-less series (v3.1 merge), " + threadWu,
+		func(v *Variants) *bool { return &v.ScaledChunk }},
+	{"ext4_writeback_bump", "ext4_da_writepages raises nr_to_write to 128 MB of contiguous dirty pages (2.6.32+); off: 16 pages (2.6.30)",
+		"ext4_da_writepages, fs/ext4/inode.c v2.6.32+ (off: v2.6.30 s_mb_stream_request raise)", threadAxboe,
+		func(v *Variants) *bool { return &v.Ext4WritebackBump }},
+	{"more_io_wait", "Wu 2011 patch 1: b_more_io_wait list + requeue_io_wait (spliced into b_io, not looped on)",
+		"queue_io, requeue_io_wait, wb_writeback, fs/fs-writeback.c (3.1-rc9 + patch)", "Wu 2011 patch 1/7, " + threadWu,
+		func(v *Variants) *bool { return &v.MoreIOWait }},
+	{"write_inode_requeue_wait", "Wu 2011 patch 2: inode left dirty by ->write_inode → requeue_io_wait, not redirty_tail",
+		"writeback_single_inode, fs/fs-writeback.c (3.1-rc9 + patch)", "Wu 2011 patch 2/7 (Hellwig), " + threadWu,
+		func(v *Variants) *bool { return &v.WriteInodeRequeueWait }},
+	{"last_active_progress", "Wu 2011 patch 3: wb->last_active moves on pages or inodes written",
+		"wb_writeback, wb_do_writeback, fs/fs-writeback.c (3.1-rc9 + patch)", "Wu 2011 patch 3/7 (Kara), " + threadWu,
+		func(v *Variants) *bool { return &v.LastActiveProgress }},
+	{"kupdate_retry_early", "Wu 2011 patch 4: kupdate retries b_more_io_wait early, pause doubling up to dirty_writeback_interval",
+		"wb_check_old_data_flush, bdi_writeback_thread, fs/fs-writeback.c (3.1-rc9 + patch)", "Wu 2011 patch 4/7 (Kara), " + threadWu,
+		func(v *Variants) *bool { return &v.KupdateRetryEarly }},
+	{"pages_skipped_requeue_wait", "Wu 2011 patch 5: pages_skipped inode → requeue_io_wait, not redirty_tail",
+		"writeback_sb_inodes, fs/fs-writeback.c (3.1-rc9 + patch)", "Wu 2011 patch 5/7, " + threadWu,
+		func(v *Variants) *bool { return &v.PagesSkippedRequeueWait }},
+	{"blocked_requeue_wait", "Wu 2011 patch 6: blocked inode (dirty pages, slice not used up) → requeue_io_wait",
+		"writeback_single_inode, fs/fs-writeback.c (3.1-rc9 + patch)", "Wu 2011 patch 6/7, " + threadWu,
+		func(v *Variants) *bool { return &v.BlockedRequeueWait }},
+	{"grab_super_requeue_wait", "Wu 2011 patch 7: failed superblock grab → requeue_io_wait (no effect: one sb, never unmounted)",
+		"__writeback_inodes_wb, fs/fs-writeback.c (3.1-rc9 + patch)", "Wu 2011 patch 7/7, " + threadWu,
+		func(v *Variants) *bool { return &v.GrabSuperRequeueWait }},
+	{"i_sync_requeue_wait", "Kara 2011: inode under I_SYNC → requeue_io_wait; wb_writeback warns (counts) busy loops instead of waiting",
+		"writeback_single_inode, wb_writeback, fs/fs-writeback.c (3.1-rc9 + patch)", "Kara, \"writeback: requeue_io_wait() when I_SYNC is set\", " + threadWu,
+		func(v *Variants) *bool { return &v.ISyncRequeueWait }},
+	{"no_redirty_on_pages_skipped", "Wu 2011: remove redirty_tail() on pages_skipped in writeback_sb_inodes",
+		"writeback_sb_inodes, fs/fs-writeback.c (3.1-rc9 + patch)", "Wu, \"remove redirty_tail() on pages_skipped\", " + threadWu,
+		func(v *Variants) *bool { return &v.NoRedirtyOnPagesSkipped }},
+	{"remove_more_io_wait", "Wu 2011 follow-up: requeue_io_wait ≡ requeue_io, wb_writeback exits on a pass without progress",
+		"requeue_io_wait, wb_writeback, fs/fs-writeback.c (3.1-rc9 + diff)", "Wu's follow-up diff, " + threadWu,
+		func(v *Variants) *bool { return &v.RemoveMoreIOWait }},
+	{"pdflush", "2.6.30: pdflush thread pool, background_writeout/wb_kupdate (off: Axboe's per-bdi flushers)",
+		"mm/pdflush.c, background_writeout, wb_kupdate, mm/page-writeback.c v2.6.30", threadAxboe,
+		func(v *Variants) *bool { return &v.Pdflush }},
+	{"io_full_throttle", "pre-3.2 balance_dirty_pages: the dirtier writes back pages itself (off: IO-less throttling)",
+		"balance_dirty_pages, mm/page-writeback.c v2.6.30-v3.1", "replaced by Wu's IO-less throttling (v3.2), " + threadWu,
+		func(v *Variants) *bool { return &v.IOFullThrottle }},
+	{"io_full_pause_backoff", "2.6.35-3.1 IO-full loop: write back only above the bdi limit, io_schedule_timeout pauses 1 jiffy..HZ/10 (off: 2.6.30)",
+		"balance_dirty_pages, mm/page-writeback.c v2.6.35-v3.1", threadChinner,
+		func(v *Variants) *bool { return &v.IOFullPauseBackoff }},
+	{"wbt_from_kernel", "the kernel preset decides blk-wbt (wbt, wbt_draft, wbt_qd1, depth) instead of the device",
+		"block layer configuration of the 4.6 / 6.1 presets", threadKara,
+		func(v *Variants) *bool { return &v.WBTFromKernel }},
+	{"wbt", "blk-wbt on (with wbt_from_kernel)",
+		"blk-wbt, block/blk-wb.c (2016 drafts) / block/blk-wbt.c", threadKara,
+		func(v *Variants) *bool { return &v.WBT }},
+	{"wbt_draft", "blk-wbt 2016 draft semantics (with wbt_from_kernel)",
+		"wb-buf-throttle draft of 2016 (unsigned scale_step, wake one)", threadKara,
+		func(v *Variants) *bool { return &v.WBTDraft }},
+	{"wbt_qd1", "blk-wbt QD=1 patch (Axboe 2016): limits 2/2/1 and 1/1/1 scaled down (with wbt_from_kernel)",
+		"calc_wb_limits, blk-wbt draft 2016 + QD=1 patch", threadKara,
+		func(v *Variants) *bool { return &v.WBTQD1 }},
+	{"wbc_nonblocking", "pre-2.6.37: WB_SYNC_NONE writeback blocks on busy locks unless wbc->nonblocking (2.6.30 pdflush)",
+		"wbc->nonblocking users (xfs_map_blocks, write_cache_pages), v2.6.30-v2.6.36", "Wu, \"remove wbc->nonblocking\" (2.6.37)",
+		func(v *Variants) *bool { return &v.WbcNonblocking }},
+	{"dirtied_before_each_loop", "v6: background work's dirtied_before = jiffies on every wb_writeback loop (picks up newly dirtied inodes)",
+		"wb_writeback, fs/fs-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.DirtiedBeforeEachLoop }},
+	{"i_sync_queued", "v6: I_SYNC_QUEUED set by move_expired_inodes; __mark_inode_dirty leaves queued inodes in place",
+		"move_expired_inodes, __mark_inode_dirty, fs/fs-writeback.c v5.9+", notesV6,
+		func(v *Variants) *bool { return &v.ISyncQueued }},
+	{"requeue_inode", "v6: requeue_inode() decision tree (pages_skipped decided first: redirty_tail dirty, drop clean)",
+		"requeue_inode, fs/fs-writeback.c v3.5+", notesV6,
+		func(v *Variants) *bool { return &v.RequeueInode }},
+	{"sb_inodes_i_sync_check", "v6: I_SYNC check in writeback_sb_inodes (requeue_io + writeback_sb_inodes_requeue, or sleep for sync)",
+		"writeback_sb_inodes, fs/fs-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.SbInodesISyncCheck }},
+	{"workqueue_flusher", "v6: wb_workfn work item: immediate/delayed wakeups (pending delayed wakeup not moved), wb_check_start_all",
+		"wb_workfn, wb_wakeup_delayed, wb_do_writeback, fs/fs-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.WorkqueueFlusher }},
+	{"bandwidth_from_writepages", "v6: write bandwidth updated from do_writepages and IO completion, not wb_writeback",
+		"do_writepages, wb_update_bandwidth, mm/page-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.BandwidthFromWritepages }},
+	{"wrote_minus_skipped", "v6: writeback_sb_inodes counts write_chunk - nr_to_write - pages_skipped (floored at 0)",
+		"writeback_sb_inodes, fs/fs-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.WroteMinusSkipped }},
+	{"domain_dirty_limits", "v6: domain_dirty_limits converts dirty ratios per PAGE_SIZE before scaling available memory",
+		"domain_dirty_limits, mm/page-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.DomainDirtyLimits }},
+	{"pos_ratio_clamp", "v6: pos_ratio_polynom clamped to [0, 2.0], divisions by (x | 1)",
+		"pos_ratio_polynom, wb_position_ratio, mm/page-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.PosRatioClamp }},
+	{"bdp_think_time", "v6: balance_dirty_pages think-time compensation (dirty_paused_when), wb_min_pause, kick before freerun",
+		"balance_dirty_pages, wb_min_pause, mm/page-writeback.c v3.3+ / v6.1", notesV6,
+		func(v *Variants) *bool { return &v.BdpThinkTime }},
+	{"wb_max_pause", "v6: wb_max_pause = min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, 200 ms)",
+		"wb_max_pause, mm/page-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.WbMaxPause }},
+	{"dirty_exceeded_v6", "v6: dirty_exceeded = wb_dirty > wb_thresh && dirty > thresh (v3.2: ||)",
+		"balance_dirty_pages, mm/page-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.DirtyExceededV6 }},
+	{"balanced_rate_cap", "v6: balanced_dirty_ratelimit capped at write_bw",
+		"wb_update_dirty_ratelimit, mm/page-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.BalancedRateCap }},
+	{"wbt_v6", "blk-wbt v6 limits: max_depth <= 2 → normal = max, background = 1 (with wbt_from_kernel)",
+		"rq_depth_calc_max_depth, calc_wb_limits, block/blk-wbt.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.WBTV6 }},
+	{"block_v6", "v6 block layer set by the kernel: blk-mq tags, max_sectors_kb 1280, plug 32 requests / 128 KiB",
+		"blk-mq, BLK_DEF_MAX_SECTORS_CAP, blk_mq_submit_bio plugging, v6.1", notesV6,
+		func(v *Variants) *bool { return &v.BlockV6 }},
+	{"trace_v66", "trace lines in the v6.6 wording (cgroup_ino, no unstable=, period/think); off: v3.2 wording for old scripts",
+		"include/trace/events/writeback.h v6.6", notesV6,
+		func(v *Variants) *bool { return &v.TraceV66 }},
+}
+
+// LookupSwitch finds a switch by name.
+func LookupSwitch(name string) (Switch, bool) {
+	for _, sw := range Switches {
+		if sw.Name == name {
+			return sw, true
+		}
+	}
+	return Switch{}, false
 }
 
 // VariantNames lists the switch names, sorted.
 func VariantNames() []string {
-	out := make([]string, 0, len(variantNames))
-	for k := range variantNames {
-		out = append(out, k)
+	out := make([]string, 0, len(Switches))
+	for _, sw := range Switches {
+		out = append(out, sw.Name)
 	}
 	sort.Strings(out)
 	return out
@@ -282,11 +346,11 @@ func VariantNames() []string {
 
 // Get reads a switch by name.
 func (v Variants) Get(name string) (bool, bool) {
-	f, ok := variantNames[name]
+	sw, ok := LookupSwitch(name)
 	if !ok {
 		return false, false
 	}
-	return *f(&v), true
+	return *sw.Field(&v), true
 }
 
 // Overrides set individual switches on top of a preset, by name.
@@ -295,7 +359,7 @@ type Overrides map[string]bool
 // Validate checks that every name is a switch.
 func (o Overrides) Validate() error {
 	for _, k := range sortedNames(o) {
-		if _, ok := variantNames[k]; !ok {
+		if _, ok := LookupSwitch(k); !ok {
 			return fmt.Errorf("%q is not a kernel switch (switches: %s)", k, strings.Join(VariantNames(), ", "))
 		}
 	}
@@ -308,7 +372,8 @@ func (o Overrides) Apply(v Variants) (Variants, error) {
 		return v, err
 	}
 	for k, b := range o {
-		*variantNames[k](&v) = b
+		sw, _ := LookupSwitch(k)
+		*sw.Field(&v) = b
 	}
 	return v, nil
 }

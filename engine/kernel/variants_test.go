@@ -23,8 +23,10 @@ func TestPresetsAreDistinctAndFound(t *testing.T) {
 		got, ok := PresetFor(p.Variants)
 		require.True(t, ok, p.Name)
 		assert.Equal(t, first, got)
-		for _, v := range VariantNames() {
-			assert.NotEmpty(t, VariantDocs[v], "doc for %s", v)
+		for _, sw := range Switches {
+			assert.NotEmpty(t, sw.Doc, "doc for %s", sw.Name)
+			assert.NotEmpty(t, sw.Models, "kernel function for %s", sw.Name)
+			assert.NotEmpty(t, sw.Source, "source for %s", sw.Name)
 		}
 	}
 	for _, tc := range []struct{ in, want string }{
