@@ -49,6 +49,9 @@ type journal struct {
 	CommitStart sim.Time
 
 	fsyncs map[*kernel.Thread]int64 // fsync callers: the commit count they wait for
+	// commitRequest is j_commit_request: kjournald keeps committing until Commits
+	// reaches it (log_start_commit asks for a transaction, not just a wake-up).
+	commitRequest int64
 }
 
 // fsyncWait is the commit wait of ext3/ext4 ->fsync (ext3_sync_file →
@@ -68,6 +71,7 @@ func (j *journal) fsyncWait(th *kernel.Thread) bool {
 			target++
 		}
 		j.fsyncs[th] = target
+		j.commitRequest = max(j.commitRequest, target)
 		j.kick()
 	}
 	if j.Commits >= target {
@@ -143,7 +147,7 @@ func (j *journal) resume() {
 	for {
 		switch j.state {
 		case jIdle:
-			if j.pendingMeta == 0 && !j.kicked {
+			if j.pendingMeta == 0 && !j.kicked && j.Commits >= j.commitRequest {
 				j.th.Task.SleepInterruptible(j.interval)
 				return
 			}
@@ -206,6 +210,9 @@ func (j *journal) resume() {
 				return
 			}
 			j.state = jIdle
+			if j.Commits < j.commitRequest {
+				continue // a requested commit (fsync) is still due
+			}
 			// the next transaction started with this commit and expires
 			// interval after that (t_expires)
 			j.th.Task.SleepInterruptible(max(j.CommitStart+j.interval-j.k.W.Now(), 0))
