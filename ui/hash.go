@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wblab/wblab/engine"
@@ -20,6 +21,7 @@ type State struct {
 	Embed bool
 	Table string // matrix case list: a built-in table name or ""
 	Repro string // the "Reproduce" preset whose explanation is shown, or ""
+	Seeds int    // seeds per run (seed, seed+1, ...); 0 or 1: one
 }
 
 // alwaysKeys are written even when they equal the case's defaults.
@@ -81,6 +83,9 @@ func EncodeHash(s State) string {
 	}
 	if s.Repro != "" {
 		add("repro", s.Repro)
+	}
+	if s.Seeds > 1 {
+		add("seeds", strconv.Itoa(s.Seeds))
 	}
 	if s.Embed {
 		add("embed", "1")
@@ -195,6 +200,13 @@ func DecodeHash(h string) (State, *FieldError) {
 				continue
 			}
 			s.Table = v
+		case k == "seeds":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > MaxPageSeeds {
+				reject("link: seeds=%q: want a number of seeds in [1, %d]", v, MaxPageSeeds)
+				continue
+			}
+			s.Seeds = n
 		case k == "repro":
 			if _, ok := ReproByID(v); !ok && v != "" {
 				reject("link: repro=%q is not a Reproduce preset", v)

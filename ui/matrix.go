@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/stats"
 )
 
 // Table is a built-in case list (one of the thread's comparison tables) with its
@@ -132,11 +133,58 @@ func human(key, v string) string {
 	return v
 }
 
-// Cell is one run of a matrix: a case on the base (col 0) or test (col 1) kernel.
+// Cell is the runs of a matrix case on the base (col 0) or test (col 1) kernel: one
+// per seed. BW is the mean write_bw over the seeds once all finished.
 type Cell struct {
 	Done bool
 	BW   float64
 	Err  string
+	BWs  []float64 // write_bw per seed (index = seed - first seed)
+	got  int
+}
+
+// set records seed i's write_bw of n; the cell is done when every seed arrived.
+func (c *Cell) set(i, n int, bw float64) {
+	if len(c.BWs) != n {
+		c.BWs = make([]float64, n)
+	}
+	c.BWs[i] = bw
+	c.got++
+	if c.got == n {
+		c.Done = true
+		c.BW = stats.Of(c.BWs).Mean
+	}
+}
+
+// rowDelta is a row's delta: with several seeds paired by seed and marked "~"
+// inside the noise.
+func rowDelta(r [2]Cell) string {
+	if len(r[0].BWs) > 1 && len(r[0].BWs) == len(r[1].BWs) {
+		return stats.FormatDeltaPct(stats.PairedDeltaPct(r[0].BWs, r[1].BWs))
+	}
+	return Delta(r[0].BW, r[1].BW)
+}
+
+// totalDelta is the TOTAL's delta over the finished rows, paired by seed.
+func (m *Matrix) totalDelta() string {
+	var tb, tt []float64
+	for _, r := range m.Cells {
+		if !r[0].Done || !r[1].Done {
+			continue
+		}
+		if len(r[0].BWs) < 2 || len(r[0].BWs) != len(r[1].BWs) {
+			b, t, _ := m.Total()
+			return Delta(b, t)
+		}
+		if tb == nil {
+			tb, tt = make([]float64, len(r[0].BWs)), make([]float64, len(r[0].BWs))
+		}
+		for s := range tb {
+			tb[s] += r[0].BWs[s]
+			tt[s] += r[1].BWs[s]
+		}
+	}
+	return stats.FormatDeltaPct(stats.PairedDeltaPct(tb, tt))
 }
 
 // Matrix is the state of a comparison: rows are cases, columns base and test.
@@ -159,6 +207,21 @@ func (m *Matrix) Finished() int {
 		}
 	}
 	return n
+}
+
+// runsDone counts finished runs: seeds arrived, and all n of a failed cell.
+func (m *Matrix) runsDone(n int) int {
+	k := 0
+	for _, r := range m.Cells {
+		for _, c := range r {
+			if c.Err != "" {
+				k += n
+			} else {
+				k += c.got
+			}
+		}
+	}
+	return k
 }
 
 // Delta is the test/base change in percent as the harness prints it ("+3.1%").
@@ -200,13 +263,13 @@ func (m *Matrix) Text() string {
 	for i, r := range m.Cells {
 		d := ""
 		if r[0].Done && r[1].Done {
-			d = Delta(r[0].BW, r[1].BW)
+			d = rowDelta(r)
 		}
 		fmt.Fprintf(&b, "%12s  %10s  %10s  %s\n", val(r[0]), d, val(r[1]), m.Cases[i])
 	}
 	bt, tt, n := m.Total()
 	if n > 0 {
-		fmt.Fprintf(&b, "%12.2f  %10s  %10.2f  TOTAL\n", bt, Delta(bt, tt), tt)
+		fmt.Fprintf(&b, "%12.2f  %10s  %10.2f  TOTAL\n", bt, m.totalDelta(), tt)
 	}
 	return b.String()
 }

@@ -16,7 +16,8 @@ type MatrixView struct {
 	Cases string // matrix case list, one per line
 	M     *Matrix
 
-	cells map[int][2]int // run id -> matrix row, column
+	cells map[int][3]int // run id -> matrix row, column, seed index
+	seeds int
 	lab   *Root
 }
 
@@ -79,9 +80,10 @@ func (c *MatrixView) Shown() bool { return c.M != nil && c.lab.Mode == "matrix" 
 // InMode reports whether the page is in matrix mode.
 func (c *MatrixView) InMode() bool { return c.lab.Mode == "matrix" }
 
-func (c *MatrixView) start(cfg, bcfg engine.Config) {
+func (c *MatrixView) start(cfg, bcfg engine.Config, seeds int) {
 	m := &Matrix{Base: kernelLabel(cfg), Test: kernelLabel(bcfg)}
-	c.cells = map[int][2]int{}
+	c.cells = map[int][3]int{}
+	c.seeds = max(seeds, 1)
 	for _, line := range strings.Split(c.Cases, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			m.Cases = append(m.Cases, line)
@@ -110,8 +112,12 @@ func (c *MatrixView) start(cfg, bcfg engine.Config) {
 				m.Cells[i][col].Err = err.Error()
 				continue
 			}
-			rs := c.lab.w.Start(run, true)
-			c.cells[rs.ID] = [2]int{i, col}
+			for s := range c.seeds { // seeds paired across the columns
+				r := run
+				r.Seed = run.Seed + uint64(s)
+				rs := c.lab.w.Start(r, true)
+				c.cells[rs.ID] = [3]int{i, col, s}
+			}
 		}
 	}
 }
@@ -125,7 +131,7 @@ func (c *MatrixView) cancel() {
 			c.M.Cells[rc[0]][rc[1]].Err = "cancelled"
 		}
 	}
-	c.cells = map[int][2]int{}
+	c.cells = map[int][3]int{}
 }
 
 func (c *MatrixView) owns(id int) bool { _, ok := c.cells[id]; return ok }
@@ -143,7 +149,7 @@ func (c *MatrixView) onMsg(m Msg) bool {
 		if err := json.Unmarshal([]byte(m.Result), &r); err != nil {
 			cell.Err = err.Error()
 		} else {
-			cell.Done, cell.BW = true, r.WriteBWMBps
+			cell.set(rc[2], c.seeds, r.WriteBWMBps)
 		}
 		delete(c.cells, m.ID)
 	case "error":
@@ -166,6 +172,10 @@ func (c *MatrixView) Status() string {
 	if n > 0 {
 		return fmt.Sprintf("matrix: %d of %d runs finished, %d cancelled", c.M.Finished()-n, 2*len(c.M.Cases), n)
 	}
+	if c.seeds > 1 {
+		return fmt.Sprintf("matrix: %d of %d cells finished (%d seeds each, %d of %d runs)", c.M.Finished(), 2*len(c.M.Cases),
+			c.seeds, c.M.runsDone(c.seeds), 2*len(c.M.Cases)*c.seeds)
+	}
 	return fmt.Sprintf("matrix: %d of %d runs finished", c.M.Finished(), 2*len(c.M.Cases))
 }
 
@@ -173,7 +183,7 @@ func (c *MatrixView) progress() float64 {
 	if len(c.M.Cases) == 0 {
 		return 1
 	}
-	return float64(c.M.Finished()) / float64(2*len(c.M.Cases))
+	return float64(c.M.runsDone(max(c.seeds, 1))) / float64(2*len(c.M.Cases)*max(c.seeds, 1))
 }
 
 // Rows are the table rows (MatrixRows).
@@ -225,7 +235,7 @@ func MatrixRows(m *Matrix, table string) [][]string {
 	for i, r := range m.Cells {
 		d := ""
 		if r[0].Done && r[1].Done {
-			d = Delta(r[0].BW, r[1].BW)
+			d = rowDelta(r)
 		}
 		title := r[0].Err
 		if title == "" {
@@ -234,7 +244,7 @@ func MatrixRows(m *Matrix, table string) [][]string {
 		out = append(out, []string{cell(r[0]), d, cell(r[1]), m.Cases[i], title, published[m.Cases[i]]})
 	}
 	if b, t, n := m.Total(); n > 0 {
-		out = append(out, []string{fmt.Sprintf("%.2f", b), Delta(b, t), fmt.Sprintf("%.2f", t), "TOTAL", "", pubTotal})
+		out = append(out, []string{fmt.Sprintf("%.2f", b), m.totalDelta(), fmt.Sprintf("%.2f", t), "TOTAL", "", pubTotal})
 	}
 	return out
 }

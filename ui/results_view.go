@@ -263,6 +263,13 @@ func (c *ResultsView) Cards() []Card {
 	if m, ok := MeasuredFor(a.Cfg); ok {
 		cards = MeasuredCards(cards, m)
 	}
+	if d, ok := c.lab.Seeds.WriteBWDelta(); ok && a != c.PrevA {
+		for i := range cards {
+			if cards[i].ID == "write_bw" {
+				cards[i].Delta = d + fmt.Sprintf(" (%d seeds)", c.lab.Seeds.N)
+			}
+		}
+	}
 	return cards
 }
 

@@ -17,6 +17,8 @@ import (
 //	ResultsView status, progress, run errors and cards of the A/B runs (results-view.vugu)
 //	MatrixView  the matrix case list and table (matrix-cases.vugu, matrix-view.vugu)
 //	ChartsView  the uPlot charts (charts-view.vugu)
+//	SeedsView   the "5 seeds" switch and the seed statistics of single and A/B runs (seeds-view.vugu)
+//	SwitchView  the switch-activity panel: which switch-guarded paths ran (switch-view.vugu)
 //	Workers     the engine worker plumbing (workers.go)
 type Root struct {
 	Mode     string // "", "ab", "matrix"
@@ -31,6 +33,8 @@ type Root struct {
 	Matrix  *MatrixView
 	MxCases *MatrixCases
 	Charts  *ChartsView
+	Seeds   *SeedsView
+	Switch  *SwitchView
 
 	w  *Workers
 	ee vugu.EventEnv
@@ -52,6 +56,8 @@ func (c *Root) wire() {
 	c.Matrix = &MatrixView{lab: c}
 	c.MxCases = &MatrixCases{m: c.Matrix}
 	c.Charts = &ChartsView{lab: c}
+	c.Seeds = &SeedsView{lab: c, N: 1}
+	c.Switch = &SwitchView{lab: c}
 }
 
 // Init reads the URL hash and starts the first run.
@@ -96,6 +102,7 @@ func (c *Root) hashChanged(h string) {
 // applyState sets the page from a URL or preset state.
 func (c *Root) applyState(st State) {
 	c.Mode, c.Embed = st.Mode, st.Embed
+	c.Seeds.N = max(st.Seeds, 1)
 	c.Repro.ID = st.Repro
 	c.Form.apply(st)
 	if st.Table != "" {
@@ -104,7 +111,7 @@ func (c *Root) applyState(st State) {
 }
 
 func (c *Root) state() State {
-	return State{Form: c.Form.Form, Mode: c.Mode, B: c.Form.B, Embed: c.Embed, Table: c.Matrix.Table, Repro: c.Repro.ID}
+	return State{Form: c.Form.Form, Mode: c.Mode, B: c.Form.B, Embed: c.Embed, Table: c.Matrix.Table, Repro: c.Repro.ID, Seeds: c.Seeds.N}
 }
 
 func (c *Root) saveHash() { SetHash(EncodeHash(c.state())) }
@@ -135,15 +142,17 @@ func (c *Root) Run() {
 			return
 		}
 		c.Results.start(c.w.Start(cfg, false), c.w.Start(bcfg, false))
+		c.Seeds.start(cfg, &bcfg)
 	case "matrix":
 		bcfg, err := c.Form.bConfig()
 		if err != nil {
 			c.Form.Errs[err.Field] = err.Msg
 			return
 		}
-		c.Matrix.start(cfg, bcfg)
+		c.Matrix.start(cfg, bcfg, c.Seeds.N)
 	default:
 		c.Results.start(c.w.Start(cfg, false), nil)
+		c.Seeds.start(cfg, nil)
 	}
 	c.Charts.changed()
 }
@@ -155,16 +164,20 @@ func (c *Root) Cancel() {
 	}
 	c.Results.cancel()
 	c.Matrix.cancel()
+	c.Seeds.cancel()
 }
 
 // Running reports whether any run is in flight.
-func (c *Root) Running() bool { return c.Results.running() || c.Matrix.running() }
+func (c *Root) Running() bool { return c.Results.running() || c.Matrix.running() || c.Seeds.running() }
 
 // route hands a worker message to the component that started the run; it reports
 // whether the page should render (called with the event lock held).
 func (c *Root) route(m Msg) bool {
 	if c.Matrix.owns(m.ID) {
 		return c.Matrix.onMsg(m)
+	}
+	if c.Seeds.owns(m.ID) {
+		return c.Seeds.onMsg(m)
 	}
 	if c.Results.onMsg(m) {
 		c.Charts.changed()

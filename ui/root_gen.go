@@ -95,6 +95,17 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Matrix"}
 					vgparent.AppendChild(vgn)
 				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
+				vgparent.AppendChild(vgn)
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "seeds-toggle"}, vugu.VGAttribute{Namespace: "", Key: "title", Val: "run every case with 5 seeds: means, 95% confidence intervals, deltas paired by seed (~ marks a delta inside the noise)"}}}
+				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("class", c.Seeds.ButtonClass())
+				vgn.SetInnerHTML(c.Seeds.ButtonText())
+				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+					EventType:	"click",
+					Func:		func(event vugu.DOMEvent) { c.Seeds.Toggle() },
+					// TODO: implement capture, etc. mostly need to decide syntax
+				})
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 				vgparent.AppendChild(vgn)
 			}
@@ -256,6 +267,28 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				{
 					var vgcomp vugu.Builder = c.Results
+					if vgcomp != nil {
+						vgin.BuildEnv.WireComponent(vgcomp)
+						vgout.Components = append(vgout.Components, vgcomp)
+						vgn = &vugu.VGNode{Component: vgcomp}
+						vgparent.AppendChild(vgn)
+					}
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
+				vgparent.AppendChild(vgn)
+				{
+					var vgcomp vugu.Builder = c.Seeds
+					if vgcomp != nil {
+						vgin.BuildEnv.WireComponent(vgcomp)
+						vgout.Components = append(vgout.Components, vgcomp)
+						vgn = &vugu.VGNode{Component: vgcomp}
+						vgparent.AppendChild(vgn)
+					}
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
+				vgparent.AppendChild(vgn)
+				{
+					var vgcomp vugu.Builder = c.Switch
 					if vgcomp != nil {
 						vgin.BuildEnv.WireComponent(vgcomp)
 						vgout.Components = append(vgout.Components, vgcomp)

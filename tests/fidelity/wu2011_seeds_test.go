@@ -56,12 +56,12 @@ var cannotFire = map[string]struct {
 
 // tableRun is one matrix's measured figures.
 type tableRun struct {
-	m        *engine.Matrix
-	rows     []stats.Summary // paired delta per case
-	total    stats.Summary   // paired TOTAL delta
-	base     []stats.Summary // base write_bw per case
-	test     []stats.Summary
-	act      map[string]int64 // switch_activity summed over all the table's runs
+	m     *engine.Matrix
+	rows  []stats.Summary // paired delta per case
+	total stats.Summary   // paired TOTAL delta
+	base  []stats.Summary // base write_bw per case
+	test  []stats.Summary
+	act   map[string]int64 // switch_activity summed over all the table's runs
 }
 
 // runTables runs every (case, kernel, seed) of the matrices once (the matrices

@@ -1,0 +1,116 @@
+//go:build !(js && wasm)
+
+package browser
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestSeedsAB: an A/B with 5 seeds shows each side's mean and CI, the delta paired
+// by seed (on the write_bw card too), and the switch-activity panel with the
+// switches that never ran; at 1400 and 390 px. WBLAB_SEEDS_SCREENSHOT=$PWD/docs/seeds-ab.png
+// writes the docs' screenshot.
+func TestSeedsAB(t *testing.T) {
+	p := newPageTimeout(t, 4*time.Minute)
+	p.open("#v=1&case=thresh=100M/xfs-10dd-4k-8p-4096M-100M:10-X&kernel=3.1.0-rc9-ioless-full&runtime=60s&seed=1&mode=ab" +
+		"&b.kernel=3.1.0-rc9-ioless-full-more_io_wait-5&seeds=5")
+	p.poll("the seed statistics", `(document.getElementById("seeds")||{textContent:""}).textContent.includes("paired by seed")`, 3*time.Minute)
+	p.waitDone()
+	seeds := p.text("#seeds")
+	for _, want := range []string{"5 seeds", "A write_bw", "B write_bw", "95% CI", "delta"} {
+		if !strings.Contains(seeds, want) {
+			t.Errorf("seed panel lacks %q: %s", want, seeds)
+		}
+	}
+	if d := p.text("#card-write_bw .delta"); !strings.Contains(d, "(5 seeds)") || !strings.Contains(d, "±") {
+		t.Errorf("write_bw card delta %q: want the paired delta with its CI", d)
+	}
+	sw := p.text("#switch-activity")
+	for _, want := range []string{"Switch activity", "balance_dirty_pages.io_less", "writeback_chunk_size.scaled"} {
+		if !strings.Contains(sw, want) {
+			t.Errorf("switch panel lacks %q: %s", want, sw)
+		}
+	}
+	if nr := p.text("#never-ran"); !strings.HasSuffix(nr, "this change never ran in this case") {
+		t.Errorf("never-ran line %q", nr)
+	}
+	if !strings.Contains(p.text("#seeds-toggle"), "5 seeds") || !strings.Contains(p.text("#seeds-toggle"), "seeds") {
+		t.Errorf("seeds button %q", p.text("#seeds-toggle"))
+	}
+	for _, w := range []int64{1400, 390} {
+		p.run(chromedp.EmulateViewport(w, 1000))
+		time.Sleep(300 * time.Millisecond)
+		p.shot("seeds-ab-" + map[int64]string{1400: "1400", 390: "390"}[w])
+	}
+	if out := os.Getenv("WBLAB_SEEDS_SCREENSHOT"); out != "" {
+		p.run(chromedp.EmulateViewport(1400, 1000))
+		time.Sleep(300 * time.Millisecond)
+		var buf []byte
+		p.run(chromedp.CaptureScreenshot(&buf))
+		if err := os.WriteFile(out, buf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("screenshots in %s", filepath.Join(artifacts, "seeds-ab-*.png"))
+}
+
+// TestSeedsButton: "5 seeds" is one click; it reruns with 5 seeds, says so in the
+// link and goes back to one seed on the next click.
+func TestSeedsButton(t *testing.T) {
+	p := newPageTimeout(t, 3*time.Minute)
+	p.open("#v=1&runtime=20s")
+	p.waitDone()
+	if strings.Contains(p.text("body"), "paired by seed") {
+		t.Fatal("one seed by default")
+	}
+	p.click("#seeds-toggle")
+	p.poll("the 5-seed statistics", `(document.getElementById("seeds")||{textContent:""}).textContent.includes("CV")`, 2*time.Minute)
+	var hash string
+	p.eval(`location.hash`, &hash)
+	if !strings.Contains(hash, "seeds=5") {
+		t.Errorf("hash %q lacks seeds=5", hash)
+	}
+	p.waitDone()
+	p.click("#seeds-toggle")
+	p.waitDone()
+	if strings.Contains(p.text("body"), "CV ") {
+		t.Errorf("the seed panel stays after going back to one seed: %q", p.text("#seeds"))
+	}
+}
+
+// TestSeedsMatrix: a matrix with 5 seeds runs every cell 5 times and pairs the
+// deltas by seed (identical runs on ext4 1dd are "~+0.0%").
+func TestSeedsMatrix(t *testing.T) {
+	p := newPageTimeout(t, 4*time.Minute)
+	p.open("#v=1&runtime=20s&mode=matrix&b.kernel=3.1.0-rc9-ioless-full-more_io_wait-5&seeds=5")
+	p.set("#m-cases", "thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X\nthresh=100M/xfs-2dd-4k-8p-4096M-100M:10-X")
+	p.click("#run")
+	p.poll("the matrix with seeds", `document.getElementById("status").textContent.includes("4 of 4 cells finished (5 seeds each, 20 of 20 runs)")`, 3*time.Minute)
+	txt := p.text("#matrix-text")
+	if !strings.Contains(txt, "~+0.0%") || !strings.Contains(txt, "TOTAL") {
+		t.Errorf("matrix text:\n%s", txt)
+	}
+}
+
+// TestPageSpeedT1Seeds measures Wu's T1 matrix with 5 seeds in the page (240 runs)
+// when WBLAB_PAGE_SEEDS_SPEED is set (minutes; not in CI).
+func TestPageSpeedT1Seeds(t *testing.T) {
+	if os.Getenv("WBLAB_PAGE_SEEDS_SPEED") == "" {
+		t.Skip("set WBLAB_PAGE_SEEDS_SPEED=1 to time the T1 matrix with 5 seeds in the page")
+	}
+	p := newPageTimeout(t, 30*time.Minute)
+	p.open("#v=1&runtime=20s")
+	p.waitDone()
+	start := time.Now()
+	p.open("#v=1&case=thresh=100M/btrfs-10dd-4k-8p-4096M-100M:10-X&kernel=3.1.0-rc9-ioless-full&runtime=10m0s&seed=1&mode=matrix" +
+		"&b.kernel=3.1.0-rc9-ioless-full-more_io_wait-5&table=T1&seeds=5")
+	p.poll("the T1 matrix with 5 seeds", `document.getElementById("status").textContent.includes("48 of 48 cells finished")`, 29*time.Minute)
+	t.Logf("Wu T1 matrix, 5 seeds (240 runs of 600 s) in the page: %v", time.Since(start).Round(time.Second))
+	t.Log(p.text("#matrix-text"))
+}
