@@ -176,7 +176,7 @@ func (c *SeedsView) Lines() []string {
 		return []string{fmt.Sprintf("%d seeds: %d of %d extra runs finished …", c.N, done, len(c.all()))}
 	}
 	line := func(name string, s stats.Summary) string {
-		return fmt.Sprintf("%swrite_bw %.2f MB/s ±%.2f (95%% CI), min-max %.2f-%.2f, CV %.2f%%", name, s.Mean, s.CI95, s.Min, s.Max, 100*s.CV())
+		return fmt.Sprintf("%swrite_bw %.2f MiB/s ±%.2f (95%% CI), min-max %.2f-%.2f, CV %.2f%%", name, s.Mean, s.CI95, s.Min, s.Max, 100*s.CV())
 	}
 	if !st.AB {
 		return []string{fmt.Sprintf("%d seeds", st.A.N), line("", st.A)}
