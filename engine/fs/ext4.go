@@ -68,10 +68,10 @@ func DefaultExt4Params() Ext4Params {
 //     pages and gives the bump back at exit, so the caller sees only its own budget
 //     consumed (or over-consumed); before 2.6.32 (Variants.Ext4WritebackBump off) it
 //     only raises nr_to_write to MbStreamRequest;
-//   - allocation changes i_disksize and the extent tree: the inode's metadata is
-//     dirtied again by writeback; ->write_inode in WB_SYNC_NONE does not write it
-//     (it waits for the jbd2 commit), so the inode stays I_DIRTY_SYNC and
-//     writeback_single_inode takes its redirty_tail path;
+//   - allocation changes i_disksize and the extent tree and marks the inode
+//     I_DIRTY_SYNC under I_SYNC (dquot_claim_block); writeback_single_inode clears
+//     that before ->write_inode, which in WB_SYNC_NONE returns at once (the inode
+//     is in the running jbd2 transaction) without dirtying it again;
 //   - a jbd2 thread commits every CommitInterval: with delalloc little data is
 //     pending, so it writes the logged metadata blocks and a commit block
 //     (WRITE_SYNC | META, FUA for the commit block with barriers on).
@@ -87,9 +87,6 @@ type Ext4 struct {
 
 type ext4Inode struct {
 	m fileMap
-	// allocated since the last ->write_inode: the i_disksize/extent update
-	// still to be journalled
-	metaPending bool
 }
 
 // NewExt4 returns ext4 with default parameters.
@@ -194,7 +191,10 @@ func (e *Ext4) mapAndSubmit(wc *kernel.WritebackCtx, s, end int64) (int64, bool)
 		if x := e.P.Layout.alloc(&ei.m, s+n); x > 0 {
 			e.j.pendingMeta += x * e.P.MetaBlocksPerExtent
 		}
-		ei.metaPending = true
+		// ext4_map_blocks → ext4_da_update_reserve_space → dquot_claim_block →
+		// mark_inode_dirty_sync: I_DIRTY_SYNC while the inode is under I_SYNC
+		// (writeback_single_inode clears it again right before ->write_inode)
+		e.k.MarkInodeDirty(wc.In, kernel.IDirtySync)
 	}
 	n = min(n, ei.m.contig(s))
 	wc.Th.Charge(e.P.HandleCost + sim.Time(n)*e.P.PageCost + e.k.P.Costs.SubmitBio)
@@ -210,21 +210,16 @@ func (e *Ext4) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	return n
 }
 
-// WriteInode is ext4_write_inode (v3.2, journalled): WB_SYNC_ALL forces a jbd2
-// commit; otherwise the inode is left to the next commit. Metadata changed by this
-// writeback's allocations (i_disksize, extents) re-marks the inode I_DIRTY_SYNC, so
-// writeback_single_inode redirty_tails it.
+// WriteInode is ext4_write_inode (3.1/3.2, journalled): WB_SYNC_ALL forces a jbd2
+// commit; otherwise it returns 0 at once, the inode being in the running
+// transaction, and does not dirty it again. The I_DIRTY_SYNC that delalloc
+// allocation set during the pass was cleared by writeback_single_inode before this
+// call (fs/fs-writeback.c and fs/ext4/inode.c of 3.1.10), so the inode ends the pass
+// I_DIRTY only if its writer dirtied it meanwhile.
 func (e *Ext4) WriteInode(wc *kernel.WritebackCtx) error {
-	ei := wc.In.FS.(*ext4Inode)
 	e.j.pendingMeta++
 	if wc.Wbc.SyncMode == kernel.WBSyncAll {
 		e.j.kick()
-		ei.metaPending = false
-		return nil
-	}
-	if ei.metaPending {
-		ei.metaPending = false
-		e.k.MarkInodeDirty(wc.In, kernel.IDirtySync)
 	}
 	return nil
 }

@@ -9,68 +9,82 @@ import (
 	"github.com/wblab/wblab/engine"
 )
 
-// wrote runs a Wu 2011 case under kernel k and returns the mean
-// writeback_single_inode wrote (MB per call) over each span of seconds, from the
-// wsi_wrote_MB series (per-call samples; seconds without a call are skipped), and
-// the run's switch activity.
-func wrote(t *testing.T, c, k string, spans [][2]float64) ([]float64, map[string]int64) {
+// wroteProfile runs a Wu 2011 case under kernel k with a seed and returns the mean
+// writeback_single_inode wrote (MB per call) over 100-150 s, the lowest 10 s mean
+// after 100 s (per-call samples of the wsi_wrote_MB series; seconds without a call
+// are skipped), and the run's switch activity.
+func wroteProfile(t *testing.T, c, k string, seed uint64) (early, low float64, act map[string]int64) {
 	t.Helper()
 	cfg, err := engine.ConfigForCase(c)
 	require.NoError(t, err)
-	cfg.Kernel = k
+	cfg.Kernel, cfg.Seed = k, seed
 	r, err := engine.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	col, ok := r.Series.Column("wsi_wrote_MB")
 	require.True(t, ok)
-	var out []float64
-	for _, s := range spans {
+	mean := func(from, to float64) float64 {
 		sum, n := 0.0, 0
 		for i, v := range col {
-			if ts := float64(i) * r.Series.IntervalS; ts >= s[0] && ts < s[1] && v > 0 {
+			if ts := float64(i) * r.Series.IntervalS; ts >= from && ts < to && v > 0 {
 				sum, n = sum+v, n+1
 			}
 		}
-		require.Positive(t, n, "writeback_single_inode calls in %v", s)
-		out = append(out, sum/float64(n))
+		if n == 0 {
+			return 0
+		}
+		return sum / float64(n)
 	}
-	return out, r.SwitchActivity
+	early = mean(100, 150)
+	low = early
+	for from := 100.0; from+10 <= float64(cfg.Runtime)/1e9; from += 10 {
+		if m := mean(from, from+10); m > 0 && m < low {
+			low = m
+		}
+	}
+	require.Positive(t, early, "writeback_single_inode calls at 100-150 s")
+	return early, low, r.SwitchActivity
 }
 
-// Wu 2011: "nr_wrote by writeback_single_inode() slowly decreasing to 0 during some
-// period of dozens of seconds" (thresh=1G/ext4-100dd, patches 1-4, with nr_writeback
-// dropping low) and "steadily decreasing wrote pages in some period of 400 seconds
-// ... accompanied by decrease of nr_writeback, IO size" (thresh=1G/xfs-100dd,
-// patches 1-4 plus Kara's I_SYNC patch).
+// Wu 2011: "the thresh=1G/ext4-100dd case with patches 1-4 applied will not only see
+// nr_writeback occasionally dropped low, but also see repeated pattern of nr_wrote by
+// writeback_single_inode() slowly decreasing to 0 during some period of dozens of
+// seconds", and in thresh=1G/xfs-100dd with patches 1-4 plus Kara's I_SYNC patch
+// "steadily decreasing wrote pages in some period of 400 seconds".
 //
-// The 3.1 paths these kernels change all run in both cases: patch 2's
-// requeue_io_wait for an inode left I_DIRTY (every pass ends with the dd's i_size
-// updates on the inode and no dirty pages), keeping dirtied_when. Kara's I_SYNC
-// patch finds no inode under I_SYNC: with IO-less throttling only the flusher takes
-// it in a dd workload. The wrote series stays level in the model; the test skips
-// with the figures until a decay appears, and then requires the baseline to stay
-// level.
+// The 3.1 paths (fs/fs-writeback.c, fs/ext4/inode.c of 3.1.10): an inode whose dd
+// dirtied it during its pass ends the pass I_DIRTY with no dirty pages left; patch 2
+// requeue_io_wait()s it (dirtied_when kept, spliced back at every queue_io of the
+// running background work) where 3.1 redirty_tail()s it out of that work. An inode
+// whose dd did not write during the pass ends clean and, dirtied again, waits in
+// b_dirty with a new dirtied_when the running work does not take. The work keeps
+// cycling the first set, which shrinks as its inodes fall out: each call writes
+// less, nr_writeback and the request size drop, until a pass makes no progress, the
+// work ends and a new one takes every inode again.
+//
+// Kara's I_SYNC patch finds no inode under I_SYNC in a dd workload with IO-less
+// throttling (only the flusher takes it), so the xfs case has no decay of its own.
 func TestWu2011WroteDecay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("600 s runs")
 	}
-	spans := [][2]float64{{100, 200}, {500, 600}}
-	const xfs = "thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-X"
 	const ext4 = "thresh=1G/ext4-100dd-4k-8p-4096M-1024M:10-X"
-	base, _ := wrote(t, xfs, "3.1.0-rc9-ioless-full", spans)
-	x, xAct := wrote(t, xfs, "3.1.0-rc9-ioless-full-more_io_wait-9", spans)
-	e, eAct := wrote(t, ext4, "3.1.0-rc9-ioless-full-more_io_wait-5", spans)
-	assert.InEpsilon(t, base[0], base[1], 0.05, "baseline: wrote level")
-	for name, act := range map[string]map[string]int64{"xfs": xAct, "ext4": eAct} {
-		assert.Positive(t, act["requeue_io_wait.inode_dirty"], "%s: patch 2's requeue_io_wait runs", name)
+	for _, seed := range []uint64{1, 2} {
+		e0, e1, _ := wroteProfile(t, ext4, "3.1.0-rc9-ioless-full", seed)
+		p0, p1, act := wroteProfile(t, ext4, "3.1.0-rc9-ioless-full-more_io_wait-5", seed)
+		t.Logf("ext4-100dd seed %d: wrote MB/call at 100-150 s and lowest 10 s after: baseline %.1f, %.1f; patches 1-4 %.1f, %.1f",
+			seed, e0, e1, p0, p1)
+		assert.Greater(t, e1, 0.9*e0, "baseline: wrote level")
+		assert.Less(t, p1, 0.8*p0, "patches 1-4: wrote decays")
+		assert.Positive(t, act["requeue_io_wait.inode_dirty"], "patch 2's requeue_io_wait runs")
 	}
-	assert.Zero(t, xAct["i_sync_skip"], "no second I_SYNC holder in a dd workload")
-	decays := func(w []float64) bool { return w[1] < 0.8*w[0] }
-	if !decays(x) || !decays(e) {
-		t.Skipf("known gap: wrote per writeback_single_inode call at 100-200 s and 500-600 s: xfs-100dd with "+
-			"patches 1-4 + I_SYNC %.1f, %.1f MB (baseline %.1f, %.1f), ext4-100dd with patches 1-4 %.1f, %.1f MB; "+
-			"the thread sees it decay (to 0 over dozens of seconds for ext4, over 400 s for xfs). Patch 2's path "+
-			"runs (%d and %d requeue_io_wait.inode_dirty) but the flusher's visits stay even; Kara's I_SYNC path "+
-			"never runs (%d I_SYNC skips). What blocks the inodes in the real runs is not identified.",
-			x[0], x[1], base[0], base[1], e[0], e[1], xAct["requeue_io_wait.inode_dirty"], eAct["requeue_io_wait.inode_dirty"], xAct["i_sync_skip"])
+
+	const xfs = "thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-X"
+	x0, x1, act := wroteProfile(t, xfs, "3.1.0-rc9-ioless-full-more_io_wait-9", 1)
+	assert.Zero(t, act["i_sync_skip"], "no second I_SYNC holder in a dd workload")
+	if x1 > 0.8*x0 {
+		t.Skipf("known gap: xfs-100dd with patches 1-4 + Kara's I_SYNC patch keeps wrote at %.1f MB/call "+
+			"(lowest 10 s %.1f); the thread sees it decrease steadily over 400 s. The I_SYNC path never runs "+
+			"(%d skips): what takes I_SYNC besides the flusher in the real runs is not identified.",
+			x0, x1, act["i_sync_skip"])
 	}
 }
