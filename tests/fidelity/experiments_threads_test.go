@@ -28,7 +28,6 @@ func TestExperimentChinner2010(t *testing.T) {
 	r := runExperiment(t, "chinner-2010")
 	f := r.Figures
 	assert.InDelta(t, 1.0, f["ext4_ratio"], 0.05, "ext4 within ±5% across the switch")
-	assert.InDelta(t, 750, f["fixed_MBps"], 75, "fixed: the dd's write path CPU-bound near the thread's ~750 MB/s")
 	assert.LessOrEqual(t, f["buggy_MBps"], f["fixed_MBps"]*1.02, "the fix never slows XFS down")
 	assert.Contains(t, r.Text, ", 0, -1, -2", "towrt goes 0, -1, -2 before the fix")
 	assert.GreaterOrEqual(t, f["call_gap_p50_us"], 7.0, "two-page calls as far apart as the thread's lines")
@@ -44,6 +43,14 @@ func TestExperimentChinner2010(t *testing.T) {
 			f["ratio"], f["buggy_MBps"], f["fixed_MBps"], f["call_gap_mean_us"], f["xfsdatad_requeues"])
 	}
 	assert.LessOrEqual(t, f["ratio"], 3.5)
+}
+
+// TestCalibrationChinner2010Fixed: XfsParams.DelallocCost (the per-page XFS write
+// path of 2.6.36) was derived from the fixed kernel's ~750 MB/s, the dd being
+// CPU-bound on storage that is not the limit.
+func TestCalibrationChinner2010Fixed(t *testing.T) {
+	f := runExperiment(t, "chinner-2010").Figures
+	assert.InDelta(t, 750, f["fixed_MBps"], 75, "fixed: the dd's write path CPU-bound near the thread's ~750 MB/s")
 }
 
 // Kara 2016: ext3 + wbt ~105 s and slower than without wbt, the journal thread
