@@ -20,6 +20,34 @@ import (
 // window size and by when allocation happens (write() for ext3, writeback for the
 // delalloc filesystems); seeks between those windows are what separate 1dd from
 // 100dd on a rotating disk.
+//
+// Checked against the 3.1 sources (issue 17), per filesystem:
+//   - ext3 (balloc.c, alloc_new_reservation): a file's reservation window starts at
+//     EXT3_DEFAULT_RESERVE_BLOCKS (8) and doubles, up to EXT3_MAX_RESERVE_BLOCKS
+//     (1027), whenever more than half of the old window was used; the new window
+//     is the first reservable gap at or after the goal (the block after the file's
+//     last one), i.e. after every window taken since: the frontier. Allocation is at
+//     write() time, so windows interleave in the writers' write() order.
+//   - ext4 (mballoc.c): a file larger than s_mb_stream_request (16 blocks) is a
+//     stream allocation. ext4_mb_normalize_request rounds a request of a file past
+//     8 MB to its 8 MB-aligned logical window (the "max <= 8 * 1024" branch is always
+//     taken with 4 KB blocks); the part not used now becomes the inode's
+//     preallocation. The goal is the block after the file's last extent, tried
+//     first (TRY_GOAL, set when the request continues it); if another file
+//     allocated there, the allocator goes to s_mb_last_group/s_mb_last_start, where
+//     the last stream allocation of any file ended: the frontier. delalloc hands
+//     writeback extents of at most 8 MB (mpage_add_bh_to_extent). Windows of 2048
+//     pages from the frontier; files under 8 MB start with smaller normalized
+//     windows (not modelled).
+//   - xfs (allocsize=1g, the harness's mount): xfs_iomap_write_delay reserves the
+//     write plus 1 GB of speculative preallocation past EOF as delalloc;
+//     xfs_iomap_write_allocate converts the whole delalloc extent (to its last
+//     block, prealloc included) in one xfs_bmapi, near the file's last block if
+//     free, else the nearest free space in the AG; files of one directory (inode64)
+//     share their AG. Windows of 1 GB from the frontier.
+//   - btrfs: COW; every writeback extent is allocated from the data block group's
+//     free space cursor in writeback order, whichever file it belongs to: no window,
+//     the disk sees one stream.
 type Layout struct {
 	// StartSector is the first data sector (after the superblock, group
 	// descriptors and the first inode tables).
