@@ -99,7 +99,8 @@ func cfqSlice(sync bool, prio int) sim.Time {
 //     ramps up one request per slice_sync since the last sync request that waited
 //     longer than fifo_expire_sync (last_delayed_sync);
 //   - within a queue: the FIFO head if it expired (checked once per slice),
-//     otherwise the next request in sector order from the head position (C-SCAN);
+//     otherwise the closer of the head position's two neighbours in sector order,
+//     backward seeks up to 16 MiB at twice the cost (cfq_choose_req);
 //   - idling: when the active sync queue empties, with nothing of it at the
 //     device, it keeps the disk for slice_idle waiting for the task (idle window
 //     on, or the last queue of a sync tree whose think time is short), unless its
@@ -114,9 +115,9 @@ func cfqSlice(sync bool, prio int) sim.Time {
 //
 // Simplifications, each documented where it applies: no cgroups (one group, no
 // group idle, no wait_busy), no RT/IDLE classes or ionice (every queue is BE
-// priority 4), no close-cooperator queue merging or splitting, no back-seek
-// penalty (sorted dispatch is one-way C-SCAN instead of cfq_choose_req's 16 MB
-// back seeks at twice the cost), hw_tag is "the device queue depth exceeds 1"
+// priority 4), no close-cooperator queue merging or splitting, next_rq chosen at
+// dispatch from the head position (cfq_find_next_rq's neighbours through
+// cfq_choose_req) rather than kept up to date on every add, hw_tag is "the device queue depth exceeds 1"
 // instead of the run-time estimate, idle windows are not closed for exited tasks,
 // and REQ_NOIDLE is read from the request that was just queued rather than from
 // next_rq.
@@ -628,15 +629,68 @@ func (c *cfq) mayDispatch(cq *cfqQueue, now sim.Time) bool {
 	return cq.dispatched < maxD
 }
 
-// nextRq is the queue's next request in sector order from the head (C-SCAN).
+// nextRq is the queue's next request from the head position: cfq_find_next_rq's
+// two neighbours of the position in the sort list (the first request at or after
+// it, or the lowest when none is, and the last one before it) decided by
+// cfq_choose_req (v3.1): a one-way elevator except for backward seeks of at most
+// cfq_back_max (16 MiB), which cost cfq_back_penalty (2) times a forward seek of the
+// same length; when both would wrap, the one further behind the head goes first.
 func (c *cfq) nextRq(cq *cfqQueue) *Request {
 	l := cq.sorted
 	pos := c.lastPosition
 	i := sort.Search(len(l), func(i int) bool { return l[i].Sector >= pos })
-	if i == len(l) {
-		i = 0
+	fwd := l[i%len(l)] // rbnext, or rb_first when nothing is at or after the head
+	if i == 0 {
+		return fwd // nothing behind the head
 	}
-	return l[i]
+	return cfqChooseReq(fwd, l[i-1], pos)
+}
+
+// CFQ's backward seek limits (cfq_back_max, cfq_back_penalty).
+const (
+	cfqBackMaxSectors = 16 * 1024 * 2 // 16 MiB
+	cfqBackPenalty    = 2
+)
+
+// cfqChooseReq is cfq_choose_req (v3.1) for two requests of one queue (same sync
+// class): the one closer to last, backward distances weighted.
+func cfqChooseReq(r1, r2 *Request, last int64) *Request {
+	if r1 == r2 {
+		return r1
+	}
+	if (r1.Flags^r2.Flags)&FlagPrio != 0 {
+		if r1.Flags&FlagPrio != 0 {
+			return r1
+		}
+		return r2
+	}
+	dist := func(s int64) (int64, bool) {
+		switch {
+		case s >= last:
+			return s - last, false
+		case s+cfqBackMaxSectors >= last:
+			return (last - s) * cfqBackPenalty, false
+		}
+		return 0, true // wrapped
+	}
+	s1, s2 := r1.Sector, r2.Sector
+	d1, w1 := dist(s1)
+	d2, w2 := dist(s2)
+	switch {
+	case !w1 && !w2:
+		if d1 < d2 || (d1 == d2 && s1 >= s2) {
+			return r1
+		}
+		return r2
+	case w2 && !w1:
+		return r1
+	case w1 && !w2:
+		return r2
+	}
+	if s1 <= s2 {
+		return r1
+	}
+	return r2
 }
 
 // next is cfq_dispatch_requests: one request or nil.

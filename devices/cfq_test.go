@@ -256,3 +256,26 @@ func TestCFQSyncNotStarved(t *testing.T) {
 		})
 	}
 }
+
+// TestCFQChooseReq: cfq_choose_req's one-way elevator with short, penalised back
+// seeks (16 MiB at twice the cost), as in v3.1.
+func TestCFQChooseReq(t *testing.T) {
+	rq := func(s int64) *Request { return &Request{Sector: s} }
+	const last = 1 << 30
+	tests := []struct {
+		name   string
+		r1, r2 int64
+		want   int64
+	}{
+		{"both ahead: nearer", last + 100, last + 50, last + 50},
+		{"back seek at twice the cost loses to a nearer forward one", last + 150, last - 100, last + 150},
+		{"back seek at twice the cost wins over a far forward one", last + 300, last - 100, last - 100},
+		{"beyond 16 MiB back wraps: forward wins", last + 1<<20, last - cfqBackMaxSectors - 1, last + 1<<20},
+		{"both wrapped: further behind first", last - cfqBackMaxSectors - 10, last - cfqBackMaxSectors - 99, last - cfqBackMaxSectors - 99},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, cfqChooseReq(rq(tc.r1), rq(tc.r2), last).Sector)
+		})
+	}
+}
