@@ -87,6 +87,15 @@ func TestReadLogConsole(t *testing.T) {
 	assert.InDelta(t, 0.5, util, 1e-9)
 }
 
+func TestReadLogCRLF(t *testing.T) {
+	// the serial console ends lines with \r\n; run-case.sh keeps them
+	a, err := ReadLog("small", strings.NewReader(console))
+	require.NoError(t, err)
+	b, err := ReadLog("small", strings.NewReader(strings.ReplaceAll(console, "\n", "\r\n")))
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+}
+
 func TestReadLogErrors(t *testing.T) {
 	cut := func(s, line string) string {
 		i := strings.Index(s, line)
