@@ -283,11 +283,11 @@ func (l *Log) DiskRate(w Window) (rate, util float64, err error) {
 // Stick is what the two-disk case measured: the editor's fsync latencies on the fast
 // disk while the copier writes to the slow one, the copier's exit and the final sync.
 type Stick struct {
-	FsyncCount               int
-	FsyncMeanS, FsyncMaxS    float64
-	CopierExitS              float64 // since the start
-	SyncS                    float64 // the final sync's duration
-	StickMBps, StickNominalB float64 // the slow disk's measured write rate and throttle
+	FsyncCount            int
+	FsyncMeanS, FsyncMaxS float64
+	CopierExitS           float64 // since the start
+	SyncS                 float64 // the final sync's duration
+	StickNominalB         float64 // the slow disk's throttle, bytes/s
 }
 
 // StickOf reads the stick figures from a log's events.
@@ -319,13 +319,7 @@ func StickOf(l *Log) (Stick, error) {
 	}
 	s.FsyncMeanS /= float64(s.FsyncCount)
 	if len(l.Disks) > 1 {
-		d := l.Disks[1]
-		s.StickNominalB = float64(d.ThrottleBps)
-		first, last := l.Samples[0], l.Samples[len(l.Samples)-1]
-		if dt := last.T - first.T; dt > 0 {
-			// the copier's data only: written to the stick by the end of the sync
-			s.StickMBps = float64(last.Blk[d.Name]["wsect"]-first.Blk[d.Name]["wsect"]) * sectorSize / (1 << 20) / (s.CopierExitS + s.SyncS)
-		}
+		s.StickNominalB = float64(l.Disks[1].ThrottleBps)
 	}
 	return s, nil
 }
