@@ -94,7 +94,9 @@ func TestCompareReferences(t *testing.T) {
 		}
 		require.NotNil(t, c.Model, l.Name)
 		assert.Equal(t, int64(math.Round(c.DiskRateBps)), c.Config.Device.BandwidthBps, "%s: wblab gets the measured rate", l.Name)
-		assert.Less(t, c.DiskRateBps, 1.1*c.NominalBps, "%s: the guest got no more than the throttle", l.Name)
+		if c.DiskBound { // with idle time the bucket refills and bursts run faster
+			assert.Less(t, c.DiskRateBps, 1.1*c.NominalBps, "%s: a busy disk got no more than the throttle", l.Name)
+		}
 		assert.InDelta(t, c.Measured.ThreshMB, c.Model.ThreshMB, 0.5, "%s: dirty threshold (MB = 2^20 bytes)", l.Name)
 		assert.Positive(t, c.Model.WriteBWMBps, l.Name)
 		assert.Greater(t, c.Model.Rows, 1, l.Name)
