@@ -45,6 +45,11 @@ type Config struct {
 	SampleInterval Duration `json:"sample_interval,omitempty"`
 	// TraceLines > 0 records the newest TraceLines trace lines (kernel text format).
 	TraceLines int `json:"trace_lines,omitempty"`
+	// Detail records per-inode list membership, dirty pages and pages per call, and
+	// per-task rates and pause histograms at every series row (Result.Detail), and
+	// the oldest dirty data age (DirtyAge.MaxDataS); bounded by MaxSamples rows and
+	// MaxDetailInodes/MaxDetailTasks.
+	Detail bool `json:"detail,omitempty"`
 	// CheckInvariants checks the model's invariants after every event (tests).
 	CheckInvariants bool `json:"check_invariants,omitempty"`
 }

@@ -40,7 +40,8 @@ type Machine struct {
 	prevPauses  int64
 	prevT       sim.Time
 	failure     error
-	idle        bool // every dd finished and all pages are clean: the run ended early
+	idle        bool       // every dd finished and all pages are clean: the run ended early
+	det         *detailRec // with Config.Detail
 }
 
 // Disk is one block device of a Machine: its spec (hardware plus the block layer
@@ -111,6 +112,9 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 		return nil, err
 	}
 	m := &Machine{cfg: cfg, ctx: context.Background(), w: w, k: k, q: q, disks: []Disk{disk}, runEnd: cfg.Runtime.Time()}
+	if cfg.Detail {
+		m.det = &detailRec{}
+	}
 	if cfg.TraceLines > 0 {
 		m.tr = trace.New(cfg.TraceLines)
 		k.SetTracer(m.tr)

@@ -50,6 +50,7 @@ type Result struct {
 	// FSStats are the filesystem's counters (journal commits, XFS ioend requeues…).
 	FSStats      []fs.Stat `json:"fs_stats,omitempty"`
 	Series       *Series   `json:"series,omitempty"`
+	Detail       *Detail   `json:"detail,omitempty"` // with Config.Detail
 	Trace        []string  `json:"-"`
 	TraceDropped int       `json:"trace_dropped,omitempty"`
 }
@@ -65,6 +66,10 @@ type DirtyAge struct {
 	MaxS     float64 `json:"max_s"`      // largest now - dirtied_when at writeback_single_inode
 	MeanS    float64 `json:"mean_s"`     // mean over flusher writeback_single_inode calls
 	MaxMetaS float64 `json:"max_meta_s"` // largest time inode metadata stayed dirty before written
+	// MaxDataS is the oldest dirty data: the largest age of an inode's oldest dirty
+	// page (Inode.OldestDirtyDataAge), over the series rows; with Config.Detail.
+	// MaxS, from dirtied_when, keeps growing for an inode that never becomes clean.
+	MaxDataS float64 `json:"max_data_s,omitempty"`
 }
 
 // TaskResult is one writer task.

@@ -83,6 +83,15 @@ func blockV6(d *devices.Spec) {
 	d.NrRequests = max(d.NrRequests, 4) // BLKDEV_MIN_RQ
 }
 
+// ddThreads are the dd writers' threads, in start order.
+func (s *Machine) ddThreads() []*kernel.Thread {
+	out := make([]*kernel.Thread, len(s.dds))
+	for i, d := range s.dds {
+		out[i] = d.Thread()
+	}
+	return out
+}
+
 func (s *Machine) fail(err error) {
 	cfgJSON, _ := json.Marshal(s.cfg)
 	s.failure = fmt.Errorf("%w (at t=%.6fs, seed %d; config %s)", err, s.w.Now().Seconds(), s.cfg.Seed, cfgJSON)
@@ -165,6 +174,9 @@ func (s *Machine) sample() {
 	}
 	for i, v := range row {
 		s.samples[i] = append(s.samples[i], v)
+	}
+	if s.det != nil {
+		s.det.sample(k, s.ddThreads(), now)
 	}
 	if s.opt.Sample != nil {
 		s.opt.Sample(row)
@@ -292,6 +304,10 @@ func (s *Machine) Result() *Result {
 		r.Reads.MeanMs += float64(st.Mean) / 1e6 / float64(len(s.rds))
 	}
 	r.Series = &Series{IntervalS: s.sampleEvery.Seconds(), Names: append([]string(nil), seriesNames...), Data: s.samples}
+	if s.det != nil {
+		r.Detail = s.det.result(s.ddThreads(), k)
+		r.DirtyAge.MaxDataS = s.det.maxData.Seconds()
+	}
 	if s.tr != nil {
 		r.Trace = s.tr.Lines()
 		r.TraceDropped = s.tr.Dropped()

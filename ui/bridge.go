@@ -6,12 +6,19 @@ import (
 	"github.com/wblab/wblab/engine"
 )
 
-// DefaultConfigJSON is the Config JSON of engine.DefaultConfig(), the case
-// static/boot.js starts in the first worker before the UI exists; the UI's first run
-// takes that run over when its config JSON is this.
+// DefaultConfigJSON is the Config JSON of engine.DefaultConfig() as the page runs it
+// (with Detail), the case static/boot.js starts in the first worker before the UI
+// exists; the UI's first run takes that run over when its config JSON is this.
 func DefaultConfigJSON() string {
-	b, _ := json.Marshal(engine.DefaultConfig())
+	b, _ := json.Marshal(pageConfig(engine.DefaultConfig()))
 	return string(b)
+}
+
+// pageConfig is cfg as the page runs it (single and A/B): with the per-inode and
+// per-task detail its views show (recording it does not change the run).
+func pageConfig(cfg engine.Config) engine.Config {
+	cfg.Detail = true
+	return cfg
 }
 
 // Msg is a message from an engine worker (wasm/worker/PROTOCOL.md).

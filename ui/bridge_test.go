@@ -15,7 +15,7 @@ func TestDefaultFormIsTheEarlyRun(t *testing.T) {
 	require.Nil(t, err)
 	cfg, ferr := st.Form.Config()
 	require.Nil(t, ferr)
-	b, jerr := json.Marshal(cfg)
+	b, jerr := json.Marshal(pageConfig(cfg))
 	require.NoError(t, jerr)
 	require.Equal(t, DefaultConfigJSON(), string(b))
 }

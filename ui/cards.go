@@ -33,7 +33,8 @@ func Cards(ar, b *RunState) []Card {
 		{"cpu", "CPU", "s", func(r *engine.Result, _ float64) float64 { return r.CPUS }, 2},
 		{"runtime", "runtime", "s simulated", func(r *engine.Result, _ float64) float64 { return r.RuntimeS }, 0},
 		{"wall", "wall time", "ms", func(_ *engine.Result, w float64) float64 { return w }, 0},
-		{"age", "max dirty age", "s", func(r *engine.Result, _ float64) float64 { return r.DirtyAge.MaxS }, 1},
+		{"data_age", "oldest dirty data", "s", func(r *engine.Result, _ float64) float64 { return r.DirtyAge.MaxDataS }, 1},
+		{"age", "oldest inode dirtied_when", "s ago", func(r *engine.Result, _ float64) float64 { return r.DirtyAge.MaxS }, 1},
 		{"busy", "wb busy loops", "", func(r *engine.Result, _ float64) float64 { return float64(r.BusyLoops) }, 0},
 	}
 	if ddTime(a) > 0 || (b != nil && ddTime(b.Res) > 0) {

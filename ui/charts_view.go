@@ -21,7 +21,7 @@ type ChartsView struct {
 
 // LiveEvery is how often the charts of a running run are redrawn at most (building
 // the chart data is the page's largest cost while the worker streams).
-const LiveEvery = 400 * time.Millisecond
+const LiveEvery = time.Second
 
 // changed marks the charts for redrawing.
 func (c *ChartsView) changed() { c.ver++ }

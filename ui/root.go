@@ -19,6 +19,7 @@ import (
 //	ChartsView  the uPlot charts (charts-view.vugu)
 //	SeedsView   the "5 seeds" switch and the seed statistics of single and A/B runs (seeds-view.vugu)
 //	SwitchView  the switch-activity panel: which switch-guarded paths ran (switch-view.vugu)
+//	DetailView  per-task and per-inode views (detail-view.vugu)
 //	Workers     the engine worker plumbing (workers.go)
 type Root struct {
 	Mode     string // "", "ab", "matrix"
@@ -35,6 +36,7 @@ type Root struct {
 	Charts  *ChartsView
 	Seeds   *SeedsView
 	Switch  *SwitchView
+	Detail  *DetailView
 
 	w  *Workers
 	ee vugu.EventEnv
@@ -58,6 +60,7 @@ func (c *Root) wire() {
 	c.Charts = &ChartsView{lab: c}
 	c.Seeds = &SeedsView{lab: c, N: 1}
 	c.Switch = &SwitchView{lab: c}
+	c.Detail = &DetailView{lab: c}
 }
 
 // Init reads the URL hash and starts the first run.
@@ -141,7 +144,7 @@ func (c *Root) Run() {
 			c.Form.Errs[err.Field] = err.Msg
 			return
 		}
-		c.Results.start(c.w.Start(cfg, false), c.w.Start(bcfg, false))
+		c.Results.start(c.w.Start(pageConfig(cfg), false), c.w.Start(pageConfig(bcfg), false))
 		c.Seeds.start(cfg, &bcfg)
 	case "matrix":
 		bcfg, err := c.Form.bConfig()
@@ -151,7 +154,7 @@ func (c *Root) Run() {
 		}
 		c.Matrix.start(cfg, bcfg, c.Seeds.N)
 	default:
-		c.Results.start(c.w.Start(cfg, false), nil)
+		c.Results.start(c.w.Start(pageConfig(cfg), false), nil)
 		c.Seeds.start(cfg, nil)
 	}
 	c.Charts.changed()

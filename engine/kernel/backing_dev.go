@@ -52,6 +52,7 @@ func newBDI(name string) *BDI {
 	b := &BDI{Name: name}
 	b.bDirty.name, b.bIO.name, b.bMoreIO.name = "b_dirty", "b_io", "b_more_io"
 	b.bMoreIOWait.name = "b_more_io_wait"
+	b.bDirty.bit, b.bIO.bit, b.bMoreIO.bit, b.bMoreIOWait.bit = OnBDirty, OnBIO, OnBMoreIO, OnBMoreIOWait
 	b.moveTmp.name = "move_expired_inodes tmp"
 	b.WriteBandwidth = initBWPages
 	b.AvgWriteBandwidth = initBWPages

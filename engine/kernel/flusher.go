@@ -474,6 +474,7 @@ func (f *Flusher) writebackSbInodes() bool {
 			f.wrote += done
 		}
 		f.Stats.WrotePages += done
+		in.stats.WrotePages += done
 		if f.writeChunk != longMax {
 			f.Stats.ChunkCalls++
 			f.Stats.ChunkPages += f.writeChunk

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/wblab/wblab/engine/sim"
@@ -72,6 +73,68 @@ type Inode struct {
 	metaSince  sim.Time      // when I_DIRTY_SYNC|DATASYNC was set (for metadata age)
 	metaDirty  bool
 	stats      InodeStats
+	visited    uint8       // bits of the lists the inode joined since TakeVisited
+	dirtyMarks []dirtyMark // when stretches of the file were first dirtied
+}
+
+// dirtyMark says that pages from index on were first dirtied at (one mark per
+// dirtyMarkPages at most, for append-only writers such as dd).
+type dirtyMark struct {
+	index int64
+	at    sim.Time
+}
+
+// dirtyMarkPages is the spacing of dirty marks: 256 pages (1 MiB), so the oldest
+// dirty page's age is known to within the time to dirty 1 MiB; 16 bytes per MiB.
+const dirtyMarkPages = 256
+
+// noteDirtied records that pages from index were dirtied at now (append-only: a page
+// dirtied again below the last mark keeps the older mark, overstating its age).
+func (in *Inode) noteDirtied(index int64, now sim.Time) {
+	n := len(in.dirtyMarks)
+	if n == 0 || index >= in.dirtyMarks[n-1].index+dirtyMarkPages {
+		in.dirtyMarks = append(in.dirtyMarks, dirtyMark{index, now})
+	}
+}
+
+// OldestDirtyDataAge is how long the inode's lowest-index dirty page (for a
+// sequential writer, its oldest dirty data: what kupdate's expiry is meant to bound)
+// has been dirty at now; 0 when no page is dirty. Unlike now - dirtied_when, it
+// drops as writeback cleans the file even when the inode never becomes clean.
+func (in *Inode) OldestDirtyDataAge(now sim.Time) sim.Time {
+	r, ok := in.Dirty.Next(0)
+	if !ok {
+		return 0
+	}
+	i := sort.Search(len(in.dirtyMarks), func(i int) bool { return in.dirtyMarks[i].index > r.Start }) - 1
+	if i < 0 {
+		return 0
+	}
+	return now - in.dirtyMarks[i].at
+}
+
+// List bits (ListBit, TakeVisited).
+const (
+	OnBDirty uint8 = 1 << iota
+	OnBIO
+	OnBMoreIO
+	OnBMoreIOWait
+)
+
+// ListBit is the bit of the writeback list the inode is on (0: none, clean).
+func (in *Inode) ListBit() uint8 {
+	if in.list == nil {
+		return 0
+	}
+	return in.list.bit
+}
+
+// TakeVisited returns the bits of the lists the inode joined since the last call
+// (moves between two samples), and clears them.
+func (in *Inode) TakeVisited() uint8 {
+	v := in.visited
+	in.visited = 0
+	return v
 }
 
 // InodeStats are per-inode writeback statistics.
@@ -80,6 +143,7 @@ type InodeStats struct {
 	MaxAge         sim.Time // largest now - dirtied_when seen at writeback_single_inode
 	SumAge         sim.Time
 	MaxMetaAge     sim.Time // largest time inode metadata stayed dirty before write_inode succeeded
+	WrotePages     int64    // pages the flusher's writeback_single_inode calls wrote
 	MetaWrites     int64
 }
 
@@ -116,6 +180,7 @@ func (in *Inode) OnList() string {
 // recently added end (list->next), tail the other end (list->prev).
 type inodeList struct {
 	name       string
+	bit        uint8 // OnBDirty ... (0 for a temporary list)
 	head, tail *Inode
 	n          int
 }
@@ -156,6 +221,7 @@ func listMove(in *Inode, l *inodeList) {
 	}
 	l.head = in
 	in.list = l
+	in.visited |= l.bit
 	l.n++
 }
 
@@ -170,6 +236,7 @@ func listMoveTail(in *Inode, l *inodeList) {
 	}
 	l.tail = in
 	in.list = l
+	in.visited |= l.bit
 	l.n++
 }
 
@@ -181,6 +248,7 @@ func listSpliceInit(src, dst *inodeList) {
 	}
 	for in := src.head; in != nil; in = in.next {
 		in.list = dst
+		in.visited |= dst.bit
 	}
 	src.tail.next = dst.head
 	if dst.head != nil {

@@ -227,6 +227,24 @@ type ThreadStats struct {
 	// PagesSubmitted counts data pages this thread started writeback on (the
 	// flusher, a journal thread writing ordered data, a dirtier, fsync).
 	PagesSubmitted int64
+	// PauseHist counts balance_dirty_pages pauses by length: bucket 0 < 1 ms,
+	// bucket i in [2^(i-1), 2^i) ms, the last bucket the rest (PauseBuckets).
+	PauseHist [PauseBuckets]int64
+}
+
+// PauseBuckets is the number of pause-length buckets: < 1 ms, 1-2 ms, ... 256-512
+// ms, >= 512 ms.
+const PauseBuckets = 11
+
+// notePause accounts one balance_dirty_pages pause of length d.
+func (s *ThreadStats) notePause(d sim.Time) {
+	s.Paused += d
+	s.MaxPause = max(s.MaxPause, d)
+	b, ms := 0, float64(d)/1e6
+	for lim := 1.0; ms >= lim && b < PauseBuckets-1; lim *= 2 {
+		b++
+	}
+	s.PauseHist[b]++
 }
 
 // NewThread creates a thread with a fresh task (pid assigned) on the kernel's CPUs.
@@ -298,6 +316,7 @@ func (k *Kernel) DirtyPages(th *Thread, in *Inode, index, n int64, newSize int64
 		k.BDI.Stats.Reclaimable += added
 		k.BDI.Stats.Dirtied += added
 		in.dirtied += added
+		in.noteDirtied(index, k.W.Now())
 		if k.P.Variants.IOFullThrottle {
 			k.taskDirtyInc(th, added)
 		}

@@ -544,8 +544,7 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 		th.Stats.Pauses++
 		d := k.W.JiffiesToTime(pause)
 		k.Q.NoteDirtySleep(k.W.Now()) // bdi->wb.dirty_sleep, read by blk-wbt
-		th.Stats.Paused += d
-		th.Stats.MaxPause = max(th.Stats.MaxPause, d)
+		th.Stats.notePause(d)
 		return d
 	}
 	// after the loop
@@ -675,8 +674,7 @@ func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
 		th.Stats.Pauses++
 		d := k.W.JiffiesToTime(pause)
 		k.Q.NoteDirtySleep(k.W.Now()) // wb->dirty_sleep, read by blk-wbt
-		th.Stats.Paused += d
-		th.Stats.MaxPause = max(th.Stats.MaxPause, d)
+		th.Stats.notePause(d)
 		return d
 	}
 	if !s.dirtyExceeded && b.DirtyExceeded {

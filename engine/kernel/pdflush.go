@@ -550,8 +550,7 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 	}
 	if s.waiting { // back from congestion_wait: the pause's length
 		d := k.W.Now() - s.waitFrom
-		th.Stats.Paused += d
-		th.Stats.MaxPause = max(th.Stats.MaxPause, d)
+		th.Stats.notePause(d)
 		s.waiting = false
 	}
 	for {
@@ -645,8 +644,7 @@ func (k *Kernel) balanceDirtyPagesPauseBackoff(th *Thread, resume bool) sim.Time
 	}
 	if s.waiting { // back from io_schedule_timeout: the pause's length
 		d := k.W.Now() - s.waitFrom
-		th.Stats.Paused += d
-		th.Stats.MaxPause = max(th.Stats.MaxPause, d)
+		th.Stats.notePause(d)
 		s.waiting = false
 	}
 	exceeded := false

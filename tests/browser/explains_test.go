@@ -300,3 +300,21 @@ func TestChartsGrowAndCancelKeeps(t *testing.T) {
 	p.shot("cancelled-partial")
 	t.Logf("live run: t = %.1f s, then %.1f s; %s", t1, t2, p.text("#status"))
 }
+
+// Per-task and per-inode views (issue part 3): a 10dd run shows every dd and every
+// inode's swim-lane of writeback lists.
+func TestPerInodeTimeline(t *testing.T) {
+	p := newPage(t)
+	p.open("#v=1&runtime=30s&dd=10")
+	p.waitDone()
+	p.poll("the per-inode timeline", `document.querySelectorAll("#inode-timeline .inode-row svg.lane rect").length > 10`, 20*time.Second)
+	var n struct{ Tasks, Inodes, Colors int }
+	p.eval(`({Tasks: document.querySelectorAll("#task-table tbody tr").length, Inodes: document.querySelectorAll("#inode-timeline .inode-row").length,
+		Colors: new Set(Array.from(document.querySelectorAll("#inode-timeline svg.lane rect")).map(r => r.getAttribute("fill"))).size})`, &n)
+	if n.Tasks != 10 || n.Inodes != 10 || n.Colors < 2 {
+		t.Errorf("detail view: %+v (want 10 tasks, 10 inode lanes, more than one list colour)", n)
+	}
+	if a := p.text("#card-data_age .a"); a == "" || a == "0.0" {
+		t.Errorf("oldest dirty data card %q", a)
+	}
+}

@@ -105,7 +105,7 @@ func TestCancelLongRun(t *testing.T) {
 // TestReproducePresets: each preset's button is enabled exactly when the engine has
 // its kernels; choosing one sets up the controls, the mode and the explanation.
 func TestReproducePresets(t *testing.T) {
-	p := newPage(t)
+	p := newPageTimeout(t, 3*time.Minute) // five presets' runs on a shared machine
 	p.open("#v=1&runtime=30s")
 	p.waitDone()
 	for _, r := range ui.Repros {

@@ -150,7 +150,9 @@ func run(j job) {
 		cancel()
 	}()
 	if j.dflt {
-		b, _ := json.Marshal(engine.DefaultConfig())
+		c := engine.DefaultConfig()
+		c.Detail = true // as the page's runs (ui.DefaultConfigJSON)
+		b, _ := json.Marshal(c)
 		j.cfg = string(b)
 	}
 	var cfg engine.Config
