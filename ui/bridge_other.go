@@ -26,4 +26,4 @@ func Copy(string)                       {}
 func Download(name, mime, text string)  {}
 func OnHashChange(func(string))         {}
 func FocusElement(string)               {}
-func UpdateChart(elID, data string)      {}
+func UpdateChart(elID, data string)     {}

@@ -196,11 +196,11 @@ func Histogram(counts []int64, h int) string {
 
 // TaskRow is one row of the per-task table.
 type TaskRow struct {
-	Name                                       string
-	WrittenMB, RateMBps, PausedS, MaxPauseMs   float64
-	Pauses                                     int64
-	Rate, Hist                                 string // SVG
-	Summary                                    bool   // the band of the tasks beyond the top N
+	Name                                     string
+	WrittenMB, RateMBps, PausedS, MaxPauseMs float64
+	Pauses                                   int64
+	Rate, Hist                               string // SVG
+	Summary                                  bool   // the band of the tasks beyond the top N
 }
 
 // TaskRows are the top-N tasks by bytes written, then one summary row for the rest.
