@@ -45,6 +45,12 @@ type Config struct {
 	SampleInterval Duration `json:"sample_interval,omitempty"`
 	// TraceLines > 0 records the newest TraceLines trace lines (kernel text format).
 	TraceLines int `json:"trace_lines,omitempty"`
+	// TraceSampled keeps the whole run at a sampled rate in TraceLines lines (one of
+	// every 2^k lines) instead of the newest lines.
+	TraceSampled bool `json:"trace_sampled,omitempty"`
+	// TraceFrom and TraceUntil keep only the lines of that window (until 0: the end).
+	TraceFrom  Duration `json:"trace_from,omitempty"`
+	TraceUntil Duration `json:"trace_until,omitempty"`
 	// Detail records per-inode list membership, dirty pages and pages per call, and
 	// per-task rates and pause histograms at every series row (Result.Detail), and
 	// the oldest dirty data age (DirtyAge.MaxDataS); bounded by MaxSamples rows and
@@ -165,6 +171,17 @@ const (
 
 // DefaultConfig is the harness's basic case on the generic filesystem:
 // thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X, 600 s, seed 1.
+// FirstPageConfig is the case the lab's page opens with when its link names none:
+// the default case on ext4 (a real filesystem) with the per-inode Detail its views
+// show. The page and its engine worker (which starts it before the page is up) both
+// read it here.
+func FirstPageConfig() Config {
+	c := DefaultConfig()
+	c.Filesystem = "ext4"
+	c.Detail = true
+	return c
+}
+
 func DefaultConfig() Config {
 	dev, _ := devices.Preset(DefaultDevice)
 	return Config{
@@ -272,6 +289,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Workload.Fsync && c.Workload.Count == 0 {
 		return fmt.Errorf("workload.fsync: conv=fsync needs workload.count > 0 (the dd must finish to fsync)")
+	}
+	if c.TraceUntil != 0 && c.TraceUntil <= c.TraceFrom {
+		return fmt.Errorf("trace_until: %v must be after trace_from %v", c.TraceUntil, c.TraceFrom)
+	}
+	if c.TraceFrom < 0 || c.TraceFrom >= c.Runtime {
+		return fmt.Errorf("trace_from: %v out of range [0s, runtime %v)", c.TraceFrom, c.Runtime)
 	}
 	if c.SampleInterval != 0 {
 		if err := drng("sample_interval", c.SampleInterval, Duration(time.Millisecond), c.Runtime); err != nil {

@@ -117,6 +117,10 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 	}
 	if cfg.TraceLines > 0 {
 		m.tr = trace.New(cfg.TraceLines)
+		if cfg.TraceSampled {
+			m.tr.SetSampled()
+		}
+		m.tr.SetWindow(cfg.TraceFrom.Time(), cfg.TraceUntil.Time())
 		k.SetTracer(m.tr)
 	}
 	if !opt.NoWorkload {

@@ -19,7 +19,9 @@ window.wblab = {
     const o = JSON.parse(optsJSON), d = JSON.parse(dataJSON);
     const stepped = uPlot.paths && uPlot.paths.stepped ? uPlot.paths.stepped({ align: 1 }) : null;
     const num = (v) => { const a = Math.abs(v); return a >= 1000 || a === 0 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 0.1 ? v.toFixed(2) : v.toPrecision(2); };
+    const docs = o.series.map((s) => s.doc || "");
     o.series.forEach((s, i) => {
+      delete s.doc;
       if (s.step && stepped) s.paths = stepped;
       const unit = s.unit || "";
       s.value = (u, v) => v == null ? "--" : num(v) + (unit ? " " + unit : "");
@@ -32,8 +34,23 @@ window.wblab = {
     const size = () => ({ width: Math.max(el.clientWidth - 10, 200), height: el.clientWidth < 500 ? 200 : 230 });
     Object.assign(o, size());
     let ro = null;
-    o.hooks = { destroy: [() => { if (ro) ro.disconnect(); }] };
+    const lab = window.wblab;
+    o.hooks = {
+      destroy: [(u) => { if (ro) ro.disconnect(); lab.plots.delete(u); }],
+      // the time marked from the trace viewer: a vertical line on every chart
+      draw: [(u) => {
+        if (lab.markT == null) return;
+        const x = u.valToPos(lab.markT, "x", true), c = u.ctx;
+        c.save(); c.strokeStyle = css.getPropertyValue("--accent").trim() || "#1f6feb"; c.lineWidth = 2;
+        c.beginPath(); c.moveTo(x, u.bbox.top); c.lineTo(x, u.bbox.top + u.bbox.height); c.stroke(); c.restore();
+      }],
+    };
     const u = new uPlot(o, d, el);
+    lab.plots.add(u);
+    // a click (not a drag) sends its time to the trace viewer
+    u.over.addEventListener("click", () => { if (lab.timeFn && u.cursor.left >= 0) lab.timeFn(u.posToVal(u.cursor.left, "x")); });
+    // each legend entry explains its series on hover and focus
+    u.root.querySelectorAll(".u-legend .u-series").forEach((row, i) => { if (docs[i]) { row.title = docs[i]; row.tabIndex = 0; } });
     if (window.ResizeObserver) {
       let w = el.clientWidth;
       ro = new ResizeObserver(() => { if (el.clientWidth !== w && el.clientWidth > 0) { w = el.clientWidth; u.setSize(size()); } });
@@ -42,6 +59,11 @@ window.wblab = {
     return u;
   },
   update(u, dataJSON) { u.setData(JSON.parse(dataJSON)); },
+  plots: new Set(),
+  markT: null,
+  timeFn: null,
+  onTime(fn) { this.timeFn = fn; },
+  mark(t) { this.markT = t; for (const u of this.plots) u.redraw(false); },
   hash: () => location.hash,
   onHash(fn) { window.addEventListener("hashchange", () => fn()); },
   focus(id) {

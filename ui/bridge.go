@@ -6,11 +6,11 @@ import (
 	"github.com/wblab/wblab/engine"
 )
 
-// DefaultConfigJSON is the Config JSON of engine.DefaultConfig() as the page runs it
-// (with Detail), the case static/boot.js starts in the first worker before the UI
-// exists; the UI's first run takes that run over when its config JSON is this.
+// DefaultConfigJSON is the Config JSON of engine.FirstPageConfig(), the case
+// static/boot.js starts in the first worker before the UI exists; the UI's first run
+// takes that run over when its config JSON is this.
 func DefaultConfigJSON() string {
-	b, _ := json.Marshal(pageConfig(engine.DefaultConfig()))
+	b, _ := json.Marshal(engine.FirstPageConfig())
 	return string(b)
 }
 

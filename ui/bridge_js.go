@@ -559,3 +559,22 @@ func OnHashChange(f func(string)) {
 
 // FocusElement scrolls to and focuses the element with id.
 func FocusElement(id string) { lab("focus", id) }
+
+// OnChartTime calls f with the time (s) under the pointer when a chart is clicked.
+func OnChartTime(f func(float64)) {
+	fn, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		if len(args) > 0 {
+			if t, err := args[0].Float(); err == nil {
+				f(t)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	lab("onTime", fn.Value())
+}
+
+// MarkTime draws a vertical line at t (s) on every chart.
+func MarkTime(t float64) { lab("mark", t) }

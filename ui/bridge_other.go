@@ -27,3 +27,5 @@ func Download(name, mime, text string)  {}
 func OnHashChange(func(string))         {}
 func FocusElement(string)               {}
 func UpdateChart(elID, data string)     {}
+func OnChartTime(func(float64))         {}
+func MarkTime(float64)                  {}

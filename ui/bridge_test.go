@@ -13,7 +13,7 @@ import (
 func TestDefaultFormIsTheEarlyRun(t *testing.T) {
 	st, err := DecodeHash("")
 	require.Nil(t, err)
-	cfg, ferr := st.Form.Config()
+	cfg, ferr := firstPage(st).Form.Config()
 	require.Nil(t, ferr)
 	b, jerr := json.Marshal(pageConfig(cfg))
 	require.NoError(t, jerr)

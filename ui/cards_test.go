@@ -63,9 +63,24 @@ func TestMatrixRowsTable(t *testing.T) {
 		{name: "none", m: nil, want: nil},
 		{name: "running and done", m: &Matrix{Cases: []string{"c1", "c2"}, Cells: [][2]Cell{
 			{{Done: true, BW: 10}, {Done: true, BW: 11}}, {{}, {Err: "fs: bad"}}}},
-			want: [][]string{{"10.00", "+10.0%", "11.00", "c1", "", ""}, {"…", "", "error", "c2", "fs: bad", ""},
-				{"10.00", "+10.0%", "11.00", "TOTAL", "", ""}}},
+			want: [][]string{{"10.00", "+10.0%", "11.00", "c1", "", "", "", ""}, {"…", "", "error", "c2", "fs: bad", "", "", ""},
+				{"10.00", "+10.0%", "11.00", "TOTAL", "", "", "", ""}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, MatrixRows(tc.m, "")) })
 	}
+}
+
+func TestMatrixSortAndDisagree(t *testing.T) {
+	t1 := Tables()[0]
+	// case 0: the thread +3.1 %, ours -2 % (disagree); case 1: thread +1.6 %, ours +10 %
+	m := &Matrix{Cases: t1.Cases[:3], Cells: [][2]Cell{
+		{{Done: true, BW: 50}, {Done: true, BW: 49}}, {{Done: true, BW: 50}, {Done: true, BW: 55}}, {{}, {}}}}
+	rows := SortedMatrixRows(m, t1.Name, "")
+	assert.Equal(t, "disagree", rows[0][6])
+	assert.Equal(t, "", rows[1][6])
+	assert.Equal(t, []string{t1.Cases[1], t1.Cases[0], t1.Cases[2], "TOTAL"}, []string{
+		SortedMatrixRows(m, t1.Name, "delta")[0][3], SortedMatrixRows(m, t1.Name, "delta")[1][3], SortedMatrixRows(m, t1.Name, "delta")[2][3], SortedMatrixRows(m, t1.Name, "delta")[3][3]})
+	byErr := SortedMatrixRows(m, t1.Name, "error")
+	assert.Equal(t, t1.Cases[1], byErr[0][3]) // |10 - 1.6| > |-2 - 3.1|
+	assert.Equal(t, "+8.4", byErr[0][7])
 }

@@ -267,6 +267,7 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 		Spans  bool      `json:"spanGaps"`
 		Step   bool      `json:"step,omitempty"`
 		Unit   string    `json:"unit,omitempty"`
+		Doc    string    `json:"doc,omitempty"` // the legend entry's tooltip (static/lab.js)
 	}
 	var x []float64
 	cols := [][]*float64{}
@@ -316,6 +317,9 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 			}
 			sr := series{Label: lab, Scale: spec.Units[sp.Axis], Stroke: stroke, Width: w,
 				Step: sp.Step, Unit: PageUnit(spec.Units[sp.Axis]), Spans: sp.PerCall}
+			if d, ok := SeriesDoc(sp.Col); ok {
+				sr.Doc = d.Text()
+			}
 			if ri > 0 {
 				sr.Dash = []float64{6, 4}
 			}
@@ -370,6 +374,23 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 
 type grid struct {
 	Show bool `json:"show"`
+}
+
+// DrawnSeries are spec's series that some run has (and its kernel does not lack).
+func DrawnSeries(spec ChartSpec, runs []Run) []SeriesSpec {
+	var out []SeriesSpec
+	for _, sp := range spec.Series {
+		for _, r := range runs {
+			if r.Result == nil || r.Result.Series == nil || r.Absent[sp.Col] {
+				continue
+			}
+			if _, ok := column(sp, r.Result.Series); ok {
+				out = append(out, sp)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // ChartSummary is a chart's text alternative: per drawn series its range and mean,

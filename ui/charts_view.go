@@ -94,6 +94,30 @@ func (c *ChartsView) Class(id string) string {
 	return "chart"
 }
 
+// SeriesLine is one drawn series' explanation under a chart.
+type SeriesLine struct{ Col, Label, Text string }
+
+// Docs explain the series chart id draws.
+func (c *ChartsView) Docs(id string) []SeriesLine {
+	runs := c.lab.Results.Runs()
+	for _, sp := range AllCharts(runs) {
+		if "chart-"+sp.ID != id {
+			continue
+		}
+		var out []SeriesLine
+		for _, s := range DrawnSeries(sp, runs) {
+			lab := s.Label
+			if lab == "" {
+				lab = Label(s.Col)
+			}
+			d, _ := SeriesDoc(s.Col)
+			out = append(out, SeriesLine{s.Col, lab, d.Text()})
+		}
+		return out
+	}
+	return nil
+}
+
 // Summary is a chart's text alternative.
 func (c *ChartsView) Summary(id string) string { return c.data()[id].summary }
 

@@ -23,7 +23,7 @@ func (c *DetailView) res() *engine.Result {
 			return b.Res
 		}
 	}
-	if a := r.shownA(); a != nil && c.lab.Mode != "matrix" {
+	if a := r.shownA(); a != nil && !c.lab.matrixOnly() {
 		return a.Res
 	}
 	return nil

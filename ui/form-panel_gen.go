@@ -55,10 +55,48 @@ func (c *FormPanel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgparent
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "lab-cell"}}}
 						vgparent.AppendChild(vgn)
-						vgn.AddAttrInterface("for", "f-"+f.ID)
-						vgn.SetInnerHTML(f.Label)
+						{
+							vgparent := vgn
+							_ = vgparent
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
+							vgparent.AppendChild(vgn)
+							vgn.AddAttrInterface("for", "f-"+f.ID)
+							vgn.SetInnerHTML(f.Label)
+							if f.Kind == "tri" {
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "q"}}}
+								vgparent.AppendChild(vgn)
+								vgn.AddAttrInterface("aria-label", "what is "+f.Label+"?")
+								vgn.AddAttrInterface("id", "q-"+f.ID)
+								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+									EventType:	"click",
+									Func:		func(event vugu.DOMEvent) { c.lab.Help.Open("switch:" + f.ID[2:]) },
+									// TODO: implement capture, etc. mostly need to decide syntax
+								})
+								{
+									vgparent := vgn
+									_ = vgparent
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "?"}
+									vgparent.AppendChild(vgn)
+								}
+							}
+							if f.ID == "kernel" {
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "q"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "q-kernel"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "what is this kernel?"}}}
+								vgparent.AppendChild(vgn)
+								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+									EventType:	"click",
+									Func:		func(event vugu.DOMEvent) { c.lab.Help.Open("preset:" + c.F("kernel")) },
+									// TODO: implement capture, etc. mostly need to decide syntax
+								})
+								{
+									vgparent := vgn
+									_ = vgparent
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "?"}
+									vgparent.AppendChild(vgn)
+								}
+							}
+						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 						vgparent.AppendChild(vgn)
 						if f.Kind == "text" {

@@ -67,12 +67,13 @@ func fields(model string) []Field {
 	}
 	out = append(out, Field{ID: "kernel", Label: "kernel preset", Kind: "select", Group: "kernel"})
 	for _, sw := range kernel.Switches {
-		out = append(out, Field{ID: "v." + sw.Name, Label: sw.Name, Kind: "tri", Group: "kernel", Help: sw.Doc})
+		out = append(out, Field{ID: "v." + sw.Name, Label: sw.Name, Kind: "tri", Group: "kernel", Help: sw.Doc + ". Models " + sw.Models + "; from " + sw.Source + "."})
 	}
 	out = append(out,
 		Field{ID: "runtime", Label: "runtime", Kind: "text", Group: "run", Help: "simulated time (600s, 2m)"},
 		Field{ID: "seed", Label: "seed", Kind: "text", Group: "run"},
-		Field{ID: "trace", Label: "record trace", Kind: "bool", Group: "run", Help: "keep the last trace lines for export"},
+		Field{ID: "trace", Label: "record trace", Kind: "bool", Group: "run", Help: "record the ftrace lines for the trace viewer and export: the whole run at a sampled rate, or the window below"},
+		Field{ID: "trace_window", Label: "trace window", Kind: "text", Group: "run", Help: "empty: the whole run (sampled to fit); or FROM-UNTIL, e.g. 100s-110s, every line in it"},
 	)
 	return out
 }
@@ -106,25 +107,26 @@ const TraceLines = 50000
 // FormFromConfig renders cfg into control texts.
 func FormFromConfig(cfg engine.Config) Form {
 	f := Form{
-		"fs":          cfg.Filesystem,
-		"dd":          strconv.Itoa(cfg.Workload.DD),
-		"bs":          fmtSize(cfg.Workload.BS),
-		"count":       strconv.FormatInt(cfg.Workload.Count, 10),
-		"fsync":       onOff(cfg.Workload.Fsync),
-		"dirty_bytes": "",
-		"dirty_ratio": strconv.Itoa(cfg.DirtyRatio),
-		"bg_bytes":    "",
-		"bg_ratio":    strconv.Itoa(cfg.DirtyBackgroundRatio),
-		"expire":      strconv.Itoa(cfg.DirtyExpireCs),
-		"writeback":   strconv.Itoa(cfg.DirtyWritebackCs),
-		"memory":      strconv.FormatInt(cfg.MemoryMB, 10),
-		"cpus":        strconv.Itoa(cfg.CPUs),
-		"hz":          strconv.Itoa(cfg.HZ),
-		"device":      cfg.Device.Name,
-		"kernel":      cfg.Kernel,
-		"runtime":     cfg.Runtime.String(),
-		"seed":        strconv.FormatUint(cfg.Seed, 10),
-		"trace":       onOff(cfg.TraceLines > 0),
+		"fs":           cfg.Filesystem,
+		"dd":           strconv.Itoa(cfg.Workload.DD),
+		"bs":           fmtSize(cfg.Workload.BS),
+		"count":        strconv.FormatInt(cfg.Workload.Count, 10),
+		"fsync":        onOff(cfg.Workload.Fsync),
+		"dirty_bytes":  "",
+		"dirty_ratio":  strconv.Itoa(cfg.DirtyRatio),
+		"bg_bytes":     "",
+		"bg_ratio":     strconv.Itoa(cfg.DirtyBackgroundRatio),
+		"expire":       strconv.Itoa(cfg.DirtyExpireCs),
+		"writeback":    strconv.Itoa(cfg.DirtyWritebackCs),
+		"memory":       strconv.FormatInt(cfg.MemoryMB, 10),
+		"cpus":         strconv.Itoa(cfg.CPUs),
+		"hz":           strconv.Itoa(cfg.HZ),
+		"device":       cfg.Device.Name,
+		"kernel":       cfg.Kernel,
+		"runtime":      cfg.Runtime.String(),
+		"seed":         strconv.FormatUint(cfg.Seed, 10),
+		"trace":        onOff(cfg.TraceLines > 0),
+		"trace_window": traceWindow(cfg),
 	}
 	if cfg.DirtyBytes != 0 {
 		f["dirty_bytes"] = fmtSize(cfg.DirtyBytes)
@@ -271,7 +273,20 @@ func (f Form) Config() (engine.Config, *FieldError) {
 	} else {
 		cfg.Runtime = d
 	}
+	cfg.TraceSampled, cfg.TraceFrom, cfg.TraceUntil = false, 0, 0
+	if w := strings.TrimSpace(f["trace_window"]); w != "" {
+		a, b, ok := strings.Cut(w, "-")
+		from, err1 := engine.ParseDuration(strings.TrimSpace(a))
+		until, err2 := engine.ParseDuration(strings.TrimSpace(b))
+		switch {
+		case !ok || err1 != nil || err2 != nil:
+			bad("trace_window", fmt.Sprintf("%q: use FROM-UNTIL, e.g. 100s-110s", w))
+		default:
+			cfg.TraceFrom, cfg.TraceUntil = from, until
+		}
+	}
 	if f["trace"] == "on" {
+		cfg.TraceSampled = true // the whole run or window: sampled when it does not fit
 		cfg.TraceLines = TraceLines
 	}
 	spec := f["device"]
@@ -311,7 +326,7 @@ var engineFields = map[string]string{
 	"dirty_ratio": "dirty_ratio", "dirty_background_ratio": "bg_ratio",
 	"dirty_expire_centisecs": "expire", "dirty_writeback_centisecs": "writeback",
 	"workload.dd": "dd", "workload.bs": "bs", "workload.count": "count", "workload.fsync": "fsync",
-	"trace_lines": "trace", "runtime": "runtime", "dirty_bytes": "dirty_bytes",
+	"trace_lines": "trace", "trace_from": "trace_window", "trace_until": "trace_window", "runtime": "runtime", "dirty_bytes": "dirty_bytes",
 	"dirty_background_bytes": "bg_bytes", "hz": "hz", "dirty_bytes/dirty_ratio": "dirty_bytes",
 	"dirty_background_bytes/dirty_background_ratio": "bg_bytes", "sample_interval": "runtime",
 }
@@ -392,4 +407,12 @@ func (f Form) CaseName() string {
 		return ""
 	}
 	return engine.CaseOf(cfg).String()
+}
+
+// traceWindow renders a config's trace window ("" for the whole run).
+func traceWindow(cfg engine.Config) string {
+	if cfg.TraceFrom == 0 && cfg.TraceUntil == 0 {
+		return ""
+	}
+	return cfg.TraceFrom.String() + "-" + cfg.TraceUntil.String()
 }

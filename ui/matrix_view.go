@@ -3,6 +3,8 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/vugu/vugu"
@@ -12,9 +14,11 @@ import (
 // MatrixView runs a case list on the base (A) and test (B) kernels and shows the
 // table; MatrixCases is its case-list control in the form column.
 type MatrixView struct {
-	Table string // built-in matrix table name, or "" for the text box
-	Cases string // matrix case list, one per line
-	M     *Matrix
+	Table  string // built-in matrix table name, or "" for the text box
+	Cases  string // matrix case list, one per line
+	M      *Matrix
+	SortBy string // MatrixSorts
+	Opened string // the case last opened as A/B
 
 	cells map[int][3]int // run id -> matrix row, column, seed index
 	seeds int
@@ -186,15 +190,72 @@ func (c *MatrixView) progress() float64 {
 	return float64(c.M.runsDone(max(c.seeds, 1))) / float64(2*len(c.M.Cases)*max(c.seeds, 1))
 }
 
-// Rows are the table rows (MatrixRows).
-func (c *MatrixView) Rows() [][]string { return MatrixRows(c.M, c.Table) }
+// Rows are the table rows in the chosen order.
+func (c *MatrixView) Rows() [][]string { return SortedMatrixRows(c.M, c.Table, c.SortBy) }
+
+// SetSort handles the order select.
+func (c *MatrixView) SetSort(e vugu.DOMEvent) { c.SortBy = e.PropString("target", "value") }
+
+// Open runs a row's case as an A/B of the matrix's two kernels.
+func (c *MatrixView) Open(name string) {
+	if name == "TOTAL" || c.M == nil {
+		return
+	}
+	cc, err := engine.ParseCase(name)
+	if err != nil {
+		return
+	}
+	a, ferr := c.lab.Form.Form.Config()
+	b, ferr2 := c.lab.Form.bConfig()
+	if ferr != nil || ferr2 != nil {
+		return
+	}
+	cc.Apply(&a)
+	cc.Apply(&b)
+	c.lab.Results.cancel()
+	c.Opened = name
+	c.lab.Results.start(c.lab.w.Start(pageConfig(a), false), c.lab.w.Start(pageConfig(b), false))
+	c.lab.Charts.changed()
+}
+
+// OpenedText says which row the runs below the table are.
+func (c *MatrixView) OpenedText() string {
+	if c.Opened == "" {
+		return ""
+	}
+	return "Below: " + c.Opened + " as A/B (A " + c.M.Base + ", B " + c.M.Test + "). Click another row to open it."
+}
+
+// RowClass styles a row: sign disagreements, the opened row, clickable rows.
+func (c *MatrixView) RowClass(r []string) string {
+	cl := "mrow"
+	if r[3] == "TOTAL" {
+		return "total"
+	}
+	if r[6] != "" {
+		cl += " " + r[6]
+	}
+	if r[3] == c.Opened {
+		cl += " opened"
+	}
+	return cl
+}
 
 // Errors are the failed cells' messages (MatrixErrors).
 func (c *MatrixView) Errors() []string { return MatrixErrors(c.M) }
 
 // MatrixRows are the table's rows: base, delta, test, case, the cell's error (a
-// tooltip), the thread's numbers for a built-in table; then TOTAL.
-func MatrixRows(m *Matrix, table string) [][]string {
+// tooltip), the thread's numbers for a built-in table, the row's class ("disagree"
+// when wblab's delta and the thread's have opposite signs) and the model-vs-thread
+// error in percentage points; then TOTAL.
+func MatrixRows(m *Matrix, table string) [][]string { return SortedMatrixRows(m, table, "") }
+
+// MatrixSorts are the table's orders: the case list's, by delta, by |model - thread|.
+var MatrixSorts = [][2]string{{"", "case list order"}, {"delta", "wblab's delta"}, {"error", "|wblab - thread| delta error"}}
+
+// SortedMatrixRows are MatrixRows in an order of MatrixSorts (largest first; rows
+// without the number last); TOTAL stays last.
+func SortedMatrixRows(m *Matrix, table, by string) [][]string {
 	if m == nil {
 		return nil
 	}
@@ -212,6 +273,8 @@ func MatrixRows(m *Matrix, table string) [][]string {
 	// the thread's numbers for a built-in table, by case; its TOTAL over the rows
 	// that have both of ours (as m.Total sums)
 	published, pubTotal := map[string]string{}, ""
+	pubBW := map[string][2]float64{}
+	keys := make([][2]float64, len(m.Cells))
 	for _, t := range Tables() {
 		if t.Name != table {
 			continue
@@ -220,6 +283,7 @@ func MatrixRows(m *Matrix, table string) [][]string {
 		for i, name := range t.Cases {
 			published[name] = fmt.Sprintf("%.2f %s %.2f", t.BaseBW[i], Delta(t.BaseBW[i], t.TestBW[i]), t.TestBW[i])
 			pub[name] = [2]float64{t.BaseBW[i], t.TestBW[i]}
+			pubBW[name] = pub[name]
 		}
 		var pb, pt float64
 		for i, r := range m.Cells {
@@ -241,12 +305,50 @@ func MatrixRows(m *Matrix, table string) [][]string {
 		if title == "" {
 			title = r[1].Err
 		}
-		out = append(out, []string{cell(r[0]), d, cell(r[1]), m.Cases[i], title, published[m.Cases[i]]})
+		row := []string{cell(r[0]), d, cell(r[1]), m.Cases[i], title, published[m.Cases[i]], "", ""}
+		ours, okOurs := numDelta(r)
+		if p, ok := pubBW[m.Cases[i]]; ok && okOurs && p[0] > 0 {
+			theirs := (p[1] - p[0]) / p[0] * 100
+			row[7] = fmt.Sprintf("%+.1f", ours-theirs)
+			if ours*theirs < 0 && math.Abs(ours) >= 0.05 && math.Abs(theirs) >= 0.05 {
+				row[6] = "disagree"
+			}
+			keys[i] = [2]float64{math.Abs(ours), math.Abs(ours - theirs)}
+		} else if okOurs {
+			keys[i] = [2]float64{math.Abs(ours), -1}
+		} else {
+			keys[i] = [2]float64{-1, -1}
+		}
+		out = append(out, row)
+	}
+	if by != "" {
+		k := 0
+		if by == "error" {
+			k = 1
+		}
+		idx := make([]int, len(out))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]][k] > keys[idx[b]][k] })
+		sorted := make([][]string, len(out))
+		for i, j := range idx {
+			sorted[i] = out[j]
+		}
+		out = sorted
 	}
 	if b, t, n := m.Total(); n > 0 {
-		out = append(out, []string{fmt.Sprintf("%.2f", b), m.totalDelta(), fmt.Sprintf("%.2f", t), "TOTAL", "", pubTotal})
+		out = append(out, []string{fmt.Sprintf("%.2f", b), m.totalDelta(), fmt.Sprintf("%.2f", t), "TOTAL", "", pubTotal, "", ""})
 	}
 	return out
+}
+
+// numDelta is a finished row's delta in percent.
+func numDelta(r [2]Cell) (float64, bool) {
+	if !r[0].Done || !r[1].Done || r[0].BW == 0 {
+		return 0, false
+	}
+	return (r[1].BW - r[0].BW) / r[0].BW * 100, true
 }
 
 // MatrixErrors are the failed cells' messages (cancelled ones aside), shown under

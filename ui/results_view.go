@@ -173,7 +173,7 @@ func (c *ResultsView) shownB() *RunState {
 	if c.showPrev() {
 		b = c.PrevB
 	}
-	if c.lab.Mode == "ab" && b != nil && b.Res != nil {
+	if c.lab.abView() && b != nil && b.Res != nil {
 		return b
 	}
 	return nil
@@ -185,7 +185,7 @@ func (c *ResultsView) chartB() *RunState {
 	if c.showPrev() {
 		b = c.PrevB
 	}
-	if c.lab.Mode == "ab" && b.Series() != nil {
+	if c.lab.abView() && b.Series() != nil {
 		return b
 	}
 	return nil
@@ -243,7 +243,7 @@ func (c *ResultsView) RunErrors() []string {
 // Cards are the summary cards of the shown runs (none in matrix mode).
 func (c *ResultsView) Cards() []Card {
 	a := c.shownA()
-	if a == nil || c.lab.Mode == "matrix" {
+	if a == nil || c.lab.matrixOnly() {
 		return nil
 	}
 	if a.Res == nil && c.PrevA != nil && c.PrevA.Res != nil {
@@ -255,7 +255,7 @@ func (c *ResultsView) Cards() []Card {
 	b := c.shownB()
 	if a == c.PrevA {
 		b = nil
-		if c.lab.Mode == "ab" && c.PrevB != nil && c.PrevB.Res != nil {
+		if c.lab.abView() && c.PrevB != nil && c.PrevB.Res != nil {
 			b = c.PrevB
 		}
 	}
@@ -284,7 +284,7 @@ func (c *ResultsView) CardsClass() string {
 // MeasuredNote explains the measured overlay when run A has a reference ("" if not).
 func (c *ResultsView) MeasuredNote() string {
 	a := c.shownA()
-	if c.lab.Mode == "matrix" || a == nil {
+	if c.lab.matrixOnly() || a == nil {
 		return ""
 	}
 	if m, ok := MeasuredFor(a.Cfg); ok {
@@ -306,7 +306,7 @@ func (c *ResultsView) MeasuredLinks() []MeasuredLink {
 // cancelled (up to where they stopped).
 func (c *ResultsView) Runs() []Run {
 	a := c.shownA()
-	if c.lab.Mode == "matrix" || a.Series() == nil {
+	if c.lab.matrixOnly() || a.Series() == nil {
 		return nil
 	}
 	runs := []Run{runOf("", a)}
@@ -332,4 +332,12 @@ func runOf(label string, r *RunState) Run {
 		res = &engine.Result{Series: r.Series()}
 	}
 	return Run{Label: label, Result: res, Absent: AbsentColumns(r.Cfg)}
+}
+
+// Tip is a card's explanation (hover and focus).
+func (c *ResultsView) Tip(id string) string {
+	if d, ok := CardDoc(id); ok {
+		return d.Text()
+	}
+	return ""
 }

@@ -20,11 +20,14 @@ import (
 //	SeedsView   the "5 seeds" switch and the seed statistics of single and A/B runs (seeds-view.vugu)
 //	SwitchView  the switch-activity panel: which switch-guarded paths ran (switch-view.vugu)
 //	DetailView  per-task and per-inode views (detail-view.vugu)
+//	TraceView   the trace viewer: filter, search, chart time cursor (trace-view.vugu)
+//	HelpPanel   the "?" panel explaining a card, series, switch or preset (help-panel.vugu)
 //	Workers     the engine worker plumbing (workers.go)
 type Root struct {
 	Mode     string // "", "ab", "matrix"
 	Embed    bool
 	FormOpen bool // on a phone the form folds away under the results
+	Guided   bool // the first page (no hash): the guide, the stories, no form
 
 	Bar     *RunBar
 	Form    *FormPanel
@@ -37,6 +40,8 @@ type Root struct {
 	Seeds   *SeedsView
 	Switch  *SwitchView
 	Detail  *DetailView
+	Help    *HelpPanel
+	Trace   *TraceView
 
 	w  *Workers
 	ee vugu.EventEnv
@@ -61,6 +66,8 @@ func (c *Root) wire() {
 	c.Seeds = &SeedsView{lab: c, N: 1}
 	c.Switch = &SwitchView{lab: c}
 	c.Detail = &DetailView{lab: c}
+	c.Help = &HelpPanel{lab: c}
+	c.Trace = &TraceView{lab: c, Marked: -1}
 }
 
 // Init reads the URL hash and starts the first run.
@@ -70,10 +77,21 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	}
 	c.ee = ctx.EventEnv()
 	c.Matrix.Cases = defaultMatrixCasesText()
-	st, err := DecodeHash(Hash())
+	h := Hash()
+	st, err := DecodeHash(h)
+	if strings.TrimPrefix(h, "#") == "" {
+		st, c.Guided = firstPage(st), true
+	}
 	c.applyState(st)
 	c.w = NewWorkers(c.ee, c.route)
 	OnHashChange(c.hashChanged)
+	OnChartTime(func(t float64) { // from a browser callback: hand off
+		go func() {
+			c.ee.Lock()
+			defer c.ee.UnlockRender()
+			c.Trace.Jump(t)
+		}()
+	})
 	if err != nil {
 		c.Form.setErr(err)
 		return
@@ -147,6 +165,7 @@ func (c *Root) Run() {
 		c.Results.start(c.w.Start(pageConfig(cfg), false), c.w.Start(pageConfig(bcfg), false))
 		c.Seeds.start(cfg, &bcfg)
 	case "matrix":
+		c.Matrix.Opened = ""
 		bcfg, err := c.Form.bConfig()
 		if err != nil {
 			c.Form.Errs[err.Field] = err.Msg
@@ -195,9 +214,34 @@ func (c *Root) AfterRender() {
 	c.Charts.draw()
 }
 
+// firstPage is the state of a page opened without a hash: engine.FirstPageConfig().
+func firstPage(st State) State {
+	st.Form = FormFromConfig(engine.FirstPageConfig())
+	return st
+}
+
+// ShowLab leaves the guided first page for the full lab.
+func (c *Root) ShowLab() { c.Guided, c.FormOpen = false, true }
+
+// RunStory leaves the guide and runs a Reproduce story.
+func (c *Root) RunStory(id string) {
+	c.Guided = false
+	c.Repro.Apply(id)
+}
+
+// Intro is the first page's three sentences.
+var Intro = []string{
+	"When a program writes a file, Linux copies the data into memory as dirty pages and returns at once; the kernel's flusher writes them to disk later, in the background.",
+	"When programs dirty memory faster than the disk takes it, balance_dirty_pages makes them pause, so dirty pages stay between the background threshold and the dirty limit.",
+	"The charts show one dd writing 10 minutes to ext4 on a 7200 rpm disk, simulated here: the dirty and writeback pages and their limits, the throttling rates and pauses, what each flusher call writes, the writeback lists and what the disk does; every \"?\" explains a number.",
+}
+
 // RootClass styles the page for embed mode and the folded form.
 func (c *Root) RootClass() string {
 	cl := "lab"
+	if c.Guided {
+		cl += " guided"
+	}
 	if c.Embed {
 		cl += " embed"
 	}
@@ -230,4 +274,19 @@ func (c *Root) ModeClass(m string) string {
 		return "mode active"
 	}
 	return "mode"
+}
+
+// abView reports whether the page shows an A/B comparison: A/B mode, or a matrix row
+// opened as A/B under the table.
+func (c *Root) abView() bool { return c.Mode == "ab" || (c.Mode == "matrix" && c.Matrix.Opened != "") }
+
+// matrixOnly reports whether the page shows only the matrix (no run opened).
+func (c *Root) matrixOnly() bool { return c.Mode == "matrix" && c.Matrix.Opened == "" }
+
+// FirstSentence is a text's first sentence (a story card's summary).
+func FirstSentence(s string) string {
+	if i := strings.Index(s, ". "); i > 0 {
+		return s[:i+1]
+	}
+	return s
 }

@@ -32,6 +32,30 @@ type Buffer struct {
 	head    int // index of the oldest line once the ring is full
 	dropped int
 	scratch []byte
+
+	// sampled mode (SetSampled): keep one line of every `every`, halving the kept
+	// lines and doubling every when full, so the lines span the whole run.
+	sampled bool
+	every   int
+	seen    int
+	// window (SetWindow): only lines with from <= time < until are kept.
+	from, until sim.Time
+}
+
+// SetSampled makes the buffer keep the whole run at a sampled rate instead of the
+// newest lines: every line until it is full, then every second line of the run so
+// far and of what follows, then every fourth ... (Dropped counts the lines left out).
+func (b *Buffer) SetSampled() {
+	if b != nil {
+		b.sampled, b.every = true, 1
+	}
+}
+
+// SetWindow keeps only lines at simulated times in [from, until) (until 0: no end).
+func (b *Buffer) SetWindow(from, until sim.Time) {
+	if b != nil {
+		b.from, b.until = from, until
+	}
 }
 
 // New returns a buffer that keeps the newest capacity lines. A capacity of zero or
@@ -92,6 +116,16 @@ func (b *Buffer) Emit(now sim.Time, comm string, pid, cpu int, event, payload st
 	if b == nil {
 		return
 	}
+	if now < b.from || (b.until > 0 && now >= b.until) {
+		return
+	}
+	if b.sampled {
+		b.seen++
+		if (b.seen-1)%b.every != 0 {
+			b.dropped++
+			return
+		}
+	}
 	buf := AppendPrefix(b.scratch[:0], now, comm, pid, cpu)
 	buf = append(buf, event...)
 	buf = append(buf, ": "...)
@@ -103,6 +137,18 @@ func (b *Buffer) Emit(now sim.Time, comm string, pid, cpu int, event, payload st
 func (b *Buffer) push(line string) {
 	if len(b.lines) < b.capa {
 		b.lines = append(b.lines, line)
+		return
+	}
+	if b.sampled { // full: keep every other line, sample half as often from now on
+		kept := b.lines[:0]
+		for i := 0; i < len(b.lines); i += 2 {
+			kept = append(kept, b.lines[i])
+		}
+		b.dropped += len(b.lines) - len(kept)
+		clear(b.lines[len(kept):])
+		b.lines = append(kept, line)
+		b.every *= 2
+		b.seen = 1
 		return
 	}
 	b.lines[b.head] = line

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -197,5 +198,43 @@ func BenchmarkEmitDisabled(b *testing.B) {
 		if buf.Enabled() {
 			buf.Emit(sim.Time(i), "flush-8:0", 1234, 3, EvGlobalDirtyState, f.GlobalDirtyState(benchState))
 		}
+	}
+}
+
+func TestBufferSampledAndWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		setup       func(*Buffer)
+		n           int
+		first, last string
+		maxLen      int
+	}{
+		{"newest", func(*Buffer) {}, 1000, "e900", "e999", 100},
+		{"sampled spans the run", (*Buffer).SetSampled, 1000, "e0", "e", 100},
+		{"window", func(b *Buffer) { b.SetWindow(sim.Time(100), sim.Time(150)) }, 1000, "e100", "e149", 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := New(100)
+			tc.setup(b)
+			for i := 0; i < tc.n; i++ {
+				b.Emit(sim.Time(i), "dd", 1, 0, "e"+strconv.Itoa(i), "")
+			}
+			ls := b.Lines()
+			if len(ls) == 0 || len(ls) > tc.maxLen {
+				t.Fatalf("%d lines", len(ls))
+			}
+			if !strings.Contains(ls[0], ": "+tc.first+": ") || !strings.Contains(ls[len(ls)-1], ": "+tc.last) {
+				t.Errorf("first %q last %q", ls[0], ls[len(ls)-1])
+			}
+			if tc.name == "sampled spans the run" {
+				// the kept lines reach past 90% of the run
+				last := ls[len(ls)-1]
+				i := strings.LastIndex(last, ": e")
+				n, _ := strconv.Atoi(strings.TrimSuffix(last[i+3:], ": "))
+				if n < 900 {
+					t.Errorf("sampled trace ends at e%d of 1000", n)
+				}
+			}
+		})
 	}
 }

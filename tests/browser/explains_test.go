@@ -318,3 +318,113 @@ func TestPerInodeTimeline(t *testing.T) {
 		t.Errorf("oldest dirty data card %q", a)
 	}
 }
+
+// Explanations (issue part 2): every series in every chart and every card says what
+// it is on hover (title) and in the "?" panel.
+func TestEverySeriesExplained(t *testing.T) {
+	p := newPage(t)
+	p.open("#v=1&runtime=20s&mode=ab&b.kernel=6.1")
+	p.poll("A/B results", `!!document.querySelector("#card-write_bw .bv") && document.querySelectorAll("#charts .chart.shown canvas").length >= 4`, 60*time.Second)
+	var missing []string
+	p.eval(`(() => { const out = [];
+		for (const box of document.querySelectorAll("#charts .chart.shown")) {
+			const rows = Array.from(box.querySelectorAll(".u-legend .u-series")).slice(1);
+			rows.forEach(r => { if (!r.title || r.title.length < 20) out.push(box.id + ": " + r.textContent) });
+			const docs = box.querySelectorAll(".chart-docs dd");
+			if (docs.length === 0 || Array.from(docs).some(d => d.textContent.length < 20)) out.push(box.id + ": no explanation list");
+		}
+		for (const c of document.querySelectorAll("#cards .card")) if (!c.title) out.push(c.id);
+		return out })()`, &missing)
+	if len(missing) > 0 {
+		t.Errorf("without an explanation: %q", missing)
+	}
+	p.click("#q-data_age")
+	p.poll("the help panel", `!!document.getElementById("help-panel") && document.getElementById("help-panel").textContent.includes("kupdate")`, 10*time.Second)
+	p.click("#help-close")
+	p.poll("the help panel closed", `!document.getElementById("help-panel")`, 10*time.Second)
+	p.click("#q-kernel")
+	p.poll("the kernel preset's help", `!!document.getElementById("help-panel") && document.getElementById("help-panel").textContent.includes("switches on")`, 10*time.Second)
+	p.shot("explained")
+}
+
+// Trace viewer (issue part 4): filter by event, task and inode and search; a click on
+// a chart moves the viewer to that time; a click on a line marks it on every chart;
+// the kept trace spans the whole run (sampled).
+func TestTraceViewer(t *testing.T) {
+	p := newPage(t)
+	p.open("#v=1&runtime=60s&dd=2&trace=on")
+	p.waitDone()
+	p.poll("the trace viewer", `document.querySelectorAll("#trace-lines .tl").length > 10`, 20*time.Second)
+	var last float64
+	p.eval(`(() => { const r = document.querySelectorAll("#trace-lines .tl"); return 0 })()`, &last)
+	p.set("#trace-event", "writeback_single_inode")
+	p.poll("the event filter", `Array.from(document.querySelectorAll("#trace-lines .tl")).every(l => l.textContent.includes(" writeback_single_inode: ")) && document.querySelectorAll("#trace-lines .tl").length > 0`, 10*time.Second)
+	var ino string
+	p.eval(`document.querySelector("#trace-lines .tl").textContent.match(/ino=(\d+)/)[1]`, &ino)
+	p.set("#trace-ino", ino)
+	p.poll("the inode filter", fmt.Sprintf(`Array.from(document.querySelectorAll("#trace-lines .tl")).every(l => l.textContent.includes(" ino=%s "))`, ino), 10*time.Second)
+	p.set("#trace-event", "")
+	p.set("#trace-ino", "")
+	p.set("#trace-search", "balance_dirty_pages")
+	p.poll("the search", `document.querySelectorAll("#trace-lines .tl").length > 0 && Array.from(document.querySelectorAll("#trace-lines .tl")).every(l => l.textContent.includes("balance_dirty_pages"))`, 10*time.Second)
+	p.set("#trace-search", "")
+	// the whole run, sampled: the kept lines reach the run's last seconds
+	p.eval(`window.wblab.plots.size`, new(int))
+	p.set("#trace-time", "50")
+	p.poll("lines near the end of the run", `(() => { const l = document.querySelector("#trace-lines .tl"); return !!l && parseFloat(l.dataset.t) >= 50 && parseFloat(l.dataset.t) < 60 })()`, 10*time.Second)
+	// a click in the middle of the dirty chart jumps the viewer there
+	p.eval(`(() => { const o = document.querySelector("#chart-dirty .u-over"), r = o.getBoundingClientRect();
+		const ev = (t) => new MouseEvent(t, {bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2});
+		o.dispatchEvent(ev("mousemove")); o.dispatchEvent(ev("mousedown")); o.dispatchEvent(ev("mouseup")); o.dispatchEvent(ev("click")); return true })()`, nil)
+	p.poll("the viewer at the chart's time", `(() => { const t = parseFloat(document.getElementById("trace-time").value); const l = document.querySelector("#trace-lines .tl");
+		return t > 20 && t < 40 && !!l && parseFloat(l.dataset.t) >= t })()`, 10*time.Second)
+	p.shot("trace-at-chart-time")
+	// a click on a line marks its time on the charts
+	var lt float64
+	p.eval(`(() => { const l = document.querySelectorAll("#trace-lines .tl")[3]; l.click(); return parseFloat(l.dataset.t) })()`, &lt)
+	p.poll("the marked time", fmt.Sprintf(`window.wblab.markT === %v && !!document.querySelector("#trace-lines .tl.marked")`, lt), 10*time.Second)
+}
+
+// Matrix tools (issue part 5): sort by delta, click a row to open it as A/B.
+func TestMatrixRowOpens(t *testing.T) {
+	p := newPage(t)
+	p.open("#v=1&runtime=20s&mode=matrix&b.v.scaled_chunk=off")
+	p.poll("the matrix controls", `!!document.getElementById("m-cases")`, 20*time.Second)
+	p.set("#m-cases", "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X\nthresh=100M/generic-10dd-4k-8p-4096M-100M:10-X")
+	p.click("#run")
+	p.poll("the matrix", `document.getElementById("status").textContent.includes("4 of 4")`, 90*time.Second)
+	p.set("#m-sort", "delta")
+	var first string
+	p.eval(`document.querySelector("#matrix-table tbody tr").dataset.case`, &first)
+	p.click(`#matrix-table tr[data-case="thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X"]`)
+	p.poll("the row's A/B", `!!document.querySelector("#card-write_bw .bv") && !!document.querySelector("#matrix-table tr.opened") && document.querySelectorAll("#charts canvas").length >= 4`, 90*time.Second)
+	if s := p.text("#matrix-opened"); !strings.Contains(s, "generic-10dd") {
+		t.Errorf("opened note %q", s)
+	}
+	if !strings.Contains(p.text("#card-kernel"), "scaled_chunk=off") {
+		t.Errorf("the opened A/B's B is not the matrix's test kernel: %s", p.text("#card-kernel"))
+	}
+	t.Logf("sorted by delta, first row %s", first)
+}
+
+// The first page (issue part 6): no hash gives the guide (three sentences), the five
+// stories as cards, a real filesystem, and the full form one click away.
+func TestFirstPageTeaches(t *testing.T) {
+	p := newPage(t)
+	p.open("")
+	p.waitDone()
+	var g struct {
+		Sentences, Stories int
+		FormHidden         bool
+	}
+	p.eval(`({Sentences: document.querySelectorAll("#guide .intro p").length, Stories: document.querySelectorAll("#guide .story").length,
+		FormHidden: getComputedStyle(document.getElementById("controls")).display === "none"})`, &g)
+	if g.Sentences != 3 || g.Stories != len(ui.Repros) || !g.FormHidden {
+		t.Errorf("first page %+v", g)
+	}
+	if fs := p.text("#card-fs .a"); fs == "generic" || fs == "" {
+		t.Errorf("first page filesystem %q", fs)
+	}
+	p.click("#show-lab")
+	p.poll("the full form", `!document.getElementById("guide") && getComputedStyle(document.getElementById("controls")).display !== "none" && !!document.getElementById("f-dd")`, 10*time.Second)
+}

@@ -128,7 +128,7 @@ var (
 type job struct {
 	id              int
 	cfg             string // Config JSON; "" with dflt
-	dflt            bool   // run engine.DefaultConfig()
+	dflt            bool   // run engine.FirstPageConfig()
 	summary, stream bool
 }
 
@@ -150,9 +150,7 @@ func run(j job) {
 		cancel()
 	}()
 	if j.dflt {
-		c := engine.DefaultConfig()
-		c.Detail = true // as the page's runs (ui.DefaultConfigJSON)
-		b, _ := json.Marshal(c)
+		b, _ := json.Marshal(engine.FirstPageConfig())
 		j.cfg = string(b)
 	}
 	var cfg engine.Config

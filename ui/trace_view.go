@@ -1,0 +1,191 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/vugu/vugu"
+)
+
+// TraceLine is one parsed ftrace line of a run's kept trace.
+type TraceLine struct {
+	T                float64 // seconds
+	Task, Event, Ino string
+	Text             string
+}
+
+var traceRe = regexp.MustCompile(`^\s*(.+?)-(\d+)\s+\[\d+\]\s+(\d+\.\d+): ([^:]+): (.*)$`)
+var inoRe = regexp.MustCompile(`\bino=(\d+)`)
+
+// ParseTrace reads trace_pipe text (engine trace.Buffer lines) into lines; lines
+// that are not trace lines (comments) are skipped.
+func ParseTrace(text string) []TraceLine {
+	var out []TraceLine
+	for _, l := range strings.Split(text, "\n") {
+		m := traceRe.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		t, _ := strconv.ParseFloat(m[3], 64)
+		x := TraceLine{T: t, Task: m[1] + "-" + m[2], Event: m[4], Text: l}
+		if im := inoRe.FindStringSubmatch(m[5]); im != nil {
+			x.Ino = im[1]
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// TraceFilter selects lines: by event, task and inode (exact, "" any) and a search
+// text (substring, case-insensitive).
+type TraceFilter struct{ Event, Task, Ino, Search string }
+
+// Match reports whether l passes the filter.
+func (f TraceFilter) Match(l TraceLine) bool {
+	return (f.Event == "" || l.Event == f.Event) && (f.Task == "" || l.Task == f.Task) && (f.Ino == "" || l.Ino == f.Ino) &&
+		(f.Search == "" || strings.Contains(strings.ToLower(l.Text), strings.ToLower(f.Search)))
+}
+
+// TraceWindow is how many matching lines the viewer shows from its cursor.
+const TraceWindow = 200
+
+// TraceView is the trace viewer: the kept trace of the shown run, filtered and
+// searched, shown from a cursor time that a click on any chart moves; clicking a
+// line marks its time on every chart.
+type TraceView struct {
+	Filter TraceFilter
+	Cursor float64 // seconds: the view starts at the first matching line at or after it
+	Marked float64 // the clicked line's time (-1: none)
+
+	key   string // the parsed run (RunState pointer and trace length)
+	lines []TraceLine
+	lab   *Root
+}
+
+func (c *TraceView) run() *RunState {
+	if c.lab.matrixOnly() {
+		return nil
+	}
+	return c.lab.Results.shownA()
+}
+
+// Lines are the parsed lines of the shown run (parsed once per run).
+func (c *TraceView) all() []TraceLine {
+	r := c.run()
+	if r == nil || r.Trace == "" {
+		return nil
+	}
+	if k := fmt.Sprintf("%p/%d", r, len(r.Trace)); k != c.key {
+		c.key, c.lines = k, ParseTrace(r.Trace)
+	}
+	return c.lines
+}
+
+// Has reports whether the shown run kept a trace.
+func (c *TraceView) Has() bool { return len(c.all()) > 0 }
+
+// Finished reports whether there is a finished run (without a trace: offer one).
+func (c *TraceView) Finished() bool { r := c.run(); return r != nil && r.Res != nil }
+
+// RecordAndRun ticks "record trace" and runs again.
+func (c *TraceView) RecordAndRun() {
+	c.lab.Form.Form["trace"] = "on"
+	c.lab.Run()
+}
+
+// Shown are the matching lines from the cursor, at most TraceWindow.
+func (c *TraceView) Shown() []TraceLine {
+	ls := c.all()
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].T >= c.Cursor })
+	var out []TraceLine
+	for ; i < len(ls) && len(out) < TraceWindow; i++ {
+		if c.Filter.Match(ls[i]) {
+			out = append(out, ls[i])
+		}
+	}
+	return out
+}
+
+// Count is how many lines match, and of how many kept.
+func (c *TraceView) Count() string {
+	n := 0
+	for _, l := range c.all() {
+		if c.Filter.Match(l) {
+			n++
+		}
+	}
+	r := c.run()
+	s := fmt.Sprintf("%d of %d kept lines match", n, len(c.all()))
+	if r != nil && r.Res != nil && r.Res.TraceDropped > 0 {
+		s += fmt.Sprintf(" (%d more lines were left out to fit: the kept ones are sampled over the run)", r.Res.TraceDropped)
+	}
+	return s + fmt.Sprintf("; from t = %.3f s", c.Cursor)
+}
+
+// Choices lists the distinct values of a field for the filter selects.
+func (c *TraceView) Choices(field string) []string {
+	seen := map[string]bool{}
+	for _, l := range c.all() {
+		v := map[string]string{"event": l.Event, "task": l.Task}[field]
+		seen[v] = true
+	}
+	return sortedSet(seen)
+}
+
+// SetFilter handles the filter controls.
+func (c *TraceView) SetFilter(field string, e vugu.DOMEvent) {
+	v := strings.TrimSpace(e.PropString("target", "value"))
+	switch field {
+	case "event":
+		c.Filter.Event = v
+	case "task":
+		c.Filter.Task = v
+	case "ino":
+		c.Filter.Ino = v
+	case "search":
+		c.Filter.Search = v
+	}
+}
+
+// SetCursor handles the time box.
+func (c *TraceView) SetCursor(e vugu.DOMEvent) {
+	if t, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(e.PropString("target", "value")), "s"), 64); err == nil {
+		c.Cursor = max(t, 0)
+	}
+}
+
+// Jump moves the viewer to time t (a click on a chart) and marks it on the charts.
+func (c *TraceView) Jump(t float64) {
+	c.Cursor, c.Marked = t, t
+	MarkTime(t)
+}
+
+// Pick marks a line's time on every chart.
+func (c *TraceView) Pick(l TraceLine) {
+	c.Marked = l.T
+	MarkTime(l.T)
+}
+
+// LineClass highlights the marked line.
+func (c *TraceView) LineClass(l TraceLine) string {
+	if l.T == c.Marked {
+		return "tl marked"
+	}
+	return "tl"
+}
+
+// Next moves the cursor past the shown lines.
+func (c *TraceView) Next() {
+	if s := c.Shown(); len(s) > 0 {
+		c.Cursor = s[len(s)-1].T + 1e-6
+	}
+}
+
+// Start moves the cursor to the beginning.
+func (c *TraceView) Start() { c.Cursor = 0 }
+
+// CursorText is the time box's text.
+func (c *TraceView) CursorText() string { return strconv.FormatFloat(c.Cursor, 'f', 3, 64) }
