@@ -132,6 +132,7 @@ func (b *wbt) init(q *Queue) {
 	b.enabled = s.WBT
 	b.curWin = int64(rwbWindow)
 	b.timer.Fn = b.timerFn
+	b.scaledMax = false // wbt_update_limits ignores calc_wb_limits' result
 	b.calcLimits()
 }
 
@@ -197,16 +198,16 @@ func WBTLimits(queueDepth, step, defDepth int, qd1, v6 bool) (max, normal, bg in
 	return max, (max + 1) / 2, (max + 3) / 4, scaledMax
 }
 
-func (b *wbt) calcLimits() {
+// calcLimits is calc_wb_limits (v4.10 block/blk-wbt.c): it sets the limits and
+// returns whether the step reached the cap. Only scale_up stores that in
+// scaled_max; wbt_update_limits (init, queue depth change) and scale_down clear it.
+func (b *wbt) calcLimits() (scaledMax bool) {
 	if !b.enabled || b.minLat == 0 {
 		b.max, b.normal, b.bg = 0, 0, 0
-		return
+		return false
 	}
-	var sm bool
-	b.max, b.normal, b.bg, sm = WBTLimits(b.queueDepth, b.step, b.defDepth, b.qd1, b.v6)
-	if sm {
-		b.scaledMax = true
-	}
+	b.max, b.normal, b.bg, scaledMax = WBTLimits(b.queueDepth, b.step, b.defDepth, b.qd1, b.v6)
+	return scaledMax
 }
 
 // throttles is wbt_should_throttle: writes, except O_DIRECT (REQ_SYNC|REQ_IDLE).
@@ -436,7 +437,7 @@ func (b *wbt) scaleUp() {
 	}
 	b.step--
 	b.unknownCnt = 0
-	b.calcLimits()
+	b.scaledMax = b.calcLimits()
 	b.scales++
 	b.wake = wakeAll // rwb_wake_all
 	b.traceStep("up")

@@ -265,6 +265,21 @@ func TestWBTScaling(t *testing.T) {
 	assert.Equal(t, 24, st2.Max)
 	assert.True(t, st2.ScaledMax)
 
+	// QD=1 with the QD=1 rule (merged wbt, not the draft): wbt_update_limits leaves
+	// scaled_max false although calc_wb_limits returns true at step 0, so writes
+	// alone scale up once, to step -1 (scale_up sets scaled_max from
+	// calc_wb_limits: true, and stops there). v4.10 block/blk-wbt.c.
+	for _, v6 := range []string{"off", "on"} {
+		g4 := newWBTRig(t, "simple,bw=200MiB,qd=1,wbt=on,wbt_qd1=on,rotational=false,wbt_v6="+v6)
+		assert.False(t, g4.q.WBT().ScaledMax, "wbt_update_limits: scaled_max = false (v6=%s)", v6)
+		g4.writer.task.Start()
+		require.NoError(t, g4.w.Run(2*sim.Second))
+		st4 := g4.q.WBT()
+		assert.Equal(t, -1, st4.Step, "QD=1 scales up to step -1 (v6=%s)", v6)
+		assert.Equal(t, 2, st4.Max)
+		assert.True(t, st4.ScaledMax, "step -1 at QD=1 is the cap")
+	}
+
 	// v6 messages
 	g3 := newWBTRig(t, "simple,bw=20MiB,req_us=1000,qd=32,wbt=on,rotational=false,wbt_v6=on")
 	g3.writer.task.Start()
