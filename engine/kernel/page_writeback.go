@@ -405,12 +405,15 @@ type bdpState struct {
 	pagesDirtied  int64
 	pause         int64
 	taskRatelimit int64
-	dirtyExceeded bool
-	nrReclaimable int64
-	nrDirty       int64
-	bg, thresh    int64
-	maxPause      int64
-	bdiDirty      int64
+	// dirtyRatelimit is the loop's local dirty_ratelimit (bdi->dirty_ratelimit
+	// read before the pause); the pause sizing after the loop uses it (v3.2)
+	dirtyRatelimit int64
+	dirtyExceeded  bool
+	nrReclaimable  int64
+	nrDirty        int64
+	bg, thresh     int64
+	maxPause       int64
+	bdiDirty       int64
 	// v6 loop (BdpThinkTime)
 	now            int64 // the (possibly advanced) now of the pause
 	period, think  int64
@@ -523,8 +526,9 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 		}
 		k.bdiUpdateBandwidth(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
 		s.maxPause = k.bdiMaxPause(s.bdiDirty)
+		s.dirtyRatelimit = b.DirtyRatelimit
 		pos := k.bdiPositionRatio(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
-		s.taskRatelimit = b.DirtyRatelimit * pos >> ratelimitCalcShift
+		s.taskRatelimit = s.dirtyRatelimit * pos >> ratelimitCalcShift
 		th.Stats.LastTaskBW = s.taskRatelimit
 		var pause int64
 		if s.taskRatelimit == 0 {
@@ -552,7 +556,7 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 		b.DirtyExceeded = false
 	}
 	th.NrDirtied = 0
-	dr := b.DirtyRatelimit
+	dr := s.dirtyRatelimit
 	switch {
 	case s.pause == 0: // freerun
 		th.NrDirtiedPause = dirtyPollInterval(s.nrDirty, s.thresh)
