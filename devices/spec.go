@@ -592,10 +592,15 @@ func presets() []Spec {
 			Channels: 32, RequestNs: 100 * us, ReadRequestNs: 100 * us, ChannelBps: 500_000_000,
 			BandwidthBps: 2_000_000_000, ReadBps: 2_000_000_000,
 			Doc: "fast VM storage (Chinner 2010): 2 GB/s, 32 concurrent requests, 0.1 ms each, QD 128, legacy queue"}),
-		// kara2016-qd1: the Kara 2016 wbt thread's disk: a rotational SATA disk with
-		// queue depth 1 (no NCQ) and ~100 MB/s sequential (dd of 10 GB in ~105 s through
-		// ext4 at the start of the disk), v4.6 legacy queue with 1280 KiB requests and
-		// the 2016 wbt draft (RWB_DEF_DEPTH 64, no QD=1 patch: wbt_qd1=on selects it).
+		// kara2016-qd1: the Kara 2016 wbt thread's disk: a rotational SATA disk at
+		// queue depth 1 (no NCQ). The thread's only figure for it is dd bs=1M
+		// count=10000 conv=fsync in ~105 s (~95 MB/s) on ext3 ("ext4 without delayed
+		// allocation", data=ordered) with the 2016 wbt draft and Axboe's QD=1 patch,
+		// "about the same as before" the patch; its raw rate is not given, so the
+		// zone rates 110 -> 55 MB/s are an assumption (a 2016 1 TB 7200 rpm disk, the
+		// file at its start) that ext3's journal overhead then brings near that
+		// figure. v4.6 legacy queue with 1280 KiB requests and the 2016 wbt draft
+		// (RWB_DEF_DEPTH 64, no QD=1 patch: wbt_qd1=on selects it).
 		legacy(Spec{Name: "kara2016-qd1", Model: ModelHDD, QueueDepth: 1, Rotational: true,
 			MaxSectorsKB: 1280, RPM: 7200, SeekTrackNs: 1 * ms, SeekAvgNs: 8500 * us, SeekFullNs: 18 * ms,
 			CapacityBytes: 1_000_000_000_000, BandwidthBps: 110_000_000, InnerBps: 55_000_000,

@@ -73,10 +73,10 @@ func DefaultXfsParams() XfsParams {
 //   - delalloc with allocsize=1g speculative preallocation: blocks are allocated at
 //     writeback (xfs_iomap_write_allocate) in 1 GB windows per file;
 //   - ->writepages is generic_writepages; ->writepage (xfs_vm_writepage) writes its
-//     page and clusters forward to the end of the mapped extent (xfs_cluster_write
-//     → xfs_convert_page), decrementing nr_to_write per clustered page and stopping
-//     at ≤ 0 for WB_SYNC_NONE; it does not cluster once nr_to_write ≤ 0
-//     (2.6.36-era xfs_vm_writepage);
+//     page and always calls xfs_cluster_write, which clusters forward to the end of
+//     the mapped extent: each xfs_convert_page writes the next page and stops the
+//     cluster at --nr_to_write <= 0 for WB_SYNC_NONE, so a call entered with
+//     nr_to_write ≤ 0 still writes one more page (2.6.36-3.2 fs/xfs/linux-2.6/xfs_aops.c);
 //   - WB_SYNC_NONE writeback maps blocks under xfs_ilock_nowait(ILOCK_SHARED) (before
 //     2.6.37 only with wbc->nonblocking, else it waits for the lock); it fails
 //     while the writer or IO completion's xfs_setfilesize holds the ILOCK (the lock
@@ -301,12 +301,11 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	}
 	x.alloc(wc.In, xi, runEnd)
 	avail := min(runEnd, index+xi.m.contig(index)) - index - 1
-	k := int64(0)
-	switch {
-	case wbc.SyncMode == kernel.WBSyncAll:
-		k = avail
-	case wbc.NrToWrite > 0:
-		k = min(avail, wbc.NrToWrite)
+	// xfs_cluster_write → xfs_convert_page per page: --nr_to_write <= 0 ends the
+	// cluster for WB_SYNC_NONE after that page is written
+	k := avail
+	if wbc.SyncMode == kernel.WBSyncNone {
+		k = min(avail, max(wbc.NrToWrite, 1))
 	}
 	wbc.NrToWrite -= k
 	cost := wait + c.Writepage + x.P.MapBlocksCost + sim.Time(k)*c.ClusterPage + c.SubmitBio
