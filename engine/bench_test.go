@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/wblab/wblab/devices"
-	"github.com/wblab/wblab/engine/sim"
 )
 
 // benchCase is a representative case of issue 7 (cmd/wblab's "wblab bench" runs the
@@ -131,22 +130,4 @@ func BenchmarkScaleThresh(b *testing.B) {
 			benchRun(b, benchCaseFor(fmt.Sprintf("thresh=%s/ext4-10dd-4k-8p-8192M-%s:10-X", th, th), 600*time.Second)())
 		})
 	}
-}
-
-// BenchmarkAxboeRandom is the Axboe 2009 random-writer case (16 random writers on an
-// X25-E, ext4, per-bdi flushers) for 120 simulated seconds, as the axboe-2009
-// experiment runs it.
-//
-//	go test -run '^$' -bench AxboeRandom -benchtime 3x ./engine
-func BenchmarkAxboeRandom(b *testing.B) {
-	b.ReportAllocs()
-	const runtime = 120 * sim.Second
-	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		if _, err := axboeRandom(context.Background(), "2.6.30-rc6+per-bdi", runtime); err != nil {
-			b.Fatal(err)
-		}
-	}
-	wall := time.Since(start).Seconds() / float64(b.N)
-	b.ReportMetric(runtime.Seconds()/wall, "sim-s/s")
 }

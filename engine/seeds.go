@@ -10,8 +10,8 @@ import (
 // MaxSeeds bounds a seed sweep.
 const MaxSeeds = 100
 
-// checkSeeds validates a seed count (0 means 1).
-func checkSeeds(n int) (int, error) {
+// CheckSeeds validates a seed count (0 means 1).
+func CheckSeeds(n int) (int, error) {
 	if n == 0 {
 		return 1, nil
 	}
@@ -43,7 +43,7 @@ type SeedSweep struct {
 // RunSeeds runs cfg with n seeds (cfg.Seed .. cfg.Seed+n-1; n in [1, MaxSeeds])
 // in parallel through RunAll.
 func RunSeeds(ctx context.Context, cfg Config, n int) (*SeedSweep, error) {
-	n, err := checkSeeds(n)
+	n, err := CheckSeeds(n)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/stats"
+	"github.com/wblab/wblab/harness"
 )
 
 // Table is a built-in case list (one of the thread's comparison tables) with its
@@ -21,8 +22,8 @@ type Table struct {
 // Tables are Wu 2011's tables T1..T6, read from the engine's matrices.
 func Tables() []Table {
 	var out []Table
-	for _, name := range engine.Matrices() {
-		m, err := engine.LookupMatrix(name)
+	for _, name := range harness.Matrices() {
+		m, err := harness.LookupMatrix(name)
 		if err != nil {
 			continue
 		}
@@ -244,11 +245,11 @@ func (m *Matrix) Total() (base, test float64, n int) {
 	return
 }
 
-// Text is the harness-format table: base MB/s, delta, test MB/s, case; then TOTAL.
+// Text is the harness-format table (harness.TableRow): base MB/s, delta, test
+// MB/s, case; then TOTAL over the rows where both sides finished.
 func (m *Matrix) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%24s  %24s\n", trunc(m.Base, 24), trunc(m.Test, 24))
-	fmt.Fprintf(&b, "%s  %s\n", strings.Repeat("-", 24), strings.Repeat("-", 24))
+	b.WriteString(harness.TableHeader(m.Base, m.Test))
 	val := func(c Cell) string {
 		switch {
 		case c.Done:
@@ -265,18 +266,11 @@ func (m *Matrix) Text() string {
 		if r[0].Done && r[1].Done {
 			d = rowDelta(r)
 		}
-		fmt.Fprintf(&b, "%12s  %10s  %10s  %s\n", val(r[0]), d, val(r[1]), m.Cases[i])
+		b.WriteString(harness.TableRow(val(r[0]), d, val(r[1]), m.Cases[i]))
 	}
 	bt, tt, n := m.Total()
 	if n > 0 {
-		fmt.Fprintf(&b, "%12.2f  %10s  %10.2f  TOTAL\n", bt, m.totalDelta(), tt)
+		b.WriteString(harness.TableRow(fmt.Sprintf("%.2f", bt), m.totalDelta(), fmt.Sprintf("%.2f", tt), "TOTAL write_bw"))
 	}
 	return b.String()
-}
-
-func trunc(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }

@@ -13,7 +13,7 @@ func TestReproPresetsConfigure(t *testing.T) {
 		"wu2011":      {"device": engine.DefaultDevice, "kernel": "3.1.0-rc9-ioless-full", "mode": "matrix", "table": "T1", "b": "3.1.0-rc9-ioless-full-more_io_wait-5"},
 		"axboe2009":   {"fs": "ext4", "device": "x25e", "cpus": "4", "memory": "2048", "kernel": "2.6.30-rc6", "mode": "ab", "b": "2.6.30-rc6+per-bdi"},
 		"modern":      {"fs": "ext4", "dd": "10", "kernel": "3.1.0-rc9-ioless-full", "device": engine.DefaultDevice, "mode": "ab", "b": "6.1"},
-		"kara2016":    {"fs": "ext3", "dd": "1", "bs": "1M", "count": "10000", "fsync": "on", "device": "kara2016-qd1", "kernel": "4.6", "mode": "ab", "b": "4.6+wbt"},
+		"kara2016":    {"fs": "ext3", "dd": "1", "bs": "1M", "count": "10000", "fsync": "on", "device": "kara2016-qd1", "kernel": "4.6", "mode": "ab", "b": "4.6+wbt+qd1"},
 	}
 	if len(Repros) != len(want) {
 		t.Fatalf("%d presets", len(Repros))
@@ -37,8 +37,9 @@ func TestReproPresetsConfigure(t *testing.T) {
 				t.Errorf("%s: %s = %q, want %q", r.ID, k, got, v)
 			}
 		}
-		if st.Form["runtime"] != "10m0s" || (w["dd"] == "" && st.Form["dd"] != "1") {
-			t.Errorf("%s: controls not reset to the defaults: %v", r.ID, st.Form)
+		setup := FormFromConfig(r.Setup)
+		if st.Form["runtime"] != setup["runtime"] || st.Form["dd"] != setup["dd"] {
+			t.Errorf("%s: controls not set from the reproduction's config: %v", r.ID, st.Form)
 		}
 		if n := strings.Count(r.Explain, ". ") + 1; n != 2 || !strings.HasSuffix(r.Explain, ".") {
 			t.Errorf("%s: explanation is not two sentences: %q", r.ID, r.Explain)

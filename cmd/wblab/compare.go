@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 func init() {
@@ -25,7 +26,7 @@ func compareHelp() string {
 Runs every case under kernels K1 and K2 (in parallel, one run per CPU) and prints
 the table Wu's harness prints: base write_bw, delta, test write_bw, case, and the
 TOTAL write_bw row. --matrix runs one of the Wu 2011 thread's tables (its cases; its
-kernels unless --base/--test are given): ` + strings.Join(engine.Matrices(), ", ") + `.
+kernels unless --base/--test are given): ` + strings.Join(harness.Matrices(), ", ") + `.
 Kernels are preset names; the thread's short names work too (ioless-full,
 more_io_wait-5). --runtime sets each run's length (default 600s).
 --seeds N (1-` + fmt.Sprint(engine.MaxSeeds) + `, default 1) runs every case and kernel with the seeds S..S+N-1
@@ -58,7 +59,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return exitUsage
 		}
 	}
-	var opt engine.CompareOptions
+	var opt harness.CompareOptions
 	if s, ok := flags["runtime"]; ok {
 		d, err := engine.ParseDuration(s)
 		if err != nil || d < minRuntime || d > maxRuntime {
@@ -83,18 +84,18 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		opt.Seeds = n
 	}
-	var cmp *engine.Comparison
+	var cmp *harness.Comparison
 	if name, ok := flags["matrix"]; ok {
 		if len(cases) > 0 {
 			fmt.Fprintf(stderr, "wblab compare: give --matrix or cases, not both\n")
 			return exitUsage
 		}
-		m, err := engine.LookupMatrix(name)
+		m, err := harness.LookupMatrix(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "wblab compare: %v\n", err)
 			return exitUsage
 		}
-		cmp, err = engine.CompareMatrix(ctx, m, flags["base"], flags["test"], opt)
+		cmp, err = harness.CompareMatrix(ctx, m, flags["base"], flags["test"], opt)
 		if err != nil {
 			fmt.Fprintf(stderr, "wblab compare: %v\n", err)
 			return exitFailed
@@ -110,7 +111,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 				return exitUsage
 			}
 		}
-		cmp, err = engine.Compare(ctx, flags["base"], flags["test"], cases, opt)
+		cmp, err = harness.Compare(ctx, flags["base"], flags["test"], cases, opt)
 		if err != nil {
 			code := exitFailed
 			if strings.Contains(err.Error(), "not a kernel preset") {

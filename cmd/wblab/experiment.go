@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/repro"
 )
 
 func init() {
@@ -29,7 +29,7 @@ to the thread's. --json prints one flat JSON object of the figures instead;
 
 Experiments:
 `)
-	for _, e := range engine.Experiments() {
+	for _, e := range repro.Experiments() {
 		fmt.Fprintf(&b, "  %-14s %s\n", e.Name, wrap(e.Doc, 17, 88))
 	}
 	return b.String()
@@ -86,7 +86,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "wblab experiment: want one experiment name (see wblab help experiment)\n")
 		return exitUsage
 	}
-	e, err := engine.LookupExperiment(pos[0])
+	e, err := repro.LookupExperiment(pos[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "wblab experiment: %v\n", err)
 		return exitUsage

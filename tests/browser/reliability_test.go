@@ -124,11 +124,10 @@ func TestReproducePresets(t *testing.T) {
 		}
 		p.click("#repro-" + r.ID)
 		p.poll(r.ID+"'s explanation", fmt.Sprintf(`(document.getElementById("repro-explain")||{}).textContent === %q`, r.Title+": "+r.Explain), 10*time.Second)
-		want := map[string]string{"#f-kernel": r.Set["kernel"], "#b-kernel": r.BKernel, "#f-device": r.Set["device"]}
+		set := ui.FormFromConfig(r.Setup)
+		want := map[string]string{"#f-kernel": set["kernel"], "#b-kernel": r.BKernel, "#f-device": set["device"]}
 		for _, k := range []string{"fs", "dd", "bs", "count", "cpus", "memory"} {
-			if v, ok := r.Set[k]; ok {
-				want["#f-"+k] = v
-			}
+			want["#f-"+k] = set[k]
 		}
 		if r.Table != "" {
 			want["#m-table"] = r.Table
@@ -140,7 +139,7 @@ func TestReproducePresets(t *testing.T) {
 		}
 		var fsync bool
 		p.eval(`document.getElementById("f-fsync").checked`, &fsync)
-		if fsync != (r.Set["fsync"] == "on") {
+		if fsync != r.Setup.Workload.Fsync {
 			t.Errorf("%s: conv=fsync %v", r.ID, fsync)
 		}
 		var active bool

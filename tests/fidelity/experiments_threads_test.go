@@ -7,13 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/devices"
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/repro"
 )
 
 // runExperiment runs a named experiment; -short runs its quick variant.
-func runExperiment(t *testing.T, name string) *engine.ExperimentReport {
+func runExperiment(t *testing.T, name string) *repro.Report {
 	t.Helper()
-	e, err := engine.LookupExperiment(name)
+	e, err := repro.LookupExperiment(name)
 	require.NoError(t, err)
 	r, err := e.Run(context.Background(), testing.Short())
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/stats"
+	"github.com/wblab/wblab/harness"
 )
 
 // Bars for the Wu 2011 tables with seeds (issue 14, item 5).
@@ -56,7 +57,7 @@ var cannotFire = map[string]struct {
 
 // tableRun is one matrix's measured figures.
 type tableRun struct {
-	m     *engine.Matrix
+	m     *harness.Matrix
 	rows  []stats.Summary // paired delta per case
 	total stats.Summary   // paired TOTAL delta
 	base  []stats.Summary // base write_bw per case
@@ -73,7 +74,7 @@ func runTables(t *testing.T, names []string, runtimeS, seeds int) map[string]*ta
 	var cfgs []engine.Config
 	var keys []key
 	for _, name := range names {
-		m, err := engine.LookupMatrix(name)
+		m, err := harness.LookupMatrix(name)
 		require.NoError(t, err)
 		for _, c := range m.Cases() {
 			for _, k := range []string{m.Base, m.Test} {
@@ -105,7 +106,7 @@ func runTables(t *testing.T, names []string, runtimeS, seeds int) map[string]*ta
 	}
 	out := map[string]*tableRun{}
 	for _, name := range names {
-		m, _ := engine.LookupMatrix(name)
+		m, _ := harness.LookupMatrix(name)
 		tr := &tableRun{m: m, act: map[string]int64{}}
 		totB, totT := make([]float64, seeds), make([]float64, seeds)
 		for _, c := range m.Cases() {
@@ -139,8 +140,8 @@ func TestFidelityWu2011TablesSeeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fidelity: T1-T6 x 5 seeds x 2 kernels of 600 s; skipped with -short")
 	}
-	tables := runTables(t, engine.Matrices(), runtimeS, seeds)
-	for _, name := range engine.Matrices() {
+	tables := runTables(t, harness.Matrices(), runtimeS, seeds)
+	for _, name := range harness.Matrices() {
 		t.Run(name, func(t *testing.T) {
 			tr := tables[name]
 			var b strings.Builder

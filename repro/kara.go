@@ -1,8 +1,9 @@
-package engine
+package repro
 
 import (
 	"context"
 	"fmt"
+	"github.com/wblab/wblab/engine"
 	"strings"
 	"sync"
 
@@ -14,14 +15,19 @@ import (
 // 107.125 105.641" on ext3 with wbt; the journal thread ends up doing more of the
 // data writeback; "when I repeat the same test with ext4, the numbers with and
 // without your patch are exactly the same".
-func init() {
-	registerExperiment(&Experiment{
-		Name:   "kara-2016",
-		Thread: "kara-2016-wbt-ext3-discussion.txt",
-		Doc: "dd bs=1M count=10000 conv=fsync on kara2016-qd1, ext3 (data=ordered) and ext4, kernels 4.6 / 4.6+wbt / " +
-			"4.6+wbt+qd1: runtime (thread: ~105 s ext3+wbt) and the journal thread's share of data pages",
-		run: runKara2016,
-	})
+var kara2016 = Experiment{
+	Name:   "kara-2016",
+	ID:     "kara2016",
+	Title:  "Kara 2016",
+	Thread: "kara-2016-wbt-ext3-discussion.txt",
+	Doc: "dd bs=1M count=10000 conv=fsync on kara2016-qd1, ext3 (data=ordered) and ext4, kernels 4.6 / 4.6+wbt / " +
+		"4.6+wbt+qd1: runtime (thread: ~105 s ext3+wbt) and the journal thread's share of data pages",
+	Look: "dd bs=1M count=10000 conv=fsync on ext3 to a queue-depth-1 disk: blk-wbt with the QD=1 patch throttles the " +
+		"flusher's background writes, so ext3's kjournald ends up writing the data with its commits. " +
+		"Compare the \"dd finished in\" card of A and B, the blk-wbt chart and the kjournald CPU.",
+	Mode: "ab", TestKernel: "4.6+wbt+qd1",
+	Setup: func() (engine.Config, error) { return karaConfig("4.6", "ext3", 10000) },
+	run:   runKara2016,
 }
 
 var karaKernels = []string{"4.6", "4.6+wbt", "4.6+wbt+qd1"}
@@ -32,12 +38,12 @@ type karaOutcome struct {
 	journalPages  int64
 	flusherPages  int64
 	otherPages    int64
-	res           *Result
+	res           *engine.Result
 	wbtFinalLimit string
 }
 
-func karaConfig(kernel, fs string, count int64) (Config, error) {
-	c := DefaultConfig()
+func karaConfig(kernel, fs string, count int64) (engine.Config, error) {
+	c := engine.DefaultConfig()
 	dev, err := devices.Preset("kara2016-qd1")
 	if err != nil {
 		return c, err
@@ -47,16 +53,16 @@ func karaConfig(kernel, fs string, count int64) (Config, error) {
 	// The thread does not give the machine's memory or dirty limits: 4 GB and the
 	// v4.6 default vm.dirty_ratio=20, dirty_background_ratio=10 are assumed.
 	c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
-	c.Workload = Workload{DD: 1, BS: 1 << 20, Count: count, Fsync: true}
-	c.Runtime = Duration(count * 1e8) // ≥ 10 MB/s
+	c.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: count, Fsync: true}
+	c.Runtime = engine.Duration(count * 1e8) // ≥ 10 MB/s
 	c.Case = fmt.Sprintf("kara-2016/%s-%dM-fsync", fs, count)
 	return c, nil
 }
 
 // runKaraOne runs one config and splits the submitted data pages by thread comm:
 // the journal thread (kjournald / jbd2), the flusher (flush-*), the rest (dd's fsync).
-func runKaraOne(ctx context.Context, cfg Config) (karaOutcome, error) {
-	m, err := Build(cfg, BuildOptions{})
+func runKaraOne(ctx context.Context, cfg engine.Config) (karaOutcome, error) {
+	m, err := engine.Build(cfg, engine.BuildOptions{})
 	if err != nil {
 		return karaOutcome{}, err
 	}
@@ -89,7 +95,7 @@ func (o karaOutcome) journalShare() float64 {
 	return 0
 }
 
-func runKara2016(ctx context.Context, quick bool) (*ExperimentReport, error) {
+func runKara2016(ctx context.Context, quick bool) (*Report, error) {
 	count := int64(10000)
 	if quick {
 		count = 2000
@@ -133,5 +139,5 @@ func runKara2016(ctx context.Context, quick bool) (*ExperimentReport, error) {
 		f[key+"_journal_share"] = o.journalShare()
 		fmt.Fprintf(&b, "%-5s %-12s %8.1f s %14d %14d %13.1f%%\n", j.fs, j.kernel, o.runtimeS, o.journalPages, o.flusherPages, 100*o.journalShare())
 	}
-	return &ExperimentReport{Figures: f, Text: b.String()}, nil
+	return &Report{Figures: f, Text: b.String()}, nil
 }

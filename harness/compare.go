@@ -1,10 +1,11 @@
-package engine
+package harness
 
 import (
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/wblab/wblab/engine"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,9 +62,9 @@ type SeedStats struct {
 
 // CompareOptions are a comparison's run settings.
 type CompareOptions struct {
-	Runtime Duration // 0: the case's default (600 s)
-	Seed    uint64   // first seed; 0: 1
-	Seeds   int      // seeds per case and kernel, [1, MaxSeeds]; 0: 1
+	Runtime engine.Duration // 0: the case's default (600 s)
+	Seed    uint64          // first seed; 0: 1
+	Seeds   int             // seeds per case and kernel, [1, MaxSeeds]; 0: 1
 }
 
 // Compare runs every case under both kernels with opt.Seeds seeds each (all runs
@@ -81,24 +82,24 @@ func Compare(ctx context.Context, base, test string, cases []string, opt Compare
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("no cases to compare")
 	}
-	n, err := checkSeeds(opt.Seeds)
+	n, err := engine.CheckSeeds(opt.Seeds)
 	if err != nil {
 		return nil, err
 	}
 	// runs in the order case, kernel, seed
-	var cfgs []Config
+	var cfgs []engine.Config
 	for _, name := range cases {
 		for _, k := range []string{bp.Name, tp.Name} {
-			c, err := compareConfig(name, k, opt)
+			c, err := CompareConfig(name, k, opt)
 			if err != nil {
 				return nil, err
 			}
-			cfgs = append(cfgs, SeedConfigs(c, n)...)
+			cfgs = append(cfgs, engine.SeedConfigs(c, n)...)
 		}
 	}
-	res, err := RunAll(ctx, cfgs)
+	res, err := engine.RunAll(ctx, cfgs)
 	if err != nil {
-		var re *RunError
+		var re *engine.RunError
 		if errors.As(err, &re) {
 			return nil, fmt.Errorf("%s under %s, seed %d: %w", cases[re.Index/(2*n)], re.Config.Kernel, re.Config.Seed, re.Err)
 		}
@@ -134,13 +135,13 @@ func Compare(ctx context.Context, base, test string, cases []string, opt Compare
 
 func deltaPct(base, test float64) float64 { return stats.DeltaPct(base, test) }
 
-// compareConfig is the harness's run of a case under a kernel.
-func compareConfig(name, kernelName string, opt CompareOptions) (Config, error) {
-	c, err := ParseCase(name)
+// CompareConfig is the harness's run of a case under a kernel.
+func CompareConfig(name, kernelName string, opt CompareOptions) (engine.Config, error) {
+	c, err := engine.ParseCase(name)
 	if err != nil {
-		return Config{}, err
+		return engine.Config{}, err
 	}
-	cfg := DefaultConfig()
+	cfg := engine.DefaultConfig()
 	c.Apply(&cfg)
 	cfg.Kernel = kernelName
 	if opt.Runtime > 0 {
@@ -150,10 +151,10 @@ func compareConfig(name, kernelName string, opt CompareOptions) (Config, error) 
 		cfg.Seed = opt.Seed
 	}
 	if opt.Seeds > 1 && cfg.Seed > ^uint64(0)-uint64(opt.Seeds) {
-		return Config{}, fmt.Errorf("seed: %d too large for %d seeds (at most %d)", cfg.Seed, opt.Seeds, ^uint64(0)-uint64(opt.Seeds))
+		return engine.Config{}, fmt.Errorf("seed: %d too large for %d seeds (at most %d)", cfg.Seed, opt.Seeds, ^uint64(0)-uint64(opt.Seeds))
 	}
 	if err := cfg.Validate(); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", name, err)
+		return engine.Config{}, fmt.Errorf("%s: %w", name, err)
 	}
 	return cfg, nil
 }
@@ -260,6 +261,19 @@ func harnessRelease(preset string) string {
 	return preset + "+"
 }
 
+// TableHeader is the first two lines of the harness's table: both kernels as the
+// harness names them, and the rule under them.
+func TableHeader(base, test string) string {
+	return fmt.Sprintf("%s  %s  \n------------------------  ------------------------  \n", harnessRelease(base), harnessRelease(test))
+}
+
+// TableRow is one line of the harness's table: base write_bw, delta, test write_bw
+// (formatted, or a placeholder such as "..." or "error") and the case. The CLI's
+// compare, the experiments and the page's matrix all print through it.
+func TableRow(base, delta, test, name string) string {
+	return fmt.Sprintf("%24s  %11s  %11s  %s\n", base, delta, test, name)
+}
+
 // Text renders the comparison as Wu's compare script prints it: a header with both
 // kernels, one row per case (base write_bw, delta, test write_bw, case) and the
 // TOTAL write_bw row. With several seeds the figures are means, each delta has its
@@ -267,15 +281,13 @@ func harnessRelease(preset string) string {
 // differing switches never ran says so under its row.
 func (c *Comparison) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s  \n", harnessRelease(c.Base), harnessRelease(c.Test))
-	b.WriteString("------------------------  ------------------------  \n")
+	b.WriteString(TableHeader(c.Base, c.Test))
 	row := func(base, delta float64, inNoise bool, ci, test float64, name string) {
 		d := stats.FormatDelta(delta, inNoise)
 		if c.Seeds > 1 {
-			fmt.Fprintf(&b, "%24.2f  %11s ±%4.1f  %11.2f  %s\n", base, d, ci, test, name)
-			return
+			d = fmt.Sprintf("%11s ±%4.1f", d, ci)
 		}
-		fmt.Fprintf(&b, "%24.2f  %11s  %11.2f  %s\n", base, d, test, name)
+		b.WriteString(TableRow(fmt.Sprintf("%.2f", base), d, fmt.Sprintf("%.2f", test), name))
 	}
 	for _, r := range c.Rows {
 		row(r.BaseMBps, r.DeltaPct, r.InNoise, r.Delta.CI95, r.TestMBps, r.Case)

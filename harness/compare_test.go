@@ -1,7 +1,8 @@
-package engine
+package harness
 
 import (
 	"context"
+	"github.com/wblab/wblab/engine"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestMatricesFromTheThread(t *testing.T) {
 		assert.Equal(t, w.test, m.Test, name)
 		assert.Len(t, m.Rows, w.rows, name)
 		for _, c := range m.Cases() {
-			_, err := compareConfig(c, m.Base, CompareOptions{})
+			_, err := CompareConfig(c, m.Base, CompareOptions{})
 			require.NoError(t, err, c)
 		}
 	}
@@ -52,7 +53,7 @@ func TestCompareText(t *testing.T) {
 func TestCompareRuns(t *testing.T) {
 	cmp, err := Compare(context.Background(), "ioless-full", "more_io_wait-5",
 		[]string{"thresh=100M/xfs-2dd-4k-8p-4096M-100M:10-X", "thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X"},
-		CompareOptions{Runtime: Duration(20e9)})
+		CompareOptions{Runtime: engine.Duration(20e9)})
 	require.NoError(t, err)
 	require.Len(t, cmp.Rows, 2)
 	for _, r := range cmp.Rows {
@@ -72,7 +73,7 @@ func TestCompareRuns(t *testing.T) {
 // exactly 0 inside the noise, and names those switches.
 func TestCompareSeeds(t *testing.T) {
 	cases := []string{"thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X", "thresh=1G/xfs-10dd-4k-8p-4096M-1024M:10-X"}
-	opt := CompareOptions{Runtime: Duration(30e9), Seeds: 3, Seed: 5}
+	opt := CompareOptions{Runtime: engine.Duration(30e9), Seeds: 3, Seed: 5}
 	cmp, err := Compare(context.Background(), "ioless-full", "more_io_wait-5", cases, opt)
 	require.NoError(t, err)
 	require.Equal(t, 3, cmp.Seeds)
@@ -83,9 +84,9 @@ func TestCompareSeeds(t *testing.T) {
 		var b, tt, d [3]float64
 		for s := range 3 {
 			for k, dst := range map[string]*float64{"ioless-full": &b[s], "more_io_wait-5": &tt[s]} {
-				cfg, err := compareConfig(c, k, CompareOptions{Runtime: opt.Runtime, Seed: 5 + uint64(s)})
+				cfg, err := CompareConfig(c, k, CompareOptions{Runtime: opt.Runtime, Seed: 5 + uint64(s)})
 				require.NoError(t, err)
-				res, err := Run(context.Background(), cfg)
+				res, err := engine.Run(context.Background(), cfg)
 				require.NoError(t, err)
 				*dst = res.WriteBWMBps
 			}
@@ -113,16 +114,16 @@ func TestCompareSeeds(t *testing.T) {
 	}
 	assert.InDelta(t, (dt[0]+dt[1]+dt[2])/3, cmp.TotalDeltaPct, 1e-9)
 
-	_, err = Compare(context.Background(), "ioless-full", "more_io_wait-5", cases[:1], CompareOptions{Seeds: MaxSeeds + 1})
+	_, err = Compare(context.Background(), "ioless-full", "more_io_wait-5", cases[:1], CompareOptions{Seeds: engine.MaxSeeds + 1})
 	assert.ErrorContains(t, err, "seeds: 101 out of range [1, 100]")
 }
 
 func TestRunSeeds(t *testing.T) {
-	cfg, err := ConfigForCase("thresh=100M/btrfs-2dd-4k-8p-4096M-100M:10-X")
+	cfg, err := engine.ConfigForCase("thresh=100M/btrfs-2dd-4k-8p-4096M-100M:10-X")
 	require.NoError(t, err)
-	cfg.Runtime = Duration(20e9)
+	cfg.Runtime = engine.Duration(20e9)
 	cfg.Seed = 3
-	sw, err := RunSeeds(context.Background(), cfg, 4)
+	sw, err := engine.RunSeeds(context.Background(), cfg, 4)
 	require.NoError(t, err)
 	assert.Equal(t, []uint64{3, 4, 5, 6}, sw.Seeds)
 	require.Len(t, sw.Results, 4)
@@ -133,27 +134,27 @@ func TestRunSeeds(t *testing.T) {
 	assert.Positive(t, sw.WriteBW.SD, "btrfs runs vary by seed")
 	assert.Less(t, sw.WriteBW.CV(), 0.03)
 	assert.Contains(t, sw.Text(), "4 seeds")
-	_, err = RunSeeds(context.Background(), cfg, -1)
+	_, err = engine.RunSeeds(context.Background(), cfg, -1)
 	assert.ErrorContains(t, err, "seeds: -1 out of range")
 }
 
 func TestRunAllKeepsOrderAndStopsOnError(t *testing.T) {
-	cfg, err := ConfigForCase("thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X")
+	cfg, err := engine.ConfigForCase("thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X")
 	require.NoError(t, err)
-	cfg.Runtime = Duration(5e9)
-	cfgs := SeedConfigs(cfg, 5)
-	res, err := RunAll(context.Background(), cfgs)
+	cfg.Runtime = engine.Duration(5e9)
+	cfgs := engine.SeedConfigs(cfg, 5)
+	res, err := engine.RunAll(context.Background(), cfgs)
 	require.NoError(t, err)
 	for i, r := range res {
 		assert.Equal(t, cfgs[i].Seed, r.Seed)
 	}
 	cfgs[2].Workload.DD = 0
-	_, err = RunAll(context.Background(), cfgs)
-	var re *RunError
+	_, err = engine.RunAll(context.Background(), cfgs)
+	var re *engine.RunError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, 2, re.Index)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = RunAll(ctx, SeedConfigs(cfg, 3))
+	_, err = engine.RunAll(ctx, engine.SeedConfigs(cfg, 3))
 	assert.ErrorIs(t, err, context.Canceled)
 }

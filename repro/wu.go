@@ -1,8 +1,10 @@
-package engine
+package repro
 
 import (
 	"context"
 	"fmt"
+	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 	"strings"
 	"sync"
 
@@ -16,14 +18,22 @@ import (
 // tables T1-T6 (see Compare / the wu-2011-T* matrices) and the starvation behind
 // patch 2: "For files on XFS that constantly get appended to calling redirty_tail
 // means they will never get their updated i_size written out."
-func init() {
-	registerExperiment(&Experiment{
-		Name:   "wu-2011",
-		Thread: "wu-2011-more_io_wait-thread.txt",
-		Doc: "table T1 (ioless-full vs more_io_wait-5, thread: TOTAL +1.2%) and the XFS inode metadata " +
-			"starvation (max dirty age of inode metadata, baseline vs patches 1-4); T1-T6 via wblab compare --matrix",
-		run: runWu2011,
-	})
+var wu2011 = Experiment{
+	Name:   "wu-2011",
+	ID:     "wu2011",
+	Title:  "Wu 2011",
+	Thread: "wu-2011-more_io_wait-thread.txt",
+	Doc: "table T1 (ioless-full vs more_io_wait-5, thread: TOTAL +1.2%) and the XFS inode metadata " +
+		"starvation (max dirty age of inode metadata, baseline vs patches 1-4); T1-T6 via wblab compare --matrix",
+	Look: "Wu's table T1 compares the IO-less balance_dirty_pages baseline with the more_io_wait-5 patches over the " +
+		"thread's cases on the default disk. Look at each row's delta and the TOTAL row, with the thread's figures beside them.",
+	Mode: "matrix", Matrix: "wu-2011-T1", TestKernel: "3.1.0-rc9-ioless-full-more_io_wait-5",
+	Setup: func() (engine.Config, error) {
+		c := engine.DefaultConfig()
+		c.Kernel = "3.1.0-rc9-ioless-full"
+		return c, nil
+	},
+	run: runWu2011,
 }
 
 // xfsEAGAIN is the XFS model with the starvation scenario's condition: the ILOCK of
@@ -56,10 +66,10 @@ func (x *xfsEAGAIN) WriteInode(wc *kernel.WritebackCtx) error {
 // written normally (it keeps b_dirty's head young). The figure is the longest time
 // A's inode metadata stayed dirty.
 func wuStarvation(ctx context.Context, kernelName string, runtime sim.Time) (maxAge sim.Time, fails int64, err error) {
-	cfg := DefaultConfig()
-	cfg.Kernel, cfg.Filesystem, cfg.Runtime = kernelName, "xfs", Duration(runtime)
+	cfg := engine.DefaultConfig()
+	cfg.Kernel, cfg.Filesystem, cfg.Runtime = kernelName, "xfs", engine.Duration(runtime)
 	var x *xfsEAGAIN
-	m, err := Build(cfg, BuildOptions{NoWorkload: true, NoSeries: true, WrapFS: func(f kernel.Filesystem) kernel.Filesystem {
+	m, err := engine.Build(cfg, engine.BuildOptions{NoWorkload: true, NoSeries: true, WrapFS: func(f kernel.Filesystem) kernel.Filesystem {
 		x = &xfsEAGAIN{Xfs: f.(*fs.Xfs)}
 		return x
 	}})
@@ -96,16 +106,16 @@ func wuStarvation(ctx context.Context, kernelName string, runtime sim.Time) (max
 	return age, x.fails, nil
 }
 
-func runWu2011(ctx context.Context, quick bool) (*ExperimentReport, error) {
-	opt := CompareOptions{}
+func runWu2011(ctx context.Context, quick bool) (*Report, error) {
+	opt := harness.CompareOptions{}
 	if quick {
-		opt.Runtime = Duration(60e9)
+		opt.Runtime = engine.Duration(60e9)
 	}
-	m, err := LookupMatrix("wu-2011-T1")
+	m, err := harness.LookupMatrix("wu-2011-T1")
 	if err != nil {
 		return nil, err
 	}
-	t1, err := CompareMatrix(ctx, m, "", "", opt)
+	t1, err := harness.CompareMatrix(ctx, m, "", "", opt)
 	if err != nil {
 		return nil, err
 	}
@@ -145,5 +155,5 @@ func runWu2011(ctx context.Context, quick bool) (*ExperimentReport, error) {
 	fmt.Fprintf(&b, "\ninode metadata starvation (XFS file appended while ->write_inode keeps failing, %.0f s):\n", runtime.Seconds())
 	fmt.Fprintf(&b, "  %-40s max metadata age %6.1f s after %d failed ->write_inode\n", m.Base, ages[0].Seconds(), fails[0])
 	fmt.Fprintf(&b, "  %-40s max metadata age %6.1f s after %d failed ->write_inode\n", m.Test, ages[1].Seconds(), fails[1])
-	return &ExperimentReport{Figures: f, Text: b.String()}, nil
+	return &Report{Figures: f, Text: b.String()}, nil
 }

@@ -1,7 +1,8 @@
-package engine
+package repro
 
 import (
 	"context"
+	"github.com/wblab/wblab/engine"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,14 +22,14 @@ func TestModernWBTWholeRun(t *testing.T) {
 		{"6.1", func(max float64) float64 { return max }},
 	} {
 		t.Run(tc.kernel, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := engine.DefaultConfig()
 			cfg.Kernel = tc.kernel
 			cfg.Filesystem = "ext4"
-			cfg.Workload = Workload{DD: 1, BS: 4096, Readers: 1}
-			cfg.Runtime = Duration(20e9)
-			cfg.SampleInterval = Duration(10e6)
+			cfg.Workload = engine.Workload{DD: 1, BS: 4096, Readers: 1}
+			cfg.Runtime = engine.Duration(20e9)
+			cfg.SampleInterval = engine.Duration(10e6)
 			cfg.CheckInvariants = true
-			m, err := Build(cfg, BuildOptions{})
+			m, err := engine.Build(cfg, engine.BuildOptions{})
 			require.NoError(t, err)
 			spec := m.Disks()[0].Queue.Spec()
 			if tc.kernel == "6.1" {
@@ -36,7 +37,7 @@ func TestModernWBTWholeRun(t *testing.T) {
 				assert.Equal(t, []int{1280, 32, 128 << 10, 62}, []int{spec.MaxSectorsKB, spec.PlugCount, int(spec.PlugBytes), spec.NrRequests})
 				assert.Equal(t, "deadline", spec.Elevator, "cfq is gone: mq-deadline")
 			}
-			r, err := Run(context.Background(), cfg)
+			r, err := engine.Run(context.Background(), cfg)
 			require.NoError(t, err)
 			mx, _ := r.Series.Column("wbt_max")
 			nm, _ := r.Series.Column("wbt_normal")

@@ -1,8 +1,9 @@
-package engine
+package repro
 
 import (
 	"context"
 	"fmt"
+	"github.com/wblab/wblab/engine"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,20 +17,25 @@ import (
 // Chinner 2010 (../shared/threads/chinner-2010-write_cache_pages-nr_to_write.txt):
 // "This improves sustained sequential buffered write performance from around
 // 250MB/s to 750MB/s for a 100GB file on an XFS filesystem on my 8p test VM."
-func init() {
-	registerExperiment(&Experiment{
-		Name:   "chinner-2010",
-		Thread: "chinner-2010-write_cache_pages-nr_to_write.txt",
-		Doc: "XFS, 8 CPUs, 100 GB sequential buffered dd on chinner2010-vm: 2.6.36-rc1 vs +fix " +
-			"(thread: ~250 vs ~750 MB/s), wbc_writepage towrt going 1, 0, -1, -2 before the fix, ext4 unaffected",
-		run: runChinner2010,
-	})
+var chinner2010 = Experiment{
+	Name:   "chinner-2010",
+	ID:     "chinner2010",
+	Title:  "Chinner 2010",
+	Thread: "chinner-2010-write_cache_pages-nr_to_write.txt",
+	Doc: "XFS, 8 CPUs, 100 GB sequential buffered dd on chinner2010-vm: 2.6.36-rc1 vs +fix " +
+		"(thread: ~250 vs ~750 MB/s), wbc_writepage towrt going 1, 0, -1, -2 before the fix, ext4 unaffected",
+	Look: "One dd writes a large file through XFS on a fast 8-CPU VM: 2.6.36-rc1's write_cache_pages keeps calling " +
+		"->writepage after XFS's clustering drove nr_to_write below zero, and the fix stops there. " +
+		"Compare the \"dd finished in\" card, the xfsdatad requeues and ioends cards and the flusher's CPU of A and B.",
+	Mode: "ab", TestKernel: "2.6.36-rc1+fix",
+	Setup: func() (engine.Config, error) { return chinnerConfig("2.6.36-rc1", "xfs", 100) },
+	run:   runChinner2010,
 }
 
 // chinnerConfig is the thread's machine: an 8p VM (4 GB assumed, default 2.6.36
 // dirty ratios 20/10) writing one file with dd bs=1M.
-func chinnerConfig(kernel, fs string, gb int64) (Config, error) {
-	c := DefaultConfig()
+func chinnerConfig(kernel, fs string, gb int64) (engine.Config, error) {
+	c := engine.DefaultConfig()
 	dev, err := devices.Preset("chinner2010-vm")
 	if err != nil {
 		return c, err
@@ -37,18 +43,18 @@ func chinnerConfig(kernel, fs string, gb int64) (Config, error) {
 	c.Device, c.Kernel, c.Filesystem = dev, kernel, fs
 	c.CPUs, c.MemoryMB = 8, 4096
 	c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
-	c.Workload = Workload{DD: 1, BS: 1 << 20, Count: gb << 10}
-	c.Runtime = Duration(int64(gb) * 10e9) // ≥ 100 MB/s
+	c.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: gb << 10}
+	c.Runtime = engine.Duration(int64(gb) * 10e9) // ≥ 100 MB/s
 	c.Case = fmt.Sprintf("chinner-2010/%s-%dG", fs, gb)
 	return c, nil
 }
 
-func runChinner2010(ctx context.Context, quick bool) (*ExperimentReport, error) {
+func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 	gb := int64(100)
 	if quick {
 		gb = 8
 	}
-	var cfgs []Config
+	var cfgs []engine.Config
 	for _, fs := range []string{"xfs", "ext4"} {
 		for _, k := range []string{"2.6.36-rc1", "2.6.36-rc1+fix"} {
 			c, err := chinnerConfig(k, fs, gb)
@@ -93,7 +99,7 @@ func runChinner2010(ctx context.Context, quick bool) (*ExperimentReport, error) 
 	fmt.Fprintf(&b, "  one call: %s\n", chinnerCallBreakdown())
 	fmt.Fprintf(&b, "  %.0f calls/s over the run, %.0f per second of flusher CPU (flusher busy %.0f%%); %d ILOCK waits, %d xfsdatad delay(1) requeues\n",
 		f["calls_per_s"], f["calls_per_flusher_cpu_s"], 100*f["flusher_busy"], fsStat(res[0], "ilock_waits"), fsStat(res[0], "xfsdatad_requeues"))
-	return &ExperimentReport{Figures: f, Text: b.String()}, nil
+	return &Report{Figures: f, Text: b.String()}, nil
 }
 
 // chinnerCallBreakdown lists what one 2.6.36-rc1 two-page ->writepage call costs in
@@ -137,13 +143,13 @@ func chinnerTrace(ctx context.Context) (chinnerTraceFigures, error) {
 	if err != nil {
 		return chinnerTraceFigures{}, err
 	}
-	c.Runtime = Duration(1e9)
+	c.Runtime = engine.Duration(1e9)
 	c.TraceLines = 200_000
-	r, err := Run(ctx, c)
+	r, err := engine.Run(ctx, c)
 	if err != nil {
 		return chinnerTraceFigures{}, err
 	}
-	out := chinnerTraceFigures{towrt: TowrtSequence(r.Trace, 6)}
+	out := chinnerTraceFigures{towrt: towrtSequence(r.Trace, 6)}
 	gaps := CallGapsUs(r.Trace)
 	if n := len(gaps); n > 0 {
 		sort.Float64s(gaps)
@@ -190,7 +196,7 @@ func CallGapsUs(trace []string) []float64 {
 }
 
 // fsStat reads one filesystem counter of a Result (0 when absent).
-func fsStat(r *Result, name string) int64 {
+func fsStat(r *engine.Result, name string) int64 {
 	for _, st := range r.FSStats {
 		if st.Name == name {
 			return st.Value
@@ -200,7 +206,7 @@ func fsStat(r *Result, name string) int64 {
 }
 
 // actorCPU is the CPU seconds of the actors whose name starts with prefix.
-func actorCPU(r *Result, prefix string) float64 {
+func actorCPU(r *engine.Result, prefix string) float64 {
 	var s float64
 	for _, a := range r.CPUByActor {
 		if strings.HasPrefix(a.Actor, prefix) {
@@ -210,10 +216,10 @@ func actorCPU(r *Result, prefix string) float64 {
 	return s
 }
 
-// TowrtSequence extracts n consecutive towrt values of wbc_writepage lines from a
+// towrtSequence extracts n consecutive towrt values of wbc_writepage lines from a
 // trace, starting at the line before the first one whose towrt is ≤ 0 (the
 // ->writepage call whose cluster drove nr_to_write to 0).
-func TowrtSequence(trace []string, n int) []string {
+func towrtSequence(trace []string, n int) []string {
 	var vals []string
 	for _, l := range trace {
 		i := strings.Index(l, "wbc_writepage: ")

@@ -1,8 +1,9 @@
-package engine
+package repro
 
 import (
 	"context"
 	"fmt"
+	"github.com/wblab/wblab/engine"
 	"strings"
 	"sync"
 
@@ -17,14 +18,19 @@ import (
 // processes ... Intel X25-E ... ext4 without barriers ... Core 2 Quad with 2G of
 // memory": per-bdi vs 2.6.30-rc6 (= 100) TPS 101 / CPU 95 for test 1, TPS 105 /
 // CPU 94 for test 2.
-func init() {
-	registerExperiment(&Experiment{
-		Name:   "axboe-2009",
-		Thread: "axboe-2009-per-bdi-flusher-threads.txt",
-		Doc: "x25e, ext4, 4 CPUs, 2 GB: (1) one large-file writer, (2) 16 random writers; per-bdi flushers vs " +
-			"pdflush (= 100): TPS and CPU (thread: 101/95 and 105/94)",
-		run: runAxboe2009,
-	})
+var axboe2009 = Experiment{
+	Name:   "axboe-2009",
+	ID:     "axboe2009",
+	Title:  "Axboe 2009",
+	Thread: "axboe-2009-per-bdi-flusher-threads.txt",
+	Doc: "x25e, ext4, 4 CPUs, 2 GB: (1) one large-file writer, (2) 16 random writers; per-bdi flushers vs " +
+		"pdflush (= 100): TPS and CPU (thread: 101/95 and 105/94)",
+	Look: "ext4 on an Intel X25-E SSD with 4 CPUs and 2 GB: 2.6.30-rc6 writes back through pdflush threads, the per-bdi " +
+		"series gives each device its own flusher. Compare write_bw of A and B for this one large-file writer, and how " +
+		"much of the writeback the dd does itself (its CPU in the JSON's cpu_by_actor; the CPU card is the whole machine's).",
+	Mode: "ab", TestKernel: "2.6.30-rc6+per-bdi",
+	Setup: func() (engine.Config, error) { return axboeSeqConfig("2.6.30-rc6", 1, 8192) },
+	run:   runAxboe2009,
 }
 
 var axboeKernels = []string{"2.6.30-rc6", "2.6.30-rc6+per-bdi"}
@@ -47,19 +53,35 @@ type axboeOutcome struct {
 // always issues its commit block with FUA; the x25e model has no volatile cache, so
 // "without barriers" changes nothing there), v2.6.30 default dirty ratios 20/10.
 func axboeMachine(kernelName string, seed uint64, runtime sim.Time) (*sim.World, *kernel.Kernel, error) {
-	cfg := DefaultConfig()
-	dev, err := devices.Preset("x25e")
+	cfg, err := axboeBase(kernelName, seed, runtime)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.Kernel, cfg.Device, cfg.Filesystem, cfg.Seed = kernelName, dev, "ext4", seed
-	cfg.CPUs, cfg.MemoryMB, cfg.DirtyBytes, cfg.DirtyRatio, cfg.DirtyBackgroundRatio = 4, 2048, 0, 20, 10
-	cfg.Runtime = Duration(runtime)
-	m, err := Build(cfg, BuildOptions{NoWorkload: true, NoSeries: true})
+	m, err := engine.Build(cfg, engine.BuildOptions{NoWorkload: true, NoSeries: true})
 	if err != nil {
 		return nil, nil, err
 	}
 	return m.World(), m.Kernel(), nil
+}
+
+// axboeBase is the box's config; the experiment starts its own writers on it.
+func axboeBase(kernelName string, seed uint64, runtime sim.Time) (engine.Config, error) {
+	cfg := engine.DefaultConfig()
+	dev, err := devices.Preset("x25e")
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Kernel, cfg.Device, cfg.Filesystem, cfg.Seed = kernelName, dev, "ext4", seed
+	cfg.CPUs, cfg.MemoryMB, cfg.DirtyBytes, cfg.DirtyRatio, cfg.DirtyBackgroundRatio = 4, 2048, 0, 20, 10
+	cfg.Runtime = engine.Duration(runtime)
+	return cfg, nil
+}
+
+// axboeSeqConfig is test 1 as a plain run (the page's A/B): one dd of sizeMB, bs=1M.
+func axboeSeqConfig(kernelName string, seed uint64, sizeMB int64) (engine.Config, error) {
+	cfg, err := axboeBase(kernelName, seed, sim.Time(sizeMB)*sim.Second)
+	cfg.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: sizeMB}
+	return cfg, err
 }
 
 // axboeCPU is the CPU column. The thread's benchmark was ffsb (the series' commit
@@ -147,7 +169,7 @@ func axboeRandom(ctx context.Context, kernelName string, runtime sim.Time) (axbo
 	return o, nil
 }
 
-func runAxboe2009(ctx context.Context, quick bool) (*ExperimentReport, error) {
+func runAxboe2009(ctx context.Context, quick bool) (*Report, error) {
 	sizeMB, runtime := int64(8192), 120*sim.Second
 	if quick {
 		sizeMB, runtime = 3072, 30*sim.Second
@@ -205,5 +227,5 @@ func runAxboe2009(ctx context.Context, quick bool) (*ExperimentReport, error) {
 		fmt.Fprintf(&b, "  pdflush pool, %s: up to %d threads (%d started, %d exited), pdflush_operation %d ok / %d failed\n",
 			name, pd.MaxThreads, pd.Started, pd.Exited, pd.Operations, pd.Failed)
 	}
-	return &ExperimentReport{Figures: f, Text: b.String()}, nil
+	return &Report{Figures: f, Text: b.String()}, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package repro
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func TestTowrtSequence(t *testing.T) {
 		"flush-8:0-1 [000] 1.0: wbc_writepage: bdi 8:0: towrt=0 skip=0",
 		"flush-8:0-1 [000] 1.0: wbc_writepage: bdi 8:0: towrt=-1 skip=0",
 	}
-	require.Equal(t, []string{"1", "0", "-1"}, TowrtSequence(tr, 5))
+	require.Equal(t, []string{"1", "0", "-1"}, towrtSequence(tr, 5))
 }
 
 func TestChinner2010Quick(t *testing.T) {
