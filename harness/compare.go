@@ -65,6 +65,9 @@ type CompareOptions struct {
 	Runtime engine.Duration // 0: the case's default (600 s)
 	Seed    uint64          // first seed; 0: 1
 	Seeds   int             // seeds per case and kernel, [1, MaxSeeds]; 0: 1
+	// TestSeedOffset shifts the test kernel's seeds (a control: the same kernel
+	// twice with other seeds, see Control); 0 pairs equal seeds.
+	TestSeedOffset uint64
 }
 
 // Compare runs every case under both kernels with opt.Seeds seeds each (all runs
@@ -89,10 +92,13 @@ func Compare(ctx context.Context, base, test string, cases []string, opt Compare
 	// runs in the order case, kernel, seed
 	var cfgs []engine.Config
 	for _, name := range cases {
-		for _, k := range []string{bp.Name, tp.Name} {
+		for side, k := range []string{bp.Name, tp.Name} {
 			c, err := CompareConfig(name, k, opt)
 			if err != nil {
 				return nil, err
+			}
+			if side == 1 {
+				c.Seed += opt.TestSeedOffset
 			}
 			cfgs = append(cfgs, engine.SeedConfigs(c, n)...)
 		}

@@ -123,8 +123,11 @@ func runAll(t *testing.T, cases []*fcase) {
 
 func errPct(fc *fcase) float64 { return (fc.got - fc.thread) / fc.thread * 100 }
 
-// TestFidelityWu2011Baseline is the main fidelity check (issue 4).
-func TestFidelityWu2011Baseline(t *testing.T) {
+// TestCalibrationWu2011Baseline checks table T1's base column (issue 4). The
+// wu2011-hdd preset's zone rates were fitted to that column, so the per-case and
+// MAE bars check the calibration, not fidelity; the ordering and trend checks
+// below (ext3 slowest, the thread's 1dd → N dd drops) were not fitted.
+func TestCalibrationWu2011Baseline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fidelity: 24 cases of 600 s; skipped with -short")
 	}
