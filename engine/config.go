@@ -3,11 +3,13 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/fs"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -204,18 +206,25 @@ func DefaultConfig() Config {
 // DefaultDevice is the device preset used when a case does not name one.
 const DefaultDevice = "wu2011-hdd"
 
-// Filesystems lists the filesystem models.
-func Filesystems() []string { return []string{"generic", "ext3", "ext4", "xfs", "btrfs"} }
+// Filesystems lists the filesystem models (fs.Models).
+func Filesystems() []string { return fs.Names() }
 
-// knownFS are names a case may carry; only modelled ones (true) run.
-var knownFS = map[string]bool{"generic": true, "ext3": true, "ext4": true, "xfs": true, "btrfs": true}
+// FilesystemDoc is a filesystem model's name and one-line description.
+type FilesystemDoc struct{ Name, Doc string }
+
+// FilesystemDocs describes the filesystem models, in fs.Models order.
+func FilesystemDocs() []FilesystemDoc {
+	out := make([]FilesystemDoc, len(fs.Models))
+	for i, m := range fs.Models {
+		out[i] = FilesystemDoc{m.Name, m.Doc}
+	}
+	return out
+}
 
 // Validate checks every field, naming the field, the value and the allowed range.
 func (c *Config) Validate() error {
-	if ok, known := knownFS[c.Filesystem]; !known {
+	if !slices.Contains(Filesystems(), c.Filesystem) {
 		return fmt.Errorf("fs: %q is not a filesystem (allowed: %s)", c.Filesystem, strings.Join(Filesystems(), ", "))
-	} else if !ok {
-		return fmt.Errorf("fs: %q is not modelled yet (allowed: %s); wblab does not run it on another model", c.Filesystem, strings.Join(Filesystems(), ", "))
 	}
 	if _, err := kernel.LookupPreset(c.Kernel); err != nil {
 		return fmt.Errorf("kernel: %w", err)

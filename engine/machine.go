@@ -39,6 +39,7 @@ type Machine struct {
 	prevPaused  sim.Time
 	prevPauses  int64
 	prevT       sim.Time
+	x           sampleState // the sampler's per-sample values
 	failure     error
 	idle        bool       // every dd finished and all pages are clean: the run ended early
 	det         *detailRec // with Config.Detail
@@ -140,7 +141,7 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 		if m.sampleEvery == 0 {
 			m.sampleEvery = max(m.runEnd/600/sim.Millisecond*sim.Millisecond, 10*sim.Millisecond)
 		}
-		m.samples = make([][]float64, len(seriesNames))
+		m.samples = make([][]float64, len(Columns))
 		m.sampler.Fn = m.sample
 		w.At(&m.sampler, 0)
 	}

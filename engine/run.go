@@ -112,21 +112,6 @@ func (s *Machine) finished() bool {
 	return true
 }
 
-// SeriesNames are the time series' columns, in the order of Series.Names and of the
-// rows RunOptions.Sample gets.
-func SeriesNames() []string { return append([]string(nil), seriesNames...) }
-
-var seriesNames = []string{
-	"time_s", "dirty_MB", "writeback_MB", "bg_thresh_MB", "thresh_MB", "limit_MB", "setpoint_MB",
-	"dirty_ratelimit_MBps", "balanced_ratelimit_MBps", "task_ratelimit_MBps",
-	"write_bw_MBps", "avg_write_bw_MBps",
-	"iostat_r_s", "iostat_w_s", "iostat_rMBps", "iostat_wMBps", "iostat_avgrq_sz", "iostat_avgqu_sz",
-	"iostat_await_ms", "iostat_util_pct", "device_queue",
-	"wbt_step", "wbt_max", "wbt_normal", "wbt_background", "wbt_inflight",
-	"wsi_wrote_MB", "wsi_nr_to_write_MB", "inode_dirty_age_max_s", "bdp_pause_ms",
-	"b_dirty_inodes", "b_io_inodes", "b_more_io_inodes", "b_more_io_wait_inodes", "dirtied_MB", "written_MB",
-}
-
 const pagesPerMB = 256.0
 
 func (s *Machine) sample() {
@@ -136,18 +121,20 @@ func (s *Machine) sample() {
 	}
 	k := s.k
 	now := s.w.Now()
-	bg, thresh, limit, setpoint := k.DirtyLimits()
+	x := &s.x
+	x.now, x.k = now, k
+	x.bg, x.thresh, x.limit, x.setpoint = k.DirtyLimits()
 	st := s.q.Stats()
-	io := devices.Rates(s.prevStats, st, now-s.prevT)
+	x.io = devices.Rates(s.prevStats, st, now-s.prevT)
 	s.prevStats, s.prevT = st, now
-	wbt := s.q.WBT()
+	x.wbt = s.q.WBT()
 	fl := k.Flusher().Stats
-	var wrote, chunk float64
+	x.wrote, x.chunk = 0, 0
 	if n := fl.InodeCalls - s.prevFl.InodeCalls; n > 0 {
-		wrote = mb((fl.WrotePages - s.prevFl.WrotePages) / n)
+		x.wrote = mb((fl.WrotePages - s.prevFl.WrotePages) / n)
 	}
 	if n := fl.ChunkCalls - s.prevFl.ChunkCalls; n > 0 {
-		chunk = mb((fl.ChunkPages - s.prevFl.ChunkPages) / n)
+		x.chunk = mb((fl.ChunkPages - s.prevFl.ChunkPages) / n)
 	}
 	s.prevFl = fl
 	var paused sim.Time
@@ -156,24 +143,16 @@ func (s *Machine) sample() {
 		paused += th.Stats.Paused
 		pauses += th.Stats.Pauses
 	}
-	var pauseMs float64
+	x.pauseMs = 0
 	if n := pauses - s.prevPauses; n > 0 {
-		pauseMs = float64(paused-s.prevPaused) / float64(n) / 1e6
+		x.pauseMs = float64(paused-s.prevPaused) / float64(n) / 1e6
 	}
 	s.prevPaused, s.prevPauses = paused, pauses
-	b := k.BDI
-	d, bio, more := b.ListLens()
-	row := []float64{
-		now.Seconds(), mb(k.G.NrFileDirty), mb(k.G.NrWriteback), mb(bg), mb(thresh), mb(limit), mb(setpoint),
-		mb(b.DirtyRatelimit), mb(b.BalancedDirtyRatelimit), mb(k.TaskRatelimitNow()),
-		mb(b.WriteBandwidth), mb(b.AvgWriteBandwidth),
-		io.RPS, io.WPS, io.RMBps, io.WMBps, io.AvgRqSz, io.AvgQuSz, io.Await, io.Util, io.DevQu,
-		float64(wbt.Step), float64(wbt.Max), float64(wbt.Normal), float64(wbt.Background), float64(wbt.Inflight),
-		wrote, chunk, float64(k.MaxDirtyAge()) / float64(k.W.HZ()), pauseMs,
-		float64(d), float64(bio), float64(more), float64(b.MoreIOWaitLen()), mb(k.G.NrDirtied), mb(k.G.NrWritten),
-	}
-	for i, v := range row {
-		s.samples[i] = append(s.samples[i], v)
+	x.dirtyList, x.ioList, x.moreIOList = k.BDI.ListLens()
+	row := make([]float64, len(Columns))
+	for i := range Columns {
+		row[i] = Columns[i].sample(x)
+		s.samples[i] = append(s.samples[i], row[i])
 	}
 	if s.det != nil {
 		s.det.sample(k, s.ddThreads(), now)
@@ -303,7 +282,7 @@ func (s *Machine) Result() *Result {
 		r.Reads.P99Ms = max(r.Reads.P99Ms, float64(st.P99)/1e6)
 		r.Reads.MeanMs += float64(st.Mean) / 1e6 / float64(len(s.rds))
 	}
-	r.Series = &Series{IntervalS: s.sampleEvery.Seconds(), Names: append([]string(nil), seriesNames...), Data: s.samples}
+	r.Series = &Series{IntervalS: s.sampleEvery.Seconds(), Names: SeriesNames(), Data: s.samples}
 	if s.det != nil {
 		r.Detail = s.det.result(s.ddThreads(), k)
 		r.DirtyAge.MaxDataS = s.det.maxData.Seconds()

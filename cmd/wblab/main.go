@@ -595,7 +595,8 @@ func report(stderr io.Writer, err error) int {
 const presetsHelp = `Usage: wblab presets [--json]
 
 Lists the kernel presets, the kernel switches (--variants), the device presets and
-their override keys (--device NAME,key=value), and the filesystems.
+their override keys (--device NAME,key=value), the filesystems and the time-series
+columns (--series).
   --json   print the lists as JSON (default off)
 `
 
@@ -605,7 +606,8 @@ type presetList struct {
 	Switches    []namedDoc     `json:"switches"`
 	Devices     []devices.Spec `json:"devices"`
 	DeviceKeys  []string       `json:"device_keys"`
-	Filesystems []string       `json:"filesystems"`
+	Filesystems []namedDoc     `json:"filesystems"`
+	Series      []namedDoc     `json:"series"`
 }
 
 type namedDoc struct {
@@ -614,7 +616,8 @@ type namedDoc struct {
 	Default bool   `json:"default,omitempty"`
 	Models  string `json:"models,omitempty"` // switches: the kernel function and version
 	Source  string `json:"source,omitempty"` // switches: the commit or thread
-
+	Unit    string `json:"unit,omitempty"`   // series: the column's unit
+	Kernel  string `json:"kernel,omitempty"` // series: the kernel variable or tracepoint it mirrors
 }
 
 func presets() presetList {
@@ -628,8 +631,12 @@ func presets() presetList {
 	}
 	l.Devices = devices.Presets()
 	l.DeviceKeys = devices.Keys()
-	l.Filesystems = append([]string(nil), engine.Filesystems()...)
-	sort.Strings(l.Filesystems)
+	for _, m := range engine.FilesystemDocs() {
+		l.Filesystems = append(l.Filesystems, namedDoc{Name: m.Name, Doc: m.Doc})
+	}
+	for _, c := range engine.Columns {
+		l.Series = append(l.Series, namedDoc{Name: c.Name, Doc: c.Doc, Unit: c.Unit, Kernel: c.Kernel})
+	}
 	return l
 }
 
@@ -682,7 +689,11 @@ func presetsCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  device keys: %s\n", wrap(strings.Join(l.DeviceKeys, ", "), 2+len("device keys: "), 88))
 	fmt.Fprintln(stdout, "\nFilesystems (--fs, or the first field of a case name):")
 	for _, f := range l.Filesystems {
-		fmt.Fprintf(stdout, "  %s\n", f)
+		fmt.Fprintf(stdout, "  %-28s %s\n", f.Name, f.Doc)
+	}
+	fmt.Fprintln(stdout, "\nTime series (--series FILE columns, the page's charts):")
+	for _, c := range l.Series {
+		fmt.Fprintf(stdout, "  %-28s %-9s %s\n", c.Name, c.Unit, c.Doc)
 	}
 	return exitOK
 }

@@ -2,8 +2,6 @@
 package fs
 
 import (
-	"fmt"
-
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -23,23 +21,6 @@ type genericInode struct{ base int64 }
 
 // NewGeneric returns the generic filesystem.
 func NewGeneric() *Generic { return &Generic{FileRegion: 64 << 21} } // 64 GiB per file
-
-// New returns the named filesystem model.
-func New(name string) (kernel.Filesystem, error) {
-	switch name {
-	case "generic":
-		return NewGeneric(), nil
-	case "ext4":
-		return NewExt4(), nil
-	case "xfs":
-		return NewXfs(), nil
-	case "ext3":
-		return NewExt3(), nil
-	case "btrfs":
-		return NewBtrfs(), nil
-	}
-	return nil, fmt.Errorf("fs: %q is not modelled (models: generic, ext3, ext4, xfs, btrfs)", name)
-}
 
 func (g *Generic) Name() string { return "generic" }
 
