@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/engine/kernel"
 )
 
 // SeriesSpec is one line of a chart: a column of the engine's time series, or the sum
@@ -195,7 +194,7 @@ var ioLessColumns = []string{"setpoint_MB", "dirty_ratelimit_MBps", "balanced_ra
 
 // AbsentColumns are the series cfg's kernel does not have.
 func AbsentColumns(cfg engine.Config) map[string]bool {
-	p, err := kernel.LookupPreset(cfg.Kernel)
+	p, err := engine.LookupKernel(cfg.Kernel)
 	if err != nil {
 		return nil
 	}

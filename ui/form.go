@@ -10,9 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/engine/kernel"
 )
 
 // Field is one form control. ID is also its URL hash key.
@@ -62,11 +60,11 @@ func fields(model string) []Field {
 		{ID: "hz", Label: "HZ", Kind: "select", Group: "machine"},
 		{ID: "device", Label: "device preset", Kind: "select", Group: "device"},
 	}
-	for _, p := range devices.Params(model) {
+	for _, p := range engine.DeviceParams(model) {
 		out = append(out, Field{ID: "dev." + p.Key, Label: p.Key, Kind: "text", Group: "device", Help: p.Doc + " " + p.Range})
 	}
 	out = append(out, Field{ID: "kernel", Label: "kernel preset", Kind: "select", Group: "kernel"})
-	for _, sw := range kernel.Switches {
+	for _, sw := range engine.Switches() {
 		out = append(out, Field{ID: "v." + sw.Name, Label: sw.Name, Kind: "tri", Group: "kernel", Help: sw.Doc + ". Models " + sw.Models + "; from " + sw.Source + "."})
 	}
 	out = append(out,
@@ -87,13 +85,13 @@ func Options(id string) []string {
 		return []string{"100", "250", "300", "1000"}
 	case "device":
 		var out []string
-		for _, s := range devices.Presets() {
+		for _, s := range engine.DevicePresets() {
 			out = append(out, s.Name)
 		}
 		return out
 	case "kernel":
 		var out []string
-		for _, p := range kernel.Presets() {
+		for _, p := range engine.KernelPresets() {
 			out = append(out, p.Name)
 		}
 		return out
@@ -144,7 +142,7 @@ func FormFromConfig(cfg engine.Config) Form {
 }
 
 // deviceOverrides are the spec's keys that differ from its preset, as ParseSpec text.
-func deviceOverrides(s devices.Spec) map[string]string {
+func deviceOverrides(s engine.DeviceSpec) map[string]string {
 	out := map[string]string{}
 	parts := strings.Split(s.String(), ",")
 	for _, kv := range parts[1:] {
@@ -156,10 +154,10 @@ func deviceOverrides(s devices.Spec) map[string]string {
 }
 
 // DeviceValues are every key's value of a spec (for placeholders).
-func DeviceValues(s devices.Spec) map[string]string {
+func DeviceValues(s engine.DeviceSpec) map[string]string {
 	s.Name = "\x00" // not a preset: String lists every non-zero key
 	out := deviceOverrides(s)
-	for _, p := range devices.Params(s.Model) {
+	for _, p := range engine.DeviceParams(s.Model) {
 		if _, ok := out[p.Key]; !ok {
 			out[p.Key] = "0"
 		}
@@ -229,7 +227,7 @@ func (f Form) Config() (engine.Config, *FieldError) {
 		if s == "" {
 			return 0
 		}
-		v, err := devices.ParseBytes(s)
+		v, err := engine.ParseBytes(s)
 		if err != nil {
 			bad(id, fmt.Sprintf("%q: %v", s, err))
 		}
@@ -296,7 +294,7 @@ func (f Form) Config() (engine.Config, *FieldError) {
 		}
 	}
 	if ferr == nil {
-		dev, err := devices.ParseSpec(spec)
+		dev, err := engine.ParseDevice(spec)
 		if err != nil {
 			bad(deviceField(err.Error(), f), err.Error())
 		}
@@ -306,7 +304,7 @@ func (f Form) Config() (engine.Config, *FieldError) {
 	for _, k := range sortedKeys(f) {
 		if strings.HasPrefix(k, "v.") && (f[k] == "on" || f[k] == "off") {
 			if cfg.Variants == nil {
-				cfg.Variants = kernel.Overrides{}
+				cfg.Variants = engine.Overrides{}
 			}
 			cfg.Variants[k[2:]] = f[k] == "on"
 		}
@@ -339,7 +337,7 @@ func fieldOf(msg string, f Form) string {
 		return id
 	}
 	if strings.HasPrefix(head, "variants") {
-		for _, v := range kernel.VariantNames() {
+		for _, v := range engine.SwitchNames() {
 			if strings.Contains(msg, v) {
 				return "v." + v
 			}

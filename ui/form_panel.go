@@ -5,9 +5,7 @@ import (
 	"sync"
 
 	"github.com/vugu/vugu"
-	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/engine/kernel"
 )
 
 // FormPanel is the form: A's controls, B's kernel and switches, the case box, and the
@@ -105,7 +103,7 @@ func presetInfo(name string) devInfo {
 		return d
 	}
 	var d devInfo
-	if s, err := devices.Preset(name); err == nil {
+	if s, err := engine.DevicePreset(name); err == nil {
 		d = devInfo{model: s.Model, values: DeviceValues(s)}
 	}
 	presetCache[name] = d
@@ -205,11 +203,11 @@ func (c *FormPanel) Doc(id string) string {
 		if id == "b.kernel" {
 			name = c.B["kernel"]
 		}
-		if p, err := kernel.LookupPreset(name); err == nil {
+		if p, err := engine.LookupKernel(name); err == nil {
 			return p.Doc
 		}
 	case "device":
-		if s, err := devices.Preset(c.Form["device"]); err == nil {
+		if s, err := engine.DevicePreset(c.Form["device"]); err == nil {
 			return s.Doc
 		}
 	}

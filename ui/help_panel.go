@@ -1,9 +1,8 @@
 package ui
 
 import (
+	"github.com/wblab/wblab/engine"
 	"strings"
-
-	"github.com/wblab/wblab/engine/kernel"
 )
 
 // HelpPanel is the "?" panel: the full explanation of a card, a chart series, a
@@ -53,16 +52,16 @@ func HelpFor(key string) (string, []HelpItem) {
 			return strings.ReplaceAll(name, "_", " "), docItems(d)
 		}
 	case "switch":
-		for _, sw := range kernel.Switches {
+		for _, sw := range engine.Switches() {
 			if sw.Name == name {
 				return "switch " + name, []HelpItem{{"what", sw.Doc}, {"models", sw.Models}, {"from", sw.Source}}
 			}
 		}
 	case "preset":
-		if p, err := kernel.LookupPreset(name); err == nil {
+		if p, err := engine.LookupKernel(name); err == nil {
 			out := []HelpItem{{"what", p.Doc}}
 			var on []string
-			for _, sw := range kernel.Switches {
+			for _, sw := range engine.Switches() {
 				if *sw.Field(&p.Variants) {
 					on = append(on, sw.Name)
 				}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/repro"
 )
 
@@ -37,7 +36,7 @@ var Repros = func() []Repro {
 // Available reports whether every kernel the preset needs is a kernel preset.
 func (r Repro) Available() bool {
 	have := map[string]bool{}
-	for _, p := range kernel.Presets() {
+	for _, p := range engine.KernelPresets() {
 		have[p.Name] = true
 	}
 	for _, k := range r.Kernels {
@@ -51,7 +50,7 @@ func (r Repro) Available() bool {
 // Missing lists the kernel presets the preset needs that the engine lacks.
 func (r Repro) Missing() string {
 	have := map[string]bool{}
-	for _, p := range kernel.Presets() {
+	for _, p := range engine.KernelPresets() {
 		have[p.Name] = true
 	}
 	var out []string

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/engine/kernel"
 )
 
 // SwitchView is the switch-activity panel: how often each path a kernel switch
@@ -43,8 +42,8 @@ func SwitchRows(a, b *engine.Result) []SwitchRow {
 	if a == nil {
 		return nil
 	}
-	docs := map[string]kernel.ActivityPath{}
-	for _, p := range kernel.ActivityPaths() {
+	docs := map[string]engine.ActivityPath{}
+	for _, p := range engine.ActivityPaths() {
 		docs[p.Name] = p
 	}
 	var out []SwitchRow
@@ -97,17 +96,17 @@ func NeverRanText(ca, cb engine.Config, a, b *engine.Result) string {
 	if erra != nil || errb != nil {
 		return ""
 	}
-	names := kernel.NeverRan(va, vb, a.SwitchActivity, b.SwitchActivity)
+	names := engine.NeverRan(va, vb, a.SwitchActivity, b.SwitchActivity)
 	if len(names) == 0 {
 		return ""
 	}
 	return strings.Join(names, ", ") + ": this change never ran in this case"
 }
 
-func variantsOf(cfg engine.Config) (kernel.Variants, error) {
-	p, err := kernel.LookupPreset(cfg.Kernel)
+func variantsOf(cfg engine.Config) (engine.Variants, error) {
+	p, err := engine.LookupKernel(cfg.Kernel)
 	if err != nil {
-		return kernel.Variants{}, err
+		return engine.Variants{}, err
 	}
 	return cfg.Variants.Apply(p.Variants)
 }

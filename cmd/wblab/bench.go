@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
 )
 
@@ -63,7 +62,7 @@ func benchCases(scale bool) []benchCase {
 		{"ext3-10dd-100M-600s", caseCfg("thresh=100M/ext3-10dd-4k-8p-4096M-100M:10-X", 600*time.Second)},
 		{"kara-qd1-ext3-10000M-fsync", func() (engine.Config, error) {
 			c := engine.DefaultConfig()
-			dev, err := devices.Preset("kara2016-qd1")
+			dev, err := engine.DevicePreset("kara2016-qd1")
 			c.Device, c.Kernel, c.Filesystem = dev, "4.6+wbt", "ext3"
 			c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
 			c.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: 10000, Fsync: true}
@@ -72,7 +71,7 @@ func benchCases(scale bool) []benchCase {
 		}},
 		{"chinner-xfs-100G", func() (engine.Config, error) {
 			c := engine.DefaultConfig()
-			dev, err := devices.Preset("chinner2010-vm")
+			dev, err := engine.DevicePreset("chinner2010-vm")
 			c.Device, c.Kernel, c.Filesystem = dev, "2.6.36-rc1", "xfs"
 			c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
 			c.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: 100 << 10}

@@ -20,9 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/engine/kernel"
 )
 
 func init() {
@@ -154,18 +152,18 @@ func fuzzConfig(seed uint64, index int, maxRuntime engine.Duration) engine.Confi
 	c.HZ = []int{100, 250, 300, 1000}[r.IntN(4)]
 	c.DirtyExpireCs = int(logUniform(r, 1, 6000))
 	c.DirtyWritebackCs = []int{0, 1, 10, 100, 500, 1000}[r.IntN(6)]
-	presets := devices.Presets()
+	presets := engine.DevicePresets()
 	c.Device = presets[r.IntN(len(presets))]
 	if r.IntN(2) == 0 {
 		_ = c.Device.Set("qd", strconv.Itoa(int(logUniform(r, 1, 256))))
 	}
-	kernels := kernel.Presets()
+	kernels := engine.KernelPresets()
 	c.Kernel = kernels[r.IntN(len(kernels))].Name
 	// Usually every switch set (a uniform draw over all combinations), sometimes
 	// the preset's own.
 	if r.IntN(5) > 0 {
-		c.Variants = kernel.Overrides{}
-		for _, n := range kernel.VariantNames() {
+		c.Variants = engine.Overrides{}
+		for _, n := range engine.SwitchNames() {
 			c.Variants[n] = r.IntN(2) == 0
 		}
 	}

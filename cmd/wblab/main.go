@@ -22,9 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/engine/kernel"
 )
 
 // Exit statuses.
@@ -176,11 +174,11 @@ func runHelp() string {
 	d := engine.DefaultConfig()
 	dc := engine.CaseOf(d)
 	var kernels []string
-	for _, p := range kernel.Presets() {
+	for _, p := range engine.KernelPresets() {
 		kernels = append(kernels, p.Name)
 	}
 	var devs []string
-	for _, s := range devices.Presets() {
+	for _, s := range engine.DevicePresets() {
 		devs = append(devs, s.Name)
 	}
 	return fmt.Sprintf(`Usage: wblab run [flags] [CASE]
@@ -254,8 +252,8 @@ Exit status: 0 ok, 1 the run failed or its output could not be written, 2 bad in
 		dc, d.Filesystem, strings.Join(engine.Filesystems(), ", "),
 		engine.MaxDD, d.Workload.DD, dc.BS, engine.MaxCPUs, d.CPUs,
 		engine.MinMemoryMB, engine.MaxMemoryMB, dc.Memory, dc.Dirty, dc.Background,
-		d.Kernel, wrap(strings.Join(kernels, ", "), 21, 88), wrap(strings.Join(kernel.VariantNames(), ", "), 21, 88),
-		engine.DefaultDevice, wrap(strings.Join(devs, ", "), 21, 88), wrap(strings.Join(devices.Keys(), ", "), 21, 88),
+		d.Kernel, wrap(strings.Join(kernels, ", "), 21, 88), wrap(strings.Join(engine.SwitchNames(), ", "), 21, 88),
+		engine.DefaultDevice, wrap(strings.Join(devs, ", "), 21, 88), wrap(strings.Join(engine.DeviceKeys(), ", "), 21, 88),
 		d.HZ, d.DirtyExpireCs, d.DirtyWritebackCs,
 		seconds(d.Runtime), d.Seed,
 		engine.MaxSamples, engine.MaxTraceLines, defaultTraceLines)
@@ -376,21 +374,21 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		})
 	}
 	setting("kernel", func(v string) (func(*engine.Config), error) {
-		p, err := kernel.LookupPreset(strings.TrimSpace(v))
+		p, err := engine.LookupKernel(strings.TrimSpace(v))
 		if err != nil {
 			return nil, err
 		}
 		return func(c *engine.Config) { c.Kernel = p.Name }, nil
 	})
 	setting("variants", func(v string) (func(*engine.Config), error) {
-		ov := kernel.Overrides{}
+		ov := engine.Overrides{}
 		for _, kv := range strings.Split(v, ",") {
 			if strings.TrimSpace(kv) == "" {
 				continue
 			}
 			k, b, ok := strings.Cut(kv, "=")
 			if !ok {
-				return nil, fmt.Errorf("%q is not name=true|false (switches: %s)", kv, strings.Join(kernel.VariantNames(), ", "))
+				return nil, fmt.Errorf("%q is not name=true|false (switches: %s)", kv, strings.Join(engine.SwitchNames(), ", "))
 			}
 			on, err := strconv.ParseBool(strings.TrimSpace(b))
 			if err != nil {
@@ -403,7 +401,7 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		}
 		return func(c *engine.Config) {
 			if c.Variants == nil {
-				c.Variants = kernel.Overrides{}
+				c.Variants = engine.Overrides{}
 			}
 			for k, b := range ov {
 				c.Variants[k] = b
@@ -411,7 +409,7 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		}, nil
 	})
 	setting("device", func(v string) (func(*engine.Config), error) {
-		spec, err := devices.ParseSpec(v)
+		spec, err := engine.ParseDevice(v)
 		if err != nil {
 			return nil, err
 		}
@@ -602,12 +600,12 @@ columns (--series).
 
 // presetList is what "wblab presets" prints.
 type presetList struct {
-	Kernels     []namedDoc     `json:"kernels"`
-	Switches    []namedDoc     `json:"switches"`
-	Devices     []devices.Spec `json:"devices"`
-	DeviceKeys  []string       `json:"device_keys"`
-	Filesystems []namedDoc     `json:"filesystems"`
-	Series      []namedDoc     `json:"series"`
+	Kernels     []namedDoc          `json:"kernels"`
+	Switches    []namedDoc          `json:"switches"`
+	Devices     []engine.DeviceSpec `json:"devices"`
+	DeviceKeys  []string            `json:"device_keys"`
+	Filesystems []namedDoc          `json:"filesystems"`
+	Series      []namedDoc          `json:"series"`
 }
 
 type namedDoc struct {
@@ -623,14 +621,14 @@ type namedDoc struct {
 func presets() presetList {
 	d := engine.DefaultConfig()
 	var l presetList
-	for _, p := range kernel.Presets() {
+	for _, p := range engine.KernelPresets() {
 		l.Kernels = append(l.Kernels, namedDoc{Name: p.Name, Doc: p.Doc, Default: p.Name == d.Kernel})
 	}
-	for _, sw := range kernel.Switches {
+	for _, sw := range engine.Switches() {
 		l.Switches = append(l.Switches, namedDoc{Name: sw.Name, Doc: sw.Doc, Models: sw.Models, Source: sw.Source})
 	}
-	l.Devices = devices.Presets()
-	l.DeviceKeys = devices.Keys()
+	l.Devices = engine.DevicePresets()
+	l.DeviceKeys = engine.DeviceKeys()
 	for _, m := range engine.FilesystemDocs() {
 		l.Filesystems = append(l.Filesystems, namedDoc{Name: m.Name, Doc: m.Doc})
 	}

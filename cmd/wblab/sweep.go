@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
 )
 
@@ -89,7 +88,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			opt.Kernel = v
 		case "thresh":
 			for _, t := range strings.Split(v, ",") {
-				n, err := devices.ParseBytes(t)
+				n, err := engine.ParseBytes(t)
 				if err != nil || n%(1<<20) != 0 || n < 8<<20 || n > 4096<<20 {
 					fmt.Fprintf(stderr, "wblab sweep: --thresh %q: want sizes in [8M, 4096M], whole MiB, like 8M,100M,1G\n", t)
 					return exitUsage
