@@ -12,6 +12,11 @@
 // with the field's name and gives the allowed range; Run validates first and never
 // panics on a valid Config.
 //
+// Build assembles the machine a Config describes (world, kernel, each disk's queue
+// and filesystem, workload); it is the only place that does, and Run, the
+// reproductions (package repro), fuzz and bench go through it. A test may Build,
+// Step or RunUntil, and inspect the Machine in between.
+//
 // Run simulates the Config and returns a Result. Simulated time is a virtual clock;
 // nothing reads the wall clock and all randomness comes from Config.Seed, so the same
 // Config gives a byte-identical Result natively and under GOOS=js GOARCH=wasm. A run
@@ -30,4 +35,7 @@
 // and bounded in size; Result.WriteSeriesCSV writes them with a time_s column first.
 // With Config.TraceLines > 0, the newest trace lines in the kernel's v3.2 text format
 // are kept in Result.Trace.
+//
+// Comparing kernels over the harness's cases and the thread tables is package
+// harness; the threads' reproductions are package repro.
 package engine
