@@ -34,14 +34,6 @@ var (
 	reports   = map[string]*repro.Report{}
 )
 
-// TestCalibrationChinner2010FixedRate: XfsParams.DelallocCost was derived from the
-// thread's ~750 MB/s of the fixed kernel, so the fixed rate checks that
-// calibration, not fidelity.
-func TestCalibrationChinner2010FixedRate(t *testing.T) {
-	f := runExperiment(t, "chinner-2010").Figures
-	assert.InDelta(t, 750, f["fixed_MBps"], 75, "fixed: the dd's write path CPU-bound near the thread's ~750 MB/s")
-}
-
 // Chinner 2010: "from around 250MB/s to 750MB/s" (ratio 2.5-3.5), ext4 within ±5 %
 // across the switch, and at the trace level the towrt=…, 0, -1, -2 of two-page
 // calls spaced 7-22 µs apart (the thread's lines).
