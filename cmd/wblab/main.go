@@ -604,7 +604,8 @@ type presetList struct {
 	Switches    []namedDoc          `json:"switches"`
 	Devices     []engine.DeviceSpec `json:"devices"`
 	DeviceKeys  []string            `json:"device_keys"`
-	Filesystems []namedDoc          `json:"filesystems"`
+	Filesystems []string            `json:"filesystems"`
+	FSModels    []namedDoc          `json:"filesystem_models"` // the same, with their docs
 	Series      []namedDoc          `json:"series"`
 }
 
@@ -630,7 +631,8 @@ func presets() presetList {
 	l.Devices = engine.DevicePresets()
 	l.DeviceKeys = engine.DeviceKeys()
 	for _, m := range engine.FilesystemDocs() {
-		l.Filesystems = append(l.Filesystems, namedDoc{Name: m.Name, Doc: m.Doc})
+		l.Filesystems = append(l.Filesystems, m.Name)
+		l.FSModels = append(l.FSModels, namedDoc{Name: m.Name, Doc: m.Doc})
 	}
 	for _, c := range engine.Columns {
 		l.Series = append(l.Series, namedDoc{Name: c.Name, Doc: c.Doc, Unit: c.Unit, Kernel: c.Kernel})
@@ -686,7 +688,7 @@ func presetsCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "  device keys: %s\n", wrap(strings.Join(l.DeviceKeys, ", "), 2+len("device keys: "), 88))
 	fmt.Fprintln(stdout, "\nFilesystems (--fs, or the first field of a case name):")
-	for _, f := range l.Filesystems {
+	for _, f := range l.FSModels {
 		fmt.Fprintf(stdout, "  %-28s %s\n", f.Name, f.Doc)
 	}
 	fmt.Fprintln(stdout, "\nTime series (--series FILE columns, the page's charts):")
