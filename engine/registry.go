@@ -61,3 +61,13 @@ func DeviceKeys() []string { return devices.Keys() }
 
 // ParseBytes parses sizes like 512, 4k, 60MiB, 1G.
 func ParseBytes(v string) (int64, error) { return devices.ParseBytes(v) }
+
+// The writeback lists a Detail sample's inode was on (kernel.OnB*), and the
+// pause histogram's bucket count (kernel.PauseBuckets).
+const (
+	OnBDirty      = kernel.OnBDirty
+	OnBIO         = kernel.OnBIO
+	OnBMoreIO     = kernel.OnBMoreIO
+	OnBMoreIOWait = kernel.OnBMoreIOWait
+	PauseBuckets  = kernel.PauseBuckets
+)

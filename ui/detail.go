@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/engine/kernel"
 )
 
 // TopN is how many tasks and inodes the detail views show one by one; the rest are a
@@ -54,12 +53,12 @@ func SwimLane(lists, visited string, w, h int) string {
 	}
 	for i := 0; i < len(visited) && i < n; i++ {
 		v := hexVal(visited[i])
-		cur := map[byte]uint8{'d': kernel.OnBDirty, 'i': kernel.OnBIO, 'm': kernel.OnBMoreIO, 'w': kernel.OnBMoreIOWait}[lists[i]]
-		if other := v &^ cur &^ kernel.OnBDirty; other != 0 {
+		cur := map[byte]uint8{'d': engine.OnBDirty, 'i': engine.OnBIO, 'm': engine.OnBMoreIO, 'w': engine.OnBMoreIOWait}[lists[i]]
+		if other := v &^ cur &^ engine.OnBDirty; other != 0 {
 			c := "#ff7f0e"
-			if other&kernel.OnBMoreIO != 0 {
+			if other&engine.OnBMoreIO != 0 {
 				c = "#d62728"
-			} else if other&kernel.OnBMoreIOWait != 0 {
+			} else if other&engine.OnBMoreIOWait != 0 {
 				c = "#9467bd"
 			}
 			fmt.Fprintf(&b, `<rect x="%d" y="0" width="1" height="3" fill="%s"/>`, i, c)
@@ -161,10 +160,10 @@ func ListBand(inodes []engine.InodeDetail, h int) string {
 // PauseBuckets are the pause histogram's bucket labels (kernel.ThreadStats.PauseHist).
 func PauseBuckets() []string {
 	out := []string{"<1"}
-	for i := 1; i < kernel.PauseBuckets-1; i++ {
+	for i := 1; i < engine.PauseBuckets-1; i++ {
 		out = append(out, fmt.Sprintf("%d-%d", 1<<(i-1), 1<<i))
 	}
-	return append(out, fmt.Sprintf("≥%d", 1<<(kernel.PauseBuckets-2)))
+	return append(out, fmt.Sprintf("≥%d", 1<<(engine.PauseBuckets-2)))
 }
 
 // Histogram draws pause counts as SVG bars (log-scaled heights), with a title per bar.
@@ -223,7 +222,7 @@ func TaskRows(r *engine.Result) []TaskRow {
 	}
 	var out []TaskRow
 	var rest TaskRow
-	restHist := make([]int64, kernel.PauseBuckets)
+	restHist := make([]int64, engine.PauseBuckets)
 	nrest := 0
 	for k, i := range idx {
 		t := r.Tasks[i]
