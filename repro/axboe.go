@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/wblab/wblab/engine"
 	"strings"
-	"sync"
 
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/kernel"
@@ -176,13 +175,14 @@ func runAxboe2009(ctx context.Context, quick bool) (*Report, error) {
 	}
 	out := make([]axboeOutcome, 4) // seq pdflush, seq per-bdi, rand pdflush, rand per-bdi
 	errs := make([]error, 4)
-	var wg sync.WaitGroup
-	for i, kn := range axboeKernels {
-		wg.Add(2)
-		go func() { defer wg.Done(); out[i], errs[i] = axboeSequential(ctx, kn, sizeMB) }()
-		go func() { defer wg.Done(); out[2+i], errs[2+i] = axboeRandom(ctx, kn, runtime) }()
-	}
-	wg.Wait()
+	parallel(2*len(axboeKernels), func(j int) {
+		i, kn := j/2, axboeKernels[j/2]
+		if j%2 == 0 {
+			out[i], errs[i] = axboeSequential(ctx, kn, sizeMB)
+		} else {
+			out[2+i], errs[2+i] = axboeRandom(ctx, kn, runtime)
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

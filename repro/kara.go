@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/wblab/wblab/engine"
 	"strings"
-	"sync"
 
 	"github.com/wblab/wblab/devices"
 )
@@ -109,19 +108,14 @@ func runKara2016(ctx context.Context, quick bool) (*Report, error) {
 	}
 	out := make([]karaOutcome, len(jobs))
 	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cfg, err := karaConfig(j.kernel, j.fs, count)
-			if err == nil {
-				out[i], err = runKaraOne(ctx, cfg)
-			}
-			errs[i] = err
-		}()
-	}
-	wg.Wait()
+	parallel(len(jobs), func(i int) {
+		j := jobs[i]
+		cfg, err := karaConfig(j.kernel, j.fs, count)
+		if err == nil {
+			out[i], err = runKaraOne(ctx, cfg)
+		}
+		errs[i] = err
+	})
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("%s on %s: %w", jobs[i].kernel, jobs[i].fs, err)

@@ -6,7 +6,6 @@ import (
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/harness"
 	"strings"
-	"sync"
 
 	"github.com/wblab/wblab/engine/fs"
 	"github.com/wblab/wblab/engine/kernel"
@@ -126,12 +125,8 @@ func runWu2011(ctx context.Context, quick bool) (*Report, error) {
 	ages := make([]sim.Time, 2)
 	fails := make([]int64, 2)
 	errs := make([]error, 2)
-	var wg sync.WaitGroup
-	for i, kn := range []string{m.Base, m.Test} {
-		wg.Add(1)
-		go func() { defer wg.Done(); ages[i], fails[i], errs[i] = wuStarvation(ctx, kn, runtime) }()
-	}
-	wg.Wait()
+	kernels := []string{m.Base, m.Test}
+	parallel(len(kernels), func(i int) { ages[i], fails[i], errs[i] = wuStarvation(ctx, kernels[i], runtime) })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
