@@ -46,7 +46,10 @@ type xfsEAGAIN struct {
 	fails  int64
 }
 
-func (x *xfsEAGAIN) Mount(k *kernel.Kernel) error { x.k = k; return x.Xfs.Mount(k) }
+func (x *xfsEAGAIN) Mount(k *kernel.Kernel, b *kernel.BDI) error {
+	x.k = k
+	return x.Xfs.Mount(k, b)
+}
 
 func (x *xfsEAGAIN) WriteInode(wc *kernel.WritebackCtx) error {
 	if wc.In == x.victim && wc.Wbc.SyncMode == kernel.WBSyncNone && !wc.Wbc.ForKupdate {

@@ -94,12 +94,12 @@ func NewBtrfs() *Btrfs { return &Btrfs{P: DefaultBtrfsParams()} }
 
 func (b *Btrfs) Name() string { return "btrfs" }
 
-func (b *Btrfs) Mount(k *kernel.Kernel) error {
+func (b *Btrfs) Mount(k *kernel.Kernel, bdi *kernel.BDI) error {
 	b.k = k
 	n := max(min(b.P.Workers, k.P.CPUs+2), 1)
-	b.worker = newWorkerPool(k, "btrfs-worker", n)
-	b.endio = newWorkerPool(k, "btrfs-endio-wri", n)
-	b.t = newJournal(k, "btrfs-transacti", b.P.CommitInterval, b.P.MetaSector, b.P.MetaMB<<8, true)
+	b.worker = newWorkerPool(k, bdi, "btrfs-worker", n)
+	b.endio = newWorkerPool(k, bdi, "btrfs-endio-wri", n)
+	b.t = newJournal(k, bdi, "btrfs-transacti", b.P.CommitInterval, b.P.MetaSector, b.P.MetaMB<<8, true)
 	return nil
 }
 
@@ -194,10 +194,10 @@ type workerPool struct {
 	slice   sim.Time
 }
 
-func newWorkerPool(k *kernel.Kernel, name string, n int) *workerPool {
+func newWorkerPool(k *kernel.Kernel, bdi *kernel.BDI, name string, n int) *workerPool {
 	p := &workerPool{slice: 200 * sim.Microsecond}
 	for i := 0; i < n; i++ {
-		th := k.NewThread(fmt.Sprintf("%s-%d", name, i+1))
+		th := k.NewThreadOn(bdi, fmt.Sprintf("%s-%d", name, i+1))
 		th.Task.Resume = func() { p.run(th) }
 		th.Task.Wait(&p.idle)
 		p.ths = append(p.ths, th)

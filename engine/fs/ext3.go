@@ -121,9 +121,9 @@ func NewExt3() *Ext3 { return &Ext3{P: DefaultExt3Params()} }
 
 func (e *Ext3) Name() string { return "ext3" }
 
-func (e *Ext3) Mount(k *kernel.Kernel) error {
+func (e *Ext3) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	e.k = k
-	e.j = newJournal(k, "kjournald", e.P.CommitInterval, journalSector(k, e.P.JournalSector), e.P.JournalMB<<8, true)
+	e.j = newJournal(k, b, "kjournald", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData
 	e.holders = map[*kernel.Thread]bool{}
 	e.j.handlesOpen = func() bool { return len(e.holders) > 0 }
@@ -245,7 +245,7 @@ func (e *Ext3) checkpoint() bool {
 		s := e.homeCom[e.hi]
 		e.hi++
 		e.Checkpointed++
-		if e.k.Q.Submit(th.Sub, devices.Bio{Sector: s, Pages: 1, Op: devices.Write, Flags: devices.FlagMeta, Owner: e}) {
+		if e.j.q.Submit(th.Sub, devices.Bio{Sector: s, Pages: 1, Op: devices.Write, Flags: devices.FlagMeta, Owner: e}) {
 			return true
 		}
 	}

@@ -94,9 +94,9 @@ func NewExt4() *Ext4 { return &Ext4{P: DefaultExt4Params()} }
 
 func (e *Ext4) Name() string { return "ext4" }
 
-func (e *Ext4) Mount(k *kernel.Kernel) error {
+func (e *Ext4) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	e.k = k
-	e.j = newJournal(k, "jbd2/sda1-8", e.P.CommitInterval, journalSector(k, e.P.JournalSector), e.P.JournalMB<<8, true)
+	e.j = newJournal(k, b, "jbd2/sda1-8", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
 	return nil
 }
 

@@ -24,7 +24,7 @@ func NewGeneric() *Generic { return &Generic{FileRegion: 64 << 21} } // 64 GiB p
 
 func (g *Generic) Name() string { return "generic" }
 
-func (g *Generic) Mount(k *kernel.Kernel) error { g.k = k; return nil }
+func (g *Generic) Mount(k *kernel.Kernel, b *kernel.BDI) error { g.k = k; return nil }
 
 func (g *Generic) Create(in *kernel.Inode) {
 	in.FS = &genericInode{base: g.next}

@@ -14,6 +14,7 @@ import (
 // the transaction's data (the beforeCommit hook; ext3).
 type journal struct {
 	k  *kernel.Kernel
+	q  *devices.Queue // the disk the filesystem is on
 	th *kernel.Thread
 
 	interval   sim.Time
@@ -88,11 +89,11 @@ func (j *journal) fsyncWait(th *kernel.Thread) bool {
 // journalSector is the journal's first sector: at, or when at is 0 where mke2fs
 // puts it, the middle of the filesystem (half the device's capacity; 250 GB into
 // the device when it reports no capacity).
-func journalSector(k *kernel.Kernel, at int64) int64 {
+func journalSector(b *kernel.BDI, at int64) int64 {
 	if at > 0 {
 		return at
 	}
-	c := k.Q.Spec().CapacityBytes
+	c := b.Q.Spec().CapacityBytes
 	if c <= 0 {
 		c = 500_000_000_000
 	}
@@ -109,9 +110,9 @@ const (
 	jCheckpoint
 )
 
-func newJournal(k *kernel.Kernel, comm string, interval sim.Time, start, lenPages int64, fua bool) *journal {
-	j := &journal{k: k, interval: interval, start: start, len: lenPages, commitFUA: fua}
-	j.th = k.NewThread(comm)
+func newJournal(k *kernel.Kernel, b *kernel.BDI, comm string, interval sim.Time, start, lenPages int64, fua bool) *journal {
+	j := &journal{k: k, q: b.Q, interval: interval, start: start, len: lenPages, commitFUA: fua}
+	j.th = k.NewThreadOn(b, comm)
 	j.th.Task.Resume = j.resume
 	j.th.Task.SleepInterruptible(interval)
 	return j
@@ -140,7 +141,7 @@ func (j *journal) submit(pages int64, flags devices.Flags) bool {
 	j.cursor += pages
 	j.outstanding += pages
 	j.MetaPages += pages
-	return j.k.Q.Submit(j.th.Sub, b)
+	return j.q.Submit(j.th.Sub, b)
 }
 
 func (j *journal) resume() {

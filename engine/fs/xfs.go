@@ -136,11 +136,11 @@ func NewXfs() *Xfs { return &Xfs{P: DefaultXfsParams()} }
 
 func (x *Xfs) Name() string { return "xfs" }
 
-func (x *Xfs) Mount(k *kernel.Kernel) error {
+func (x *Xfs) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	x.k = k
 	x.P.Layout.MinWindowPages = x.P.AllocsizePages
 	x.P.Layout.MaxWindowPages = x.P.AllocsizePages
-	x.worker = k.NewThread("xfsdatad/0")
+	x.worker = k.NewThreadOn(b, "xfsdatad/0")
 	x.worker.Task.Resume = x.xfsdatad
 	x.workerIdle = true
 	x.worker.Task.SleepInterruptible(-1)

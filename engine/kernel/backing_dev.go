@@ -1,5 +1,7 @@
 package kernel
 
+import "github.com/wblab/wblab/devices"
+
 // GlobalStats are the zone/global VM counters the writeback code reads, in pages.
 type GlobalStats struct {
 	NrFileDirty int64 // NR_FILE_DIRTY
@@ -16,10 +18,23 @@ type BdiStats struct {
 	Written     int64 // BDI_WRITTEN (cumulative)
 }
 
-// BDI is a backing_dev_info with its single bdi_writeback (v3.2: one per device).
+// BDI is a backing_dev_info with its single bdi_writeback (v3.2: one per device),
+// the request queue behind it and the filesystem mounted on it (one superblock per
+// bdi in this model).
 type BDI struct {
 	Name  string // "8:0"
 	Stats BdiStats
+	Q     *devices.Queue
+	FS    Filesystem
+	Knobs BdiKnobs
+
+	onePage OnePageWriter // FS as a OnePageWriter, or nil
+
+	idx     int      // position in Kernel.bdis (mount order)
+	flusher *Flusher // flush-MAJ:MIN (nil on pdflush kernels)
+	// completions is bdi->completions: the bdi's share of recent writeback
+	// completions (writeout.go).
+	completions propLocal
 
 	// bdi_writeback lists
 	bDirty  inodeList // b_dirty: newest at head, ordered by dirtied_when
@@ -49,11 +64,14 @@ type BDI struct {
 }
 
 func newBDI(name string) *BDI {
-	b := &BDI{Name: name}
+	b := &BDI{Name: name, Knobs: DefaultBdiKnobs()}
 	b.bDirty.name, b.bIO.name, b.bMoreIO.name = "b_dirty", "b_io", "b_more_io"
 	b.bMoreIOWait.name = "b_more_io_wait"
 	b.bDirty.bit, b.bIO.bit, b.bMoreIO.bit, b.bMoreIOWait.bit = OnBDirty, OnBIO, OnBMoreIO, OnBMoreIOWait
 	b.moveTmp.name = "move_expired_inodes tmp"
+	for _, l := range []*inodeList{&b.bDirty, &b.bIO, &b.bMoreIO, &b.bMoreIOWait, &b.moveTmp} {
+		l.owner = b
+	}
 	b.WriteBandwidth = initBWPages
 	b.AvgWriteBandwidth = initBWPages
 	b.DirtyRatelimit = initBWPages
@@ -74,3 +92,9 @@ func (b *BDI) wbHasDirtyIO() bool {
 
 // WritebackInProgress is writeback_in_progress(bdi).
 func (b *BDI) WritebackInProgress() bool { return b.writebackRunning }
+
+// Flusher is the bdi's flusher thread (nil on pdflush kernels).
+func (b *BDI) Flusher() *Flusher { return b.flusher }
+
+// Index is the bdi's position in mount order (0 = the first disk).
+func (b *BDI) Index() int { return b.idx }

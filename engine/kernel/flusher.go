@@ -12,6 +12,7 @@ import (
 // writeback_single_inode.
 type Flusher struct {
 	k        *Kernel
+	b        *BDI
 	th       *Thread
 	workList []*WbWritebackWork
 	wakeup   sim.Timer // wakeup_timer (bdi_wakeup_thread_delayed)
@@ -78,12 +79,12 @@ const (
 	wbAfter
 )
 
-func newFlusher(k *Kernel) *Flusher {
-	f := &Flusher{k: k}
-	f.th = k.NewThread("flush-" + k.P.BdiName)
+func newFlusher(k *Kernel, b *BDI) *Flusher {
+	f := &Flusher{k: k, b: b}
+	f.th = k.NewThreadOn(b, "flush-"+b.Name)
 	f.th.Task.Resume = f.resume
 	f.wakeup.Fn = f.wakeupTimerFn
-	f.bwDwork.Fn = k.wbUpdateBandwidthWorkfn
+	f.bwDwork.Fn = func() { k.wbUpdateBandwidthWorkfn(b) }
 	f.pause = 1
 	// bdi_forker_thread starts the thread on first use; it then sleeps until woken.
 	f.th.Task.SleepInterruptible(-1)
@@ -110,9 +111,15 @@ func (f *Flusher) wakeupDelayed() {
 // request while one is pending is dropped. Without WorkqueueFlusher it is v3.2's
 // __bdi_start_writeback(bdi, nr_dirty, range_cyclic=0, reason): a queued work.
 func (k *Kernel) StartAll(reason Reason) {
-	f := k.flusher
+	for _, b := range k.bdis {
+		k.startAllOn(b, reason)
+	}
+}
+
+func (k *Kernel) startAllOn(b *BDI, reason Reason) {
+	f := b.flusher
 	if !k.P.Variants.WorkqueueFlusher {
-		k.QueueWork(&WbWritebackWork{NrPages: k.G.NrFileDirty + int64(k.nrDirtyInodes()), SyncMode: WBSyncNone, Reason: reason})
+		k.QueueWorkOn(b, &WbWritebackWork{NrPages: k.G.NrFileDirty + int64(k.nrDirtyInodes()), SyncMode: WBSyncNone, Reason: reason})
 		return
 	}
 	if f.startAll {
@@ -125,7 +132,7 @@ func (k *Kernel) StartAll(reason Reason) {
 // wakeupTimerFn is wakeup_timer_fn (v3.2).
 func (f *Flusher) wakeupTimerFn() {
 	if f.k.tf == nil { // v6.6: the delayed work just runs
-		f.k.trace(nil, "writeback_wake_thread", "bdi "+f.k.BDI.Name)
+		f.k.trace(nil, "writeback_wake_thread", "bdi "+f.b.Name)
 	}
 	f.wake()
 }
@@ -136,11 +143,15 @@ func (f *Flusher) wake() {
 	}
 }
 
-// QueueWork is bdi_queue_work (v3.2): append to the work list and wake the thread.
-func (k *Kernel) QueueWork(w *WbWritebackWork) {
-	f := k.flusher
+// QueueWork is bdi_queue_work (v3.2) on the first disk's bdi.
+func (k *Kernel) QueueWork(w *WbWritebackWork) { k.QueueWorkOn(k.BDI, w) }
+
+// QueueWorkOn is bdi_queue_work (v3.2): append to b's work list and wake its
+// flusher.
+func (k *Kernel) QueueWorkOn(b *BDI, w *WbWritebackWork) {
+	f := b.flusher
 	if k.Tracing() {
-		k.trace(nil, "writeback_queue", k.workPayload(w))
+		k.trace(nil, "writeback_queue", k.workPayload(b, w))
 	}
 	f.workList = append(f.workList, w)
 	f.wake()
@@ -148,19 +159,19 @@ func (k *Kernel) QueueWork(w *WbWritebackWork) {
 
 // StartBackgroundWriteback is bdi_start_background_writeback (v3.2): no work item,
 // just wake the flusher; wb_check_background_flush does the work.
-func (k *Kernel) StartBackgroundWriteback() {
+func (k *Kernel) StartBackgroundWriteback(b *BDI) {
 	if k.Tracing() {
 		if k.tf != nil {
-			k.trace(nil, "writeback_wake_background", k.tf.Bdi(k.BDI.Name))
+			k.trace(nil, "writeback_wake_background", k.tf.Bdi(b.Name))
 		} else {
-			k.trace(nil, "writeback_wake_background", "bdi "+k.BDI.Name)
+			k.trace(nil, "writeback_wake_background", "bdi "+b.Name)
 		}
 	}
 	if k.pd != nil {
-		k.pdflushOperation(pdBackground) // pdflush_operation(background_writeout, 0)
+		k.pdflushOperation(pdBackground) // pdflush_operation(background_writeout, 0): every superblock
 		return
 	}
-	k.flusher.wake()
+	b.flusher.wake()
 }
 
 func (f *Flusher) resume() {
@@ -173,7 +184,7 @@ func (f *Flusher) resume() {
 				k.W.Cancel(&f.wakeup)
 			}
 			f.pagesWritten, f.totalProgress = 0, 0
-			k.BDI.writebackRunning = true
+			f.b.writebackRunning = true
 			f.pc = fpWorks
 		case fpWorks: // wb_do_writeback: queued works, FIFO
 			if len(f.workList) == 0 {
@@ -183,7 +194,7 @@ func (f *Flusher) resume() {
 			w := f.workList[0]
 			f.workList = f.workList[1:]
 			if k.Tracing() {
-				k.trace(f.th, "writeback_exec", k.workPayload(w))
+				k.trace(f.th, "writeback_exec", k.workPayload(f.b, w))
 			}
 			f.startWork(w, fpWorks)
 		case fpStartAll: // wb_check_start_all (v6)
@@ -205,16 +216,16 @@ func (f *Flusher) resume() {
 			if k.P.DirtyWritebackCs == 0 {
 				continue
 			}
-			expired := k.BDI.lastOldFlush + k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs)*10)
+			expired := f.b.lastOldFlush + k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs)*10)
 			// Wu 2011 patch 4: run early while inodes wait on b_more_io_wait
-			retry := k.P.Variants.KupdateRetryEarly && k.BDI.bMoreIOWait.n > 0
+			retry := k.P.Variants.KupdateRetryEarly && f.b.bMoreIOWait.n > 0
 			if k.W.Jiffies() < expired && !retry {
 				continue
 			}
 			if k.W.Jiffies() < expired {
 				k.fired(ActKupdateEarly)
 			}
-			k.BDI.lastOldFlush = k.W.Jiffies()
+			f.b.lastOldFlush = k.W.Jiffies()
 			nr := k.G.NrFileDirty + int64(k.nrDirtyInodes())
 			if nr > 0 {
 				f.Stats.KupdateWB++
@@ -223,7 +234,7 @@ func (f *Flusher) resume() {
 			}
 		case fpBackground: // wb_check_background_flush
 			f.pc = fpDone
-			if k.overBgroundThresh(f.th) {
+			if k.overBgroundThresh(f.b, f.th) {
 				f.Stats.BackgroundWB++
 				f.startWork(&WbWritebackWork{NrPages: longMax, SyncMode: WBSyncNone, ForBackground: true,
 					RangeCyclic: true, Reason: ReasonBackground}, fpDone)
@@ -241,7 +252,7 @@ func (f *Flusher) resume() {
 			if f.th.YieldCPU() {
 				return
 			}
-			k.BDI.writebackRunning = false
+			f.b.writebackRunning = false
 			if k.Tracing() {
 				k.trace(f.th, "writeback_pages_written", fmt.Sprint(f.pagesWritten))
 			}
@@ -253,7 +264,7 @@ func (f *Flusher) resume() {
 				k.fired(ActLastActiveDiffers)
 			}
 			if progress > 0 {
-				k.BDI.lastActive = k.W.Jiffies()
+				f.b.lastActive = k.W.Jiffies()
 				f.pause = 1
 			}
 			f.pc = fpTop
@@ -264,7 +275,7 @@ func (f *Flusher) resume() {
 			if k.P.Variants.WorkqueueFlusher {
 				// wb_workfn (v6): wb_wakeup_delayed when dirty IO remains; the
 				// work then waits to be queued (timer, wb_wakeup, new works)
-				if k.BDI.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
+				if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
 					f.wakeupDelayed()
 				}
 				f.th.Task.SleepInterruptible(-1)
@@ -274,13 +285,13 @@ func (f *Flusher) resume() {
 			if k.P.DirtyWritebackCs > 0 {
 				maxPause = k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)
 			}
-			if k.P.Variants.KupdateRetryEarly && k.BDI.bMoreIOWait.n > 0 && f.pause < maxPause {
+			if k.P.Variants.KupdateRetryEarly && f.b.bMoreIOWait.n > 0 && f.pause < maxPause {
 				// Wu 2011 patch 4: retry b_more_io_wait after 1, 2, 4 ... jiffies
 				f.Stats.RetrySleeps++
 				k.fired(ActKupdateEarly)
 				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(f.pause))
 				f.pause <<= 1
-			} else if k.BDI.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
+			} else if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
 				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(maxPause))
 			} else {
 				f.th.Task.SleepInterruptible(-1)
@@ -326,7 +337,7 @@ func (k *Kernel) nrDirtyInodes() int {
 // wbWriteback is wb_writeback (v3.2) as a resumable machine; it reports true when the
 // flusher blocked. On return false, f.pagesWritten includes the work's pages.
 func (f *Flusher) wbWriteback() bool {
-	k, w, b := f.k, f.work, f.k.BDI
+	k, w, b := f.k, f.work, f.b
 	for {
 		switch f.wbStage {
 		case wbLoop:
@@ -336,7 +347,7 @@ func (f *Flusher) wbWriteback() bool {
 			if (w.ForBackground || w.ForKupdate) && len(f.workList) > 0 {
 				return f.wbFinish() // yield to queued works
 			}
-			if w.ForBackground && !k.overBgroundThresh(f.th) {
+			if w.ForBackground && !k.overBgroundThresh(f.b, f.th) {
 				return f.wbFinish()
 			}
 			if w.ForBackground && k.W.Jiffies() > f.wbStart {
@@ -344,10 +355,10 @@ func (f *Flusher) wbWriteback() bool {
 			}
 			k.loopDirtiedBefore(w)
 			if k.Tracing() {
-				k.trace(f.th, "writeback_start", k.workPayload(w))
+				k.trace(f.th, "writeback_start", k.workPayload(f.b, w))
 			}
 			if b.bIO.n == 0 {
-				k.queueIO(f.th, w)
+				k.queueIO(b, f.th, w)
 			}
 			f.th.Charge(k.P.Costs.WbLoop)
 			f.sbStart, f.wrote, f.inInode = k.W.Jiffies(), 0, false
@@ -360,10 +371,10 @@ func (f *Flusher) wbWriteback() bool {
 			f.wbStage = wbAfter
 		case wbAfter:
 			if k.Tracing() {
-				k.trace(f.th, "writeback_written", k.workPayload(w))
+				k.trace(f.th, "writeback_written", k.workPayload(f.b, w))
 			}
 			if !k.P.Variants.BandwidthFromWritepages {
-				k.wbUpdateBandwidth(f.wbStart)
+				k.wbUpdateBandwidth(b, f.wbStart)
 			}
 			f.wbStage = wbLoop
 			f.totalProgress += f.progress
@@ -390,7 +401,7 @@ func (f *Flusher) wbWriteback() bool {
 				k.busyLoops++
 				k.fired(ActBusyLoop)
 				if k.Tracing() {
-					k.trace(f.th, "writeback_busyloop", k.workPayload(w))
+					k.trace(f.th, "writeback_busyloop", k.workPayload(f.b, w))
 				}
 				if f.th.YieldCPU() {
 					return true
@@ -398,7 +409,7 @@ func (f *Flusher) wbWriteback() bool {
 				continue
 			}
 			if k.Tracing() {
-				k.trace(f.th, "writeback_wait", k.workPayload(w))
+				k.trace(f.th, "writeback_wait", k.workPayload(f.b, w))
 			}
 			// inode_wait_for_writeback on the tail of b_more_io
 			if in := b.bMoreIO.tail; in.State&ISync != 0 {
@@ -424,7 +435,7 @@ func (f *Flusher) wbFinish() bool {
 // superblock): write inodes from the tail of b_io until it is empty, the work's
 // pages are done, or 100 ms (HZ/10) have passed with some progress.
 func (f *Flusher) writebackSbInodes() bool {
-	k, w, b := f.k, f.work, f.k.BDI
+	k, w, b := f.k, f.work, f.b
 	for {
 		if !f.inInode {
 			if b.bIO.n == 0 {
@@ -450,7 +461,7 @@ func (f *Flusher) writebackSbInodes() bool {
 				th.Task.Wait(&in.syncWait) // inode_sleep_on_writeback, then look again
 				return true
 			}
-			f.writeChunk = k.writebackChunkSize(w)
+			f.writeChunk = k.writebackChunkSize(b, w)
 			wbc := WritebackControl{
 				SyncMode: w.SyncMode, NrToWrite: f.writeChunk, TaggedWritepages: w.TaggedWritepages,
 				ForKupdate: w.ForKupdate, ForBackground: w.ForBackground, RangeCyclic: w.RangeCyclic,

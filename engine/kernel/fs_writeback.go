@@ -78,14 +78,14 @@ func (w *WbWritebackWork) Wait(th *Thread) bool {
 	return true
 }
 
-func (k *Kernel) workPayload(w *WbWritebackWork) string {
+func (k *Kernel) workPayload(b *BDI, w *WbWritebackWork) string {
 	if k.tf != nil {
-		return k.tf.Work(trace.WorkPayload{Bdi: k.BDI.Name, NrPages: w.NrPages, SyncMode: int(w.SyncMode),
+		return k.tf.Work(trace.WorkPayload{Bdi: b.Name, NrPages: w.NrPages, SyncMode: int(w.SyncMode),
 			Kupdate: w.ForKupdate, RangeCyclic: w.RangeCyclic, Background: w.ForBackground, Reason: trace.Reason(w.Reason)})
 	}
 	kupdate, cyclic, bg := b2i(w.ForKupdate), b2i(w.RangeCyclic), b2i(w.ForBackground)
 	return fmt.Sprintf("bdi %s: sb_dev 0:0 nr_pages=%d sync_mode=%d kupdate=%d range_cyclic=%d background=%d reason=%s",
-		k.BDI.Name, w.NrPages, w.SyncMode, kupdate, cyclic, bg, w.Reason)
+		b.Name, w.NrPages, w.SyncMode, kupdate, cyclic, bg, w.Reason)
 }
 
 func b2i(b bool) int {
@@ -118,11 +118,12 @@ func (k *Kernel) markInodeDirty(in *Inode, flags int) {
 		return
 	}
 	if wasDirty == 0 {
-		wakeup := !k.BDI.wbHasDirtyIO()
+		b := in.bdi
+		wakeup := !b.wbHasDirtyIO()
 		in.DirtiedWhen = k.W.Jiffies()
-		listMove(in, &k.BDI.bDirty)
+		listMove(in, &b.bDirty)
 		if wakeup && k.pd == nil {
-			k.flusher.wakeupDelayed()
+			b.flusher.wakeupDelayed()
 		}
 	}
 }
@@ -134,7 +135,7 @@ func (k *Kernel) MarkInodeDirty(in *Inode, flags int) { k.markInodeDirty(in, fla
 // older than the current head, reset dirtied_when to now to keep b_dirty time-ordered
 // (the inode loses its age).
 func (k *Kernel) redirtyTail(in *Inode) {
-	b := &k.BDI.bDirty
+	b := &in.bdi.bDirty
 	if b.head != nil && in.DirtiedWhen < b.head.DirtiedWhen {
 		in.DirtiedWhen = k.W.Jiffies()
 	}
@@ -150,7 +151,7 @@ func listDelClean(in *Inode) {
 }
 
 // requeueIO is requeue_io (v3.2): move the inode to b_more_io for the next round.
-func (k *Kernel) requeueIO(in *Inode) { listMove(in, &k.BDI.bMoreIO) }
+func (k *Kernel) requeueIO(in *Inode) { listMove(in, &in.bdi.bMoreIO) }
 
 // requeueIOWait is requeue_io_wait (Wu 2011 patch 1): park the blocked inode on
 // b_more_io_wait without touching dirtied_when; queue_io sends it to b_io again but
@@ -163,7 +164,7 @@ func (k *Kernel) requeueIOWait(in *Inode) {
 		k.requeueIO(in)
 		return
 	}
-	listMove(in, &k.BDI.bMoreIOWait)
+	listMove(in, &in.bdi.bMoreIOWait)
 }
 
 // requeueIOWaitFor is requeueIOWait counting the cause under the list the inode
@@ -186,10 +187,10 @@ func (k *Kernel) requeueIOFor(in *Inode, c Cause) { k.requeued(opRequeueIO, c); 
 // moveExpiredInodes is move_expired_inodes (v3.2, single superblock): move inodes
 // dirtied at or before the work's older_than_this from the tail of b_dirty to the
 // head of b_io, oldest ending up at b_io's tail. It returns the number moved.
-func (k *Kernel) moveExpiredInodes(work *WbWritebackWork) int {
-	tmp := &k.BDI.moveTmp
+func (k *Kernel) moveExpiredInodes(wb *BDI, work *WbWritebackWork) int {
+	tmp := &wb.moveTmp
 	moved := 0
-	for b := &k.BDI.bDirty; b.tail != nil; {
+	for b := &wb.bDirty; b.tail != nil; {
 		in := b.tail
 		if work.hasOlder && in.DirtiedWhen > work.olderThanThis {
 			break
@@ -200,16 +201,16 @@ func (k *Kernel) moveExpiredInodes(work *WbWritebackWork) int {
 		}
 		moved++
 	}
-	listSpliceInit(tmp, &k.BDI.bIO)
+	listSpliceInit(tmp, &wb.bIO)
 	return moved
 }
 
 // queueIO is queue_io (v3.2): all of b_more_io, then (Wu 2011 patch 1) all of
 // b_more_io_wait, then the expired b_dirty inodes, go to the head of b_io.
-func (k *Kernel) queueIO(th *Thread, work *WbWritebackWork) {
-	listSpliceInit(&k.BDI.bMoreIO, &k.BDI.bIO)
-	listSpliceInit(&k.BDI.bMoreIOWait, &k.BDI.bIO)
-	moved := k.moveExpiredInodes(work)
+func (k *Kernel) queueIO(b *BDI, th *Thread, work *WbWritebackWork) {
+	listSpliceInit(&b.bMoreIO, &b.bIO)
+	listSpliceInit(&b.bMoreIOWait, &b.bIO)
+	moved := k.moveExpiredInodes(b, work)
 	if k.Tracing() {
 		older, age := int64(0), int64(-1)
 		if work.hasOlder {
@@ -217,11 +218,11 @@ func (k *Kernel) queueIO(th *Thread, work *WbWritebackWork) {
 			age = (k.W.Jiffies() - work.olderThanThis) * 1000 / k.W.HZ()
 		}
 		if k.tf != nil {
-			k.trace(th, "writeback_queue_io", k.tf.QueueIO(k.BDI.Name, uint64(older), age, moved, trace.Reason(work.Reason)))
+			k.trace(th, "writeback_queue_io", k.tf.QueueIO(b.Name, uint64(older), age, moved, trace.Reason(work.Reason)))
 			return
 		}
 		k.trace(th, "writeback_queue_io", fmt.Sprintf("bdi %s: older=%d age=%d enqueue=%d reason=%s",
-			k.BDI.Name, older, age, moved, work.Reason))
+			b.Name, older, age, moved, work.Reason))
 	}
 }
 
@@ -229,11 +230,11 @@ func (k *Kernel) queueIO(th *Thread, work *WbWritebackWork) {
 // write each inode in one go; otherwise half a second of bandwidth, at most 1/8 of
 // the dirty limit and the work's pages, rounded to 4 MB with 4 MB minimum. Without
 // the ScaledChunk switch it is MAX_WRITEBACK_PAGES (2.6.32-3.0).
-func (k *Kernel) writebackChunkSize(work *WbWritebackWork) int64 {
+func (k *Kernel) writebackChunkSize(b *BDI, work *WbWritebackWork) int64 {
 	if work.SyncMode == WBSyncAll || work.TaggedWritepages {
 		return longMax
 	}
-	pages := min(k.BDI.AvgWriteBandwidth/2, k.globalDirtyLimit/dirtyScope)
+	pages := min(b.AvgWriteBandwidth/2, k.globalDirtyLimit/dirtyScope)
 	pages = min(pages, work.NrPages)
 	scaled := (pages + minWritebackPages) / minWritebackPages * minWritebackPages
 	if scaled != maxWritebackPages {
@@ -314,16 +315,16 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 			if m.wc.Wbc.NrToWrite <= 0 {
 				m.stage = wsiWait
 			} else if k.P.Variants.BandwidthFromWritepages {
-				k.wbBandwidthEstimateStart()
+				k.wbBandwidthEstimateStart(in.bdi)
 			}
 		case wsiWritepages:
-			if k.FS.Writepages(&m.wc) {
+			if in.bdi.FS.Writepages(&m.wc) {
 				return true
 			}
 			if k.P.Variants.BandwidthFromWritepages {
 				// do_writepages (v6): update the bandwidth once in a while
-				if k.W.Jiffies() > k.BDI.bwTimeStamp+max(k.W.HZ()/5, 1) {
-					k.wbUpdateBandwidthV6()
+				if k.W.Jiffies() > in.bdi.bwTimeStamp+max(k.W.HZ()/5, 1) {
+					k.wbUpdateBandwidthV6(in.bdi)
 				}
 			}
 			m.stage = wsiWait
@@ -339,14 +340,14 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 			if dirty&(IDirtySync|IDirtyDatasync) != 0 {
 				th.Charge(k.P.Costs.WriteInode)
 				if k.tf != nil && k.Tracing() {
-					k.trace(th, "writeback_write_inode_start", k.tf.WriteInode(k.BDI.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
+					k.trace(th, "writeback_write_inode_start", k.tf.WriteInode(in.bdi.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
 				}
-				err := k.FS.WriteInode(&m.wc)
+				err := in.bdi.FS.WriteInode(&m.wc)
 				if err != nil {
 					k.fired(ActWriteInodeFailed)
 				}
 				if k.tf != nil && k.Tracing() {
-					k.trace(th, "writeback_write_inode", k.tf.WriteInode(k.BDI.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
+					k.trace(th, "writeback_write_inode", k.tf.WriteInode(in.bdi.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
 				}
 				if err == nil && in.State&(IDirtySync|IDirtyDatasync) == 0 {
 					if in.metaDirty {
@@ -460,22 +461,22 @@ func (k *Kernel) requeueInode(m *singleInodeWB) {
 
 func (k *Kernel) sbRequeuePayload(in *Inode) string {
 	if k.tf != nil {
-		return k.tf.SbInodesRequeue(k.BDI.Name, in.Ino, trace.InodeState(in.State&^ISyncQueued), uint64(in.DirtiedWhen),
+		return k.tf.SbInodesRequeue(in.bdi.Name, in.Ino, trace.InodeState(in.State&^ISyncQueued), uint64(in.DirtiedWhen),
 			uint64((k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ()))
 	}
 	return fmt.Sprintf("bdi %s: ino=%d state=%s dirtied_when=%d age=%d",
-		k.BDI.Name, in.Ino, StateString(in.State), in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ())
+		in.bdi.Name, in.Ino, StateString(in.State), in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ())
 }
 
 func (k *Kernel) wsiPayload(m *singleInodeWB) string {
 	in := m.in
 	if k.tf != nil {
-		return k.tf.SingleInode(trace.InodePayload{Bdi: k.BDI.Name, Ino: in.Ino, State: trace.InodeState(in.State &^ ISyncQueued),
+		return k.tf.SingleInode(trace.InodePayload{Bdi: in.bdi.Name, Ino: in.Ino, State: trace.InodeState(in.State &^ ISyncQueued),
 			DirtiedWhen: uint64(in.DirtiedWhen), Age: uint64((k.W.Jiffies() - in.DirtiedWhen) / k.W.HZ()),
 			Index: uint64(in.WritebackIndex), ToWrite: m.nrToWrite, Wrote: uint64(m.nrToWrite - m.wc.Wbc.NrToWrite)})
 	}
 	state := StateString(in.State) // __print_flags prints nothing for no bits
 	return fmt.Sprintf("bdi %s: ino=%d state=%s dirtied_when=%d age=%d index=%d to_write=%d wrote=%d",
-		k.BDI.Name, in.Ino, state, in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ(),
+		in.bdi.Name, in.Ino, state, in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ(),
 		in.WritebackIndex, m.nrToWrite, m.nrToWrite-m.wc.Wbc.NrToWrite)
 }

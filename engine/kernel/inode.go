@@ -64,6 +64,7 @@ type Inode struct {
 	FS any
 
 	// bookkeeping
+	bdi        *BDI // the disk the file lives on (inode_to_bdi)
 	list       *inodeList
 	prev, next *Inode
 	wbWait     sim.WaitQueue // waiters for writeback completion on this inode
@@ -181,6 +182,7 @@ func (in *Inode) OnList() string {
 type inodeList struct {
 	name       string
 	bit        uint8 // OnBDirty ... (0 for a temporary list)
+	owner      *BDI // the bdi_writeback the list belongs to
 	head, tail *Inode
 	n          int
 }
@@ -268,3 +270,6 @@ func (k *Kernel) InodeMetaDirtyAge(in *Inode) sim.Time {
 	}
 	return k.W.Now() - in.metaSince
 }
+
+// BDI is the bdi of the disk the file lives on.
+func (in *Inode) BDI() *BDI { return in.bdi }

@@ -10,17 +10,35 @@ import (
 // globally, counters never negative, list membership and ordering, task states.
 // It returns an error naming the broken invariant.
 func (k *Kernel) CheckInvariants() error {
-	g, b := &k.G, &k.BDI.Stats
+	g := &k.G
 	for name, v := range map[string]int64{
 		"NR_FILE_DIRTY": g.NrFileDirty, "NR_WRITEBACK": g.NrWriteback, "NR_DIRTIED": g.NrDirtied,
-		"NR_WRITTEN": g.NrWritten, "BDI_RECLAIMABLE": b.Reclaimable, "BDI_WRITEBACK": b.Writeback,
+		"NR_WRITTEN": g.NrWritten,
 	} {
 		if v < 0 {
 			return fmt.Errorf("invariant counters-nonnegative: %s = %d", name, v)
 		}
 	}
+	// per bdi: what its inodes hold (bdiSum) against its counters
+	if cap(k.invSums) < len(k.bdis) {
+		k.invSums = make([]BdiStats, len(k.bdis))
+	}
+	bdiSum := k.invSums[:len(k.bdis)]
+	clear(bdiSum)
 	var dirty, wb, dirtied, written int64
 	for _, in := range k.inodes {
+		if in.bdi == nil || in.bdi.idx >= len(k.bdis) || k.bdis[in.bdi.idx] != in.bdi {
+			return fmt.Errorf("invariant inode-bdi: inode %d belongs to no mounted bdi", in.Ino)
+		}
+		if in.list != nil && in.list.owner != in.bdi {
+			return fmt.Errorf("invariant inode-one-bdi: inode %d of bdi %s on %s of bdi %s",
+				in.Ino, in.bdi.Name, in.list.name, in.list.owner.Name)
+		}
+		bs := &bdiSum[in.bdi.idx]
+		bs.Reclaimable += in.Dirty.Count()
+		bs.Writeback += in.Writeback.Count()
+		bs.Dirtied += in.dirtied
+		bs.Written += in.written
 		if !in.Dirty.check() || !in.Writeback.check() {
 			return fmt.Errorf("invariant page-sets: inode %d page sets malformed", in.Ino)
 		}
@@ -46,22 +64,60 @@ func (k *Kernel) CheckInvariants() error {
 		return fmt.Errorf("invariant global-conservation: inodes dirty/wb/dirtied/written %d/%d/%d/%d != counters %d/%d/%d/%d",
 			dirty, wb, dirtied, written, g.NrFileDirty, g.NrWriteback, g.NrDirtied, g.NrWritten)
 	}
-	if b.Reclaimable != g.NrFileDirty || b.Writeback != g.NrWriteback {
-		return fmt.Errorf("invariant bdi-counters: BDI_RECLAIMABLE %d / BDI_WRITEBACK %d != global %d / %d",
-			b.Reclaimable, b.Writeback, g.NrFileDirty, g.NrWriteback)
+	var sumRecl, sumWB int64
+	for i, bd := range k.bdis {
+		b, s := &bd.Stats, &bdiSum[i]
+		if b.Reclaimable < 0 || b.Writeback < 0 {
+			return fmt.Errorf("invariant counters-nonnegative: bdi %s BDI_RECLAIMABLE %d BDI_WRITEBACK %d", bd.Name, b.Reclaimable, b.Writeback)
+		}
+		if b.Reclaimable != s.Reclaimable || b.Writeback != s.Writeback {
+			return fmt.Errorf("invariant bdi-conservation: bdi %s BDI_RECLAIMABLE %d / BDI_WRITEBACK %d != its inodes' %d / %d",
+				bd.Name, b.Reclaimable, b.Writeback, s.Reclaimable, s.Writeback)
+		}
+		if s.Dirtied != s.Written+s.Reclaimable+s.Writeback {
+			return fmt.Errorf("invariant bdi-page-conservation: bdi %s dirtied %d != written %d + dirty %d + writeback %d",
+				bd.Name, s.Dirtied, s.Written, s.Reclaimable, s.Writeback)
+		}
+		sumRecl += b.Reclaimable
+		sumWB += b.Writeback
 	}
-	if v := &k.P.Variants; (!v.MoreIOWait || v.RemoveMoreIOWait) && k.BDI.bMoreIOWait.n > 0 {
-		return fmt.Errorf("invariant more-io-wait-unused: b_more_io_wait holds %d inodes without the list", k.BDI.bMoreIOWait.n)
+	if sumRecl != g.NrFileDirty || sumWB != g.NrWriteback {
+		return fmt.Errorf("invariant bdi-counters: sum over bdis BDI_RECLAIMABLE %d / BDI_WRITEBACK %d != global %d / %d",
+			sumRecl, sumWB, g.NrFileDirty, g.NrWriteback)
 	}
-	seen := 0
-	for _, l := range []*inodeList{&k.BDI.bDirty, &k.BDI.bIO, &k.BDI.bMoreIO, &k.BDI.bMoreIOWait} {
+	for _, bd := range k.bdis {
+		if err := k.checkBdiLists(bd); err != nil {
+			return err
+		}
+	}
+	for _, th := range k.threads {
+		if st := th.Task.State(); st == sim.TaskOnCPU && th.Task.CPU < 0 {
+			return fmt.Errorf("invariant task-state: %s on CPU without a CPU", th.Task.Comm)
+		}
+	}
+	for _, bd := range k.bdis {
+		if c, ok := bd.FS.(InvariantChecker); ok {
+			if err := c.CheckInvariants(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkBdiLists checks b's writeback lists: links, lengths, b_dirty's order.
+func (k *Kernel) checkBdiLists(b *BDI) error {
+	if v := &k.P.Variants; (!v.MoreIOWait || v.RemoveMoreIOWait) && b.bMoreIOWait.n > 0 {
+		return fmt.Errorf("invariant more-io-wait-unused: b_more_io_wait holds %d inodes without the list", b.bMoreIOWait.n)
+	}
+	for _, l := range []*inodeList{&b.bDirty, &b.bIO, &b.bMoreIO, &b.bMoreIOWait} {
 		n := 0
 		var prev *Inode
 		for in := l.head; in != nil; in = in.next {
 			if in.list != l || in.prev != prev {
 				return fmt.Errorf("invariant list-links: inode %d on %s has bad links", in.Ino, l.name)
 			}
-			if l == &k.BDI.bDirty && prev != nil && in.DirtiedWhen > prev.DirtiedWhen {
+			if l == &b.bDirty && prev != nil && in.DirtiedWhen > prev.DirtiedWhen {
 				return fmt.Errorf("invariant b_dirty-order: inode %d dirtied_when %d after newer inode %d (%d)",
 					in.Ino, in.DirtiedWhen, prev.Ino, prev.DirtiedWhen)
 			}
@@ -71,16 +127,6 @@ func (k *Kernel) CheckInvariants() error {
 		if n != l.n || prev != l.tail {
 			return fmt.Errorf("invariant list-length: %s counts %d, walked %d", l.name, l.n, n)
 		}
-		seen += n
-	}
-	for _, th := range k.threads {
-		if st := th.Task.State(); st == sim.TaskOnCPU && th.Task.CPU < 0 {
-			return fmt.Errorf("invariant task-state: %s on CPU without a CPU", th.Task.Comm)
-		}
-	}
-	_ = seen
-	if c, ok := k.FS.(InvariantChecker); ok {
-		return c.CheckInvariants()
 	}
 	return nil
 }

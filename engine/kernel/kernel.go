@@ -29,16 +29,23 @@ type Kernel struct {
 	W    *sim.World
 	P    Params
 	CPUs *sim.CPUs
-	Q    *devices.Queue
-	FS   Filesystem
-	BDI  *BDI
-	G    GlobalStats
+	// Q, FS and BDI are the first disk's (mount order); bdis lists every disk.
+	Q   *devices.Queue
+	FS  Filesystem
+	BDI *BDI
+	G   GlobalStats
+
+	bdis []*BDI
+	// completions is vm_completions / writeout_completions (writeout.go), with
+	// the v3.5+ writeout_period timer.
+	completions         propGlobal
+	writeoutPeriodTimer sim.Timer
+	invSums             []BdiStats // CheckInvariants' per-bdi sums (reused)
 
 	inodes  []*Inode
 	threads []*Thread
 	flusher *Flusher
 	pd      *pdflush      // the pdflush pool (Variants.Pdflush)
-	onePage OnePageWriter // FS as a OnePageWriter, or nil
 
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID      int
@@ -67,8 +74,9 @@ type Kernel struct {
 // ->writepage, ->write_inode, block mapping and the write path's hooks.
 type Filesystem interface {
 	Name() string
-	// Mount attaches the filesystem to the kernel; it may start background actors.
-	Mount(k *Kernel) error
+	// Mount attaches the filesystem to the kernel on bdi b (its queue is b.Q); it
+	// may start background actors (their threads on b: k.NewThreadOn).
+	Mount(k *Kernel, b *BDI) error
 	// Create sets up a new regular file's filesystem state (layout on the device).
 	Create(in *Inode)
 	// WriteBegin is called before th dirties n pages of in starting at index (block
@@ -122,7 +130,7 @@ type FsyncCommitter interface {
 
 // WriteWait asks the filesystem whether th must wait before writing to in.
 func (k *Kernel) WriteWait(th *Thread, in *Inode) *sim.WaitQueue {
-	if s, ok := k.FS.(WriteStaller); ok {
+	if s, ok := in.bdi.FS.(WriteStaller); ok {
 		return s.WriteWait(th, in)
 	}
 	return nil
@@ -137,7 +145,10 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 		p.BdiName = "8:0"
 	}
 	k := &Kernel{W: w, P: p, Q: q, FS: fs, CPUs: w.NewCPUs(p.CPUs), BDI: newBDI(p.BdiName), nextPID: 1000}
-	k.onePage, _ = fs.(OnePageWriter)
+	k.BDI.Q, k.BDI.FS = q, fs
+	k.bdis = []*BDI{k.BDI}
+	k.writeoutPeriodTimer.Fn = k.writeoutPeriod
+	k.BDI.onePage, _ = fs.(OnePageWriter)
 	k.bdpRatelimits = make([]int64, p.CPUs)
 	if p.Variants.TraceV66 {
 		k.tf = trace.NewFormatter(trace.V66)
@@ -147,15 +158,47 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	_ = bg
 	k.globalDirtyLimit = thresh
 	k.writebackSetRatelimit(thresh)
-	k.flusher = newFlusher(k)
+	k.flusher = newFlusher(k, k.BDI)
+	k.BDI.flusher = k.flusher
 	if p.Variants.Pdflush {
 		k.pd = newPdflush(k)
 	}
-	if err := fs.Mount(k); err != nil {
+	if err := fs.Mount(k, k.BDI); err != nil {
 		return nil, err
 	}
 	return k, nil
 }
+
+// AddDisk mounts another disk: its bdi (named name, "8:16"), request queue and
+// filesystem, with its own flusher thread (bdi_register; on pdflush kernels the
+// flusher only serves sync's queued work, as for the first disk, and the shared
+// pdflush pool does the rest). Disks are added before the run starts.
+func (k *Kernel) AddDisk(name string, q *devices.Queue, fs Filesystem, knobs BdiKnobs) (*BDI, error) {
+	if err := knobs.Validate(k.P.Variants); err != nil {
+		return nil, err
+	}
+	b := newBDI(name)
+	b.Q, b.FS, b.Knobs, b.idx = q, fs, knobs, len(k.bdis)
+	b.onePage, _ = fs.(OnePageWriter)
+	k.bdis = append(k.bdis, b)
+	b.flusher = newFlusher(k, b)
+	if err := fs.Mount(k, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// SetKnobs sets the first disk's bdi knobs (before the run starts).
+func (k *Kernel) SetKnobs(b *BDI, knobs BdiKnobs) error {
+	if err := knobs.Validate(k.P.Variants); err != nil {
+		return err
+	}
+	b.Knobs = knobs
+	return nil
+}
+
+// BDIs lists the disks' bdis in mount order.
+func (k *Kernel) BDIs() []*BDI { return k.bdis }
 
 // dirtyableMemory models determine_dirtyable_memory() for an idle box whose page cache
 // holds the test files: total memory less what the kernel and user space pin
@@ -198,8 +241,12 @@ func (k *Kernel) traceAt(th *Thread, t sim.Time, event, payload string) {
 // context, pending CPU cost and balance_dirty_pages state (task_struct fields).
 type Thread struct {
 	Task *sim.Task
-	Sub  *devices.Submitter
+	Sub  *devices.Submitter // the submitter on the queue th now writes to
+	subs []*devices.Submitter
 	cost sim.Time
+	// mapping is the bdi of the file th last dirtied (balance_dirty_pages'
+	// mapping->backing_dev_info).
+	mapping *BDI
 
 	// task_struct writeback fields
 	NrDirtied      int64 // nr_dirtied
@@ -247,14 +294,33 @@ func (s *ThreadStats) notePause(d sim.Time) {
 	s.PauseHist[b]++
 }
 
-// NewThread creates a thread with a fresh task (pid assigned) on the kernel's CPUs.
-func (k *Kernel) NewThread(comm string) *Thread {
+// NewThread creates a thread with a fresh task (pid assigned) on the kernel's CPUs,
+// submitting IO to the first disk.
+func (k *Kernel) NewThread(comm string) *Thread { return k.NewThreadOn(k.BDI, comm) }
+
+// NewThreadOn creates a thread whose IO goes to b's queue.
+func (k *Kernel) NewThreadOn(b *BDI, comm string) *Thread {
 	k.nextPID++
 	t := k.W.NewTask(comm, k.nextPID, k.CPUs)
 	th := &Thread{Task: t, NrDirtiedPause: 128 >> (PageShift - 10)}
-	th.Sub = k.Q.NewSubmitter(t)
+	th.Sub = b.Q.NewSubmitter(t)
+	th.subs = make([]*devices.Submitter, b.idx+1)
+	th.subs[b.idx] = th.Sub
 	k.threads = append(k.threads, th)
 	return th
+}
+
+// useBDI points th's submissions at b's queue (a pdflush thread moving to another
+// superblock). A thread's plug and blocked bios stay with the queue they are on;
+// callers switch only between inodes, when th is not blocked.
+func (th *Thread) useBDI(b *BDI) {
+	for len(th.subs) <= b.idx {
+		th.subs = append(th.subs, nil)
+	}
+	if th.subs[b.idx] == nil {
+		th.subs[b.idx] = b.Q.NewSubmitter(th.Task)
+	}
+	th.Sub = th.subs[b.idx]
 }
 
 // Threads lists every thread created so far.
@@ -275,11 +341,14 @@ func (th *Thread) YieldCPU() bool {
 	return true
 }
 
-// NewInode creates a regular file on the filesystem.
-func (k *Kernel) NewInode() *Inode {
-	in := &Inode{Ino: uint64(len(k.inodes)) + 12}
+// NewInode creates a regular file on the first disk's filesystem.
+func (k *Kernel) NewInode() *Inode { return k.NewInodeOn(k.BDI) }
+
+// NewInodeOn creates a regular file on b's filesystem.
+func (k *Kernel) NewInodeOn(b *BDI) *Inode {
+	in := &Inode{Ino: uint64(len(k.inodes)) + 12, bdi: b}
 	k.inodes = append(k.inodes, in)
-	k.FS.Create(in)
+	b.FS.Create(in)
 	return in
 }
 
@@ -309,12 +378,13 @@ func (k *Kernel) BusyLoops() int64 { return k.busyLoops }
 // update's mark_inode_dirty when the file grows. It returns the pages newly dirtied.
 func (k *Kernel) DirtyPages(th *Thread, in *Inode, index, n int64, newSize int64) int64 {
 	added := in.Dirty.Add(index, n)
+	th.mapping = in.bdi
 	if added > 0 {
 		// account_page_dirtied (v3.2)
 		k.G.NrFileDirty += added
 		k.G.NrDirtied += added
-		k.BDI.Stats.Reclaimable += added
-		k.BDI.Stats.Dirtied += added
+		in.bdi.Stats.Reclaimable += added
+		in.bdi.Stats.Dirtied += added
 		in.dirtied += added
 		in.noteDirtied(index, k.W.Now())
 		if k.P.Variants.IOFullThrottle {
@@ -338,7 +408,7 @@ func (k *Kernel) EndIO(ino uint64, index, pages int64, op devices.Op) {
 		return
 	}
 	in := k.inode(ino)
-	if c, ok := k.FS.(IOCompleter); ok && c.EndWriteIO(in, index, pages) {
+	if c, ok := in.bdi.FS.(IOCompleter); ok && c.EndWriteIO(in, index, pages) {
 		return
 	}
 	k.irqCPU += sim.Time(pages) * k.P.Costs.EndIOPage
@@ -349,18 +419,20 @@ func (k *Kernel) EndIO(ino uint64, index, pages int64, op devices.Op) {
 // interrupt context or a filesystem's completion worker (the caller accounts the CPU).
 func (k *Kernel) EndPageWriteback(in *Inode, index, pages int64) {
 	n := in.Writeback.Remove(index, pages)
+	b := in.bdi
 	k.G.NrWriteback -= n
 	k.G.NrWritten += n
-	k.BDI.Stats.Writeback -= n
-	k.BDI.Stats.Written += n
+	b.Stats.Writeback -= n
+	b.Stats.Written += n
+	k.bdiWriteoutInc(b, n)
 	in.written += n
 	if in.wbWait.Len() > 0 {
 		in.wbWait.WakeAll()
 	}
 	if k.P.Variants.BandwidthFromWritepages && n > 0 && in.Writeback.Empty() {
-		k.wbInodeWritebackEnd()
+		k.wbInodeWritebackEnd(b)
 	}
-	k.wakeCongestion()
+	k.wakeCongestion(b)
 }
 
 // gdsRecord keeps what the harness's write_bw() needs from the flusher's

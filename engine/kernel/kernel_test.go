@@ -17,7 +17,7 @@ type testFS struct {
 }
 
 func (f *testFS) Name() string                                      { return "test" }
-func (f *testFS) Mount(k *Kernel) error                             { f.k = k; return nil }
+func (f *testFS) Mount(k *Kernel, b *BDI) error                     { f.k = k; return nil }
 func (f *testFS) Create(in *Inode)                                  {}
 func (f *testFS) WriteBegin(*Thread, *Inode, int64, int64) sim.Time { return 0 }
 func (f *testFS) Writepages(wc *WritebackCtx) bool                  { return wc.WriteCachePages() }
@@ -88,7 +88,7 @@ func TestQueueIOOrdering(t *testing.T) {
 		listMove(mk(n, 1), &b.bMoreIO)
 	}
 	work := &WbWritebackWork{olderThanThis: 50, hasOlder: true}
-	k.queueIO(nil, work)
+	k.queueIO(k.BDI, nil, work)
 	assert.Equal(t, "g", names(&b.bDirty, byIno))
 	assert.Equal(t, "fBAedc", names(&b.bIO, byIno))
 	assert.Equal(t, "", names(&b.bMoreIO, byIno))
@@ -148,10 +148,10 @@ func TestWritebackChunkSize(t *testing.T) {
 		k, _ := newTestKernel(t, nil)
 		k.globalDirtyLimit = tc.limit
 		k.BDI.AvgWriteBandwidth = tc.bw
-		assert.Equal(t, tc.wantPages, k.writebackChunkSize(&tc.work), tc.name)
+		assert.Equal(t, tc.wantPages, k.writebackChunkSize(k.BDI, &tc.work), tc.name)
 	}
 	k, _ := newTestKernel(t, func(p *Params) { p.Variants.ScaledChunk = false })
-	assert.Equal(t, int64(1024), k.writebackChunkSize(&WbWritebackWork{NrPages: longMax}), "MAX_WRITEBACK_PAGES before v3.1")
+	assert.Equal(t, int64(1024), k.writebackChunkSize(k.BDI, &WbWritebackWork{NrPages: longMax}), "MAX_WRITEBACK_PAGES before v3.1")
 }
 
 func TestPosRatioControlLine(t *testing.T) {
@@ -178,9 +178,9 @@ func TestPosRatioControlLine(t *testing.T) {
 	require.Equal(t, int64(25600), limit)
 	require.Equal(t, int64(22400), setpoint)
 	// at the setpoint with bdi_dirty at the bdi setpoint the whole ratio is ~1
-	assert.InDelta(t, 1.0, float64(k.bdiPositionRatio(thresh, bg, 22400, thresh, 22400*thresh/(thresh+1)))/1024, 0.01)
-	assert.Equal(t, int64(0), k.bdiPositionRatio(thresh, bg, 25600, thresh, 25600), "at the limit")
-	assert.Greater(t, k.bdiPositionRatio(thresh, bg, 19200, thresh, 19200), int64(2*1024)-1, "freerun: ≥ 2 (bdi line adds more)")
+	assert.InDelta(t, 1.0, float64(k.bdiPositionRatio(k.BDI, thresh, bg, 22400, thresh, 22400*thresh/(thresh+1)))/1024, 0.01)
+	assert.Equal(t, int64(0), k.bdiPositionRatio(k.BDI, thresh, bg, 25600, thresh, 25600), "at the limit")
+	assert.Greater(t, k.bdiPositionRatio(k.BDI, thresh, bg, 19200, thresh, 19200), int64(2*1024)-1, "freerun: ≥ 2 (bdi line adds more)")
 }
 
 func TestBandwidthEstimateConverges(t *testing.T) {
@@ -190,7 +190,7 @@ func TestBandwidthEstimateConverges(t *testing.T) {
 	for step := 1; step <= 150; step++ { // 30 s in 200 ms steps
 		require.NoError(t, k.W.Run(sim.Time(step)*200*sim.Millisecond+sim.Millisecond))
 		k.BDI.Stats.Written = int64(step) * rate / 5
-		k.wbUpdateBandwidth(start)
+		k.wbUpdateBandwidth(k.BDI, start)
 	}
 	assert.InEpsilon(t, float64(rate), float64(k.BDI.WriteBandwidth), 0.02)
 	assert.InEpsilon(t, float64(rate), float64(k.BDI.AvgWriteBandwidth), 0.03)

@@ -40,7 +40,7 @@ func TestBackgroundPicksUpInodeDirtiedAfterWorkStart(t *testing.T) {
 			in := k.NewInode()
 			k.DirtyPages(th, in, 0, 10, 10*PageSize) // dirtied at 2 s
 			k.loopDirtiedBefore(w)
-			k.queueIO(nil, w)
+			k.queueIO(k.BDI, nil, w)
 			assert.Equal(t, tc.want, k.BDI.bIO.n)
 		})
 	}
@@ -54,7 +54,7 @@ func TestISyncQueued(t *testing.T) {
 		k, _ := newTestKernel(t, with(func(v *Variants) { v.ISyncQueued = true }))
 		in := k.NewInode()
 		k.DirtyPages(k.NewThread("dd"), in, 0, 1, PageSize)
-		k.queueIO(nil, &WbWritebackWork{})
+		k.queueIO(k.BDI, nil, &WbWritebackWork{})
 		assert.NotZero(t, in.State&ISyncQueued)
 		assert.Equal(t, "I_DIRTY_SYNC|I_DIRTY_DATASYNC|I_DIRTY_PAGES", StateString(in.State), "not printed")
 		k.redirtyTail(in)
@@ -183,12 +183,12 @@ func TestTotalWroteMinusPagesSkipped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			k, _ := newTestKernel(t, nil)
 			fs := &skipFS{skip: tc.skip}
-			k.FS = fs
+			k.FS, k.BDI.FS = fs, fs
 			k.P.Variants.WroteMinusSkipped, k.P.Variants.RequeueInode = tc.v6, tc.v6
 			in := k.NewInode()
 			k.DirtyPages(k.NewThread("dd"), in, 0, 100, 100*PageSize)
 			in.State &^= IDirtySync | IDirtyDatasync
-			k.queueIO(nil, &WbWritebackWork{})
+			k.queueIO(k.BDI, nil, &WbWritebackWork{})
 			f := k.flusher
 			f.work = &WbWritebackWork{NrPages: longMax, ForBackground: true}
 			f.th.noYield = true
@@ -248,11 +248,11 @@ func TestBandwidthFromWritepagesAndCompletion(t *testing.T) {
 		k, _ := newTestKernel(t, with(func(v *Variants) { v.BandwidthFromWritepages = true }))
 		require.NoError(t, k.W.Run(3*sim.Second))
 		k.BDI.Stats.Written = 77
-		k.wbBandwidthEstimateStart()
+		k.wbBandwidthEstimateStart(k.BDI)
 		assert.Equal(t, int64(3000), k.BDI.bwTimeStamp)
 		assert.Equal(t, int64(77), k.BDI.writtenStamp)
 		require.NoError(t, k.W.Run(3500*sim.Millisecond))
-		k.wbBandwidthEstimateStart()
+		k.wbBandwidthEstimateStart(k.BDI)
 		assert.Equal(t, int64(3000), k.BDI.bwTimeStamp, "not idle for HZ")
 	})
 	t.Run("update after the last completion", func(t *testing.T) {
@@ -343,8 +343,8 @@ func TestThinkTimeCompensation(t *testing.T) {
 func TestWbMinMaxPause(t *testing.T) {
 	k, _ := newTestKernel(t, func(p *Params) { p.Variants = v61() })
 	// bw = dirty_ratelimit = 25600 pages/s (INIT_BW)
-	assert.Equal(t, int64(22400/201+1), k.bdiMaxPause(22400))
-	assert.Equal(t, int64(200), k.bdiMaxPause(1<<20), "MAX_PAUSE")
+	assert.Equal(t, int64(22400/201+1), k.bdiMaxPause(k.BDI, 22400))
+	assert.Equal(t, int64(200), k.bdiMaxPause(k.BDI, 1<<20), "MAX_PAUSE")
 	tests := []struct {
 		name                   string
 		maxPause, task, dirty  int64
@@ -359,7 +359,7 @@ func TestWbMinMaxPause(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			k.BDI.DirtyRatelimit = tc.ratelimit
-			mp, nr := k.wbMinPause(tc.maxPause, tc.task, tc.dirty)
+			mp, nr := k.wbMinPause(k.BDI, tc.maxPause, tc.task, tc.dirty)
 			assert.Equal(t, tc.wantMinPause, mp)
 			assert.Equal(t, tc.wantNrDP, nr)
 		})
@@ -392,7 +392,7 @@ func TestDirtyExceededRule(t *testing.T) {
 			if v6 {
 				want = tc.wantV6
 			}
-			assert.Equal(t, want, k.dirtyExceeded(tc.wbDirty, tc.wbThresh, tc.dirty, tc.thresh), "%s v6=%v", tc.name, v6)
+			assert.Equal(t, want, k.dirtyExceeded(k.BDI, tc.wbDirty, tc.wbThresh, tc.dirty, tc.thresh), "%s v6=%v", tc.name, v6)
 		}
 	}
 }
@@ -403,7 +403,7 @@ func TestBalancedRateCappedAtWriteBW(t *testing.T) {
 		_, thresh, _, setpoint := k.DirtyLimits()
 		bg, _ := k.dirtyLimits()
 		// nothing dirtied in the period: dirty_rate 0, balanced = task_ratelimit * write_bw
-		k.bdiUpdateDirtyRatelimit(thresh, bg, setpoint, thresh, setpoint, k.BDI.dirtiedStamp, 200)
+		k.bdiUpdateDirtyRatelimit(k.BDI, thresh, bg, setpoint, thresh, setpoint, k.BDI.dirtiedStamp, 200)
 		if capped {
 			assert.Equal(t, k.BDI.AvgWriteBandwidth, k.BDI.BalancedDirtyRatelimit)
 		} else {
@@ -449,7 +449,7 @@ func TestTraceV66Wording(t *testing.T) {
 		th := k.NewThread("dd")
 		in := k.NewInode()
 		k.DirtyPages(th, in, 0, 20000, 20000*PageSize) // over the background threshold
-		k.StartBackgroundWriteback()
+		k.StartBackgroundWriteback(k.BDI)
 		_, _, _, setpoint := k.DirtyLimits()
 		k.G.NrFileDirty, k.BDI.Stats.Reclaimable = setpoint, setpoint
 		th.NrDirtied = 256

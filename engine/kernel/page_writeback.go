@@ -87,17 +87,13 @@ func (k *Kernel) DirtyLimits() (bg, thresh, limit, setpoint int64) {
 }
 
 // overBgroundThresh is over_bground_thresh (v3.2).
-func (k *Kernel) overBgroundThresh(th *Thread) bool {
+func (k *Kernel) overBgroundThresh(b *BDI, th *Thread) bool {
 	bg, _ := k.globalDirtyLimits(th)
 	if k.G.NrFileDirty > bg {
 		return true
 	}
-	return k.BDI.Stats.Reclaimable > k.bdiDirtyLimit(bg)
+	return b.Stats.Reclaimable > k.bdiDirtyLimit(b, bg)
 }
-
-// bdiDirtyLimit is bdi_dirty_limit (v3.2) for the only bdi: its writeout fraction is
-// 1 (all completions are its own), min_ratio 0, max_ratio 100.
-func (k *Kernel) bdiDirtyLimit(dirty int64) int64 { return dirty }
 
 // bdiStatError is bdi_stat_error(): nr_cpu_ids * BDI_STAT_BATCH.
 func (k *Kernel) bdiStatError() int64 {
@@ -129,8 +125,8 @@ func posRatioPolynomV6(setpoint, dirty, limit int64) int64 {
 // bdiPositionRatio is bdi_position_ratio (v3.2): the global control line times the
 // bdi's linear line (slope 1/(8*write_bw)) and the bdi reserve area. With
 // PosRatioClamp it is wb_position_ratio (v6): clamped polynom, "| 1" divisors.
-func (k *Kernel) bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty int64) int64 {
-	writeBW := k.BDI.AvgWriteBandwidth
+func (k *Kernel) bdiPositionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty int64) int64 {
+	writeBW := b.AvgWriteBandwidth
 	freerun := (thresh + bg) / 2
 	limit := max(thresh, k.globalDirtyLimit)
 	if dirty >= limit {
@@ -143,6 +139,21 @@ func (k *Kernel) bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty int64) 
 		pos = posRatioPolynomV6(setpoint, dirty, limit)
 	} else {
 		pos = posRatioPolynom(setpoint, dirty, limit)
+	}
+	if b.Knobs.StrictLimit {
+		// BDI_CAP_STRICTLIMIT (3.12+): the bdi's own control line, from its
+		// free-run ceiling (setpoint) to its limit
+		if bdiDirty < 8 {
+			return min(pos*2, 2<<ratelimitCalcShift)
+		}
+		if bdiDirty >= bdiThresh {
+			return 0
+		}
+		wbSetpoint := (bdiThresh + wbBgThresh(bdiThresh, bg, thresh)) / 2
+		if wbSetpoint == 0 || wbSetpoint == bdiThresh {
+			return 0
+		}
+		return min(pos, posRatioPolynomV6(wbSetpoint, bdiDirty, bdiThresh))
 	}
 
 	bdiThresh = min(bdiThresh, thresh)
@@ -177,14 +188,14 @@ func (k *Kernel) bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty int64) 
 // bdiMaxPause is bdi_max_pause (v3.2), in jiffies; with WbMaxPause it is
 // wb_max_pause (v6): wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, at most
 // MAX_PAUSE (the pool would drain in 1/8 of the pause).
-func (k *Kernel) bdiMaxPause(bdiDirty int64) int64 {
+func (k *Kernel) bdiMaxPause(b *BDI, bdiDirty int64) int64 {
 	hz := k.W.HZ()
-	bw := k.BDI.AvgWriteBandwidth
+	bw := b.AvgWriteBandwidth
 	if k.P.Variants.WbMaxPause {
 		t := bdiDirty/(1+bw/roundupPow2(1+hz/8)) + 1
 		return min(t, max(hz/5, 1))
 	}
-	hi, lo := ilog2(bw), ilog2(k.BDI.DirtyRatelimit)
+	hi, lo := ilog2(bw), ilog2(b.DirtyRatelimit)
 	t := hz / 50
 	if hi > lo {
 		t += (hi - lo) * (20 * hz) / 1024
@@ -200,9 +211,9 @@ const dirtyPollThresh = 128 >> (PageShift - 10)
 // jiffies, and the nr_dirtied_pause that aims at it: 10 ms for one dd, +10 ms per
 // doubling of dirtiers, at most 1 + max_pause/2; at least DIRTY_POLL_THRESH pages
 // between pauses; pages trimmed so the next pause does not exceed max_pause.
-func (k *Kernel) wbMinPause(maxPause, taskRatelimit, dirtyRatelimit int64) (minPause, nrDirtiedPause int64) {
+func (k *Kernel) wbMinPause(b *BDI, maxPause, taskRatelimit, dirtyRatelimit int64) (minPause, nrDirtiedPause int64) {
 	hz := k.W.HZ()
-	hi, lo := ilog2(k.BDI.AvgWriteBandwidth), ilog2(k.BDI.DirtyRatelimit)
+	hi, lo := ilog2(b.AvgWriteBandwidth), ilog2(b.DirtyRatelimit)
 	t := max(1, hz/100)
 	if hi > lo {
 		t += (hi - lo) * (10 * hz) / 1024
@@ -254,8 +265,7 @@ func (k *Kernel) globalUpdateBandwidth(thresh, dirty int64) {
 }
 
 // bdiUpdateWriteBandwidth is bdi_update_write_bandwidth (v3.2).
-func (k *Kernel) bdiUpdateWriteBandwidth(elapsed, written int64) {
-	b := k.BDI
+func (k *Kernel) bdiUpdateWriteBandwidth(b *BDI, elapsed, written int64) {
 	period := roundupPow2(3 * k.W.HZ())
 	avg, old := b.AvgWriteBandwidth, b.WriteBandwidth
 	bw := (written - b.writtenStamp) * k.W.HZ()
@@ -276,8 +286,7 @@ func (k *Kernel) bdiUpdateWriteBandwidth(elapsed, written int64) {
 }
 
 // bdiUpdateDirtyRatelimit is bdi_update_dirty_ratelimit (v3.2).
-func (k *Kernel) bdiUpdateDirtyRatelimit(thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed int64) {
-	b := k.BDI
+func (k *Kernel) bdiUpdateDirtyRatelimit(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed int64) {
 	freerun := (thresh + bg) / 2
 	limit := max(thresh, k.globalDirtyLimit)
 	setpoint := (freerun + limit) / 2
@@ -285,7 +294,7 @@ func (k *Kernel) bdiUpdateDirtyRatelimit(thresh, bg, dirty, bdiThresh, bdiDirty,
 	dirtyRatelimit := b.DirtyRatelimit
 
 	dirtyRate := (dirtied - b.dirtiedStamp) * k.W.HZ() / elapsed
-	pos := k.bdiPositionRatio(thresh, bg, dirty, bdiThresh, bdiDirty)
+	pos := k.bdiPositionRatio(b, thresh, bg, dirty, bdiThresh, bdiDirty)
 	taskRatelimit := dirtyRatelimit*pos>>ratelimitCalcShift + 1
 	balanced := taskRatelimit * writeBW / (dirtyRate | 1)
 	if k.P.Variants.BalancedRateCap {
@@ -335,8 +344,7 @@ func (k *Kernel) bdiUpdateDirtyRatelimit(thresh, bg, dirty, bdiThresh, bdiDirty,
 
 // bdiUpdateBandwidth is __bdi_update_bandwidth (v3.2), run at most every 200 ms.
 // thresh == 0 (the flusher's wb_update_bandwidth) updates the write bandwidth only.
-func (k *Kernel) bdiUpdateBandwidth(thresh, bg, dirty, bdiThresh, bdiDirty, startTime int64) {
-	b := k.BDI
+func (k *Kernel) bdiUpdateBandwidth(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty, startTime int64) {
 	now := k.W.Jiffies()
 	interval := max(k.W.HZ()/5, 1)
 	if now <= b.bwTimeStamp+interval {
@@ -348,9 +356,9 @@ func (k *Kernel) bdiUpdateBandwidth(thresh, bg, dirty, bdiThresh, bdiDirty, star
 	if k.P.Variants.BandwidthFromWritepages || !(elapsed > k.W.HZ() && b.bwTimeStamp < startTime) {
 		if thresh != 0 {
 			k.globalUpdateBandwidth(thresh, dirty)
-			k.bdiUpdateDirtyRatelimit(thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed)
+			k.bdiUpdateDirtyRatelimit(b, thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed)
 		}
-		k.bdiUpdateWriteBandwidth(elapsed, written)
+		k.bdiUpdateWriteBandwidth(b, elapsed, written)
 	}
 	b.dirtiedStamp, b.writtenStamp, b.bwTimeStamp = dirtied, written, now
 }
@@ -359,8 +367,7 @@ func (k *Kernel) bdiUpdateBandwidth(thresh, bg, dirty, bdiThresh, bdiDirty, star
 // do_writepages): after more than WB_BANDWIDTH_IDLE_JIF (HZ) without an update and
 // with no inode under writeback, re-snapshot the counters so the idle time does not
 // count as a period of zero bandwidth.
-func (k *Kernel) wbBandwidthEstimateStart() {
-	b := k.BDI
+func (k *Kernel) wbBandwidthEstimateStart(b *BDI) {
 	now := k.W.Jiffies()
 	if now-b.bwTimeStamp > k.W.HZ() && b.Stats.Writeback == 0 {
 		b.dirtiedStamp, b.writtenStamp, b.bwTimeStamp = b.Stats.Dirtied, b.Stats.Written, now
@@ -370,24 +377,23 @@ func (k *Kernel) wbBandwidthEstimateStart() {
 // wbUpdateBandwidthV6 is __wb_update_bandwidth(gdtc, NULL, false) (v6): the write
 // bandwidth only, elapsed >= 1, no idle skip (the callers check BANDWIDTH_INTERVAL
 // where they do: do_writepages does, the delayed work after IO completion does not).
-func (k *Kernel) wbUpdateBandwidthV6() {
-	b := k.BDI
+func (k *Kernel) wbUpdateBandwidthV6(b *BDI) {
 	now := k.W.Jiffies()
 	elapsed := max(now-b.bwTimeStamp, 1)
-	k.bdiUpdateWriteBandwidth(elapsed, b.Stats.Written)
+	k.bdiUpdateWriteBandwidth(b, elapsed, b.Stats.Written)
 	b.AvgWriteBandwidth = max(b.AvgWriteBandwidth, 1)
 	b.dirtiedStamp, b.writtenStamp, b.bwTimeStamp = b.Stats.Dirtied, b.Stats.Written, now
 }
 
 // wbUpdateBandwidthWorkfn is wb_update_bandwidth_workfn (v6), the bw_dwork queued
 // BANDWIDTH_INTERVAL after an inode's writeback ended.
-func (k *Kernel) wbUpdateBandwidthWorkfn() { k.wbUpdateBandwidthV6() }
+func (k *Kernel) wbUpdateBandwidthWorkfn(b *BDI) { k.wbUpdateBandwidthV6(b) }
 
 // wbInodeWritebackEnd is wb_inode_writeback_end (v6): the inode has no page under
 // writeback any more; queue the bandwidth update BANDWIDTH_INTERVAL later (a
 // pending one is not moved, so inodes ending together share one update).
-func (k *Kernel) wbInodeWritebackEnd() {
-	f := k.flusher
+func (k *Kernel) wbInodeWritebackEnd(b *BDI) {
+	f := b.flusher
 	if f == nil || f.bwDwork.Pending() {
 		return
 	}
@@ -395,7 +401,17 @@ func (k *Kernel) wbInodeWritebackEnd() {
 }
 
 // wbUpdateBandwidth is wb_update_bandwidth (v3.2), called by the flusher.
-func (k *Kernel) wbUpdateBandwidth(startTime int64) { k.bdiUpdateBandwidth(0, 0, 0, 0, 0, startTime) }
+func (k *Kernel) wbUpdateBandwidth(b *BDI, startTime int64) {
+	k.bdiUpdateBandwidth(b, 0, 0, 0, 0, 0, startTime)
+}
+
+// mappingBDI is the bdi of the file th last dirtied (the first disk before any).
+func (k *Kernel) mappingBDI(th *Thread) *BDI {
+	if th.mapping != nil {
+		return th.mapping
+	}
+	return k.BDI
+}
 
 // bdpState holds balance_dirty_pages' locals across its sleep.
 type bdpState struct {
@@ -434,7 +450,7 @@ func (k *Kernel) BalanceDirtyPagesRatelimited(th *Thread, nr int64) bool {
 		return k.balanceDirtyPagesRatelimitedIOFull(th, nr)
 	}
 	ratelimit := th.NrDirtiedPause
-	if k.BDI.DirtyExceeded {
+	if k.mappingBDI(th).DirtyExceeded {
 		ratelimit = min(ratelimit, 32>>(PageShift-10))
 	}
 	th.NrDirtied += nr
@@ -458,14 +474,14 @@ func (k *Kernel) BalanceDirtyPagesRatelimited(th *Thread, nr int64) bool {
 func (k *Kernel) RatelimitRoom(th *Thread) int64 {
 	if k.P.Variants.IOFullThrottle {
 		ratelimit := k.ratelimitPages
-		if k.BDI.DirtyExceeded {
+		if k.mappingBDI(th).DirtyExceeded {
 			ratelimit = 8
 		}
 		cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
 		return max(ratelimit-k.bdpRatelimits[cpu], 1)
 	}
 	ratelimit := th.NrDirtiedPause
-	if k.BDI.DirtyExceeded {
+	if k.mappingBDI(th).DirtyExceeded {
 		ratelimit = min(ratelimit, 32>>(PageShift-10))
 	}
 	room := ratelimit - th.NrDirtied
@@ -492,7 +508,7 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 		return k.balanceDirtyPagesV6(th, resume)
 	}
 	s := &th.bdp
-	b := k.BDI
+	b := k.mappingBDI(th)
 	hz := k.W.HZ()
 	if !resume {
 		k.bdpEnter(th)
@@ -516,18 +532,18 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 			break
 		}
 		if !b.writebackRunning {
-			k.StartBackgroundWriteback()
+			k.StartBackgroundWriteback(b)
 		}
-		bdiThresh := k.bdiDirtyLimit(s.thresh)
+		bdiThresh := k.bdiDirtyLimit(b, s.thresh)
 		s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
-		s.dirtyExceeded = k.dirtyExceeded(s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
+		s.dirtyExceeded = k.dirtyExceeded(b, s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
 		if s.dirtyExceeded && !b.DirtyExceeded {
 			b.DirtyExceeded = true
 		}
-		k.bdiUpdateBandwidth(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
-		s.maxPause = k.bdiMaxPause(s.bdiDirty)
+		k.bdiUpdateBandwidth(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
+		s.maxPause = k.bdiMaxPause(b, s.bdiDirty)
 		s.dirtyRatelimit = b.DirtyRatelimit
-		pos := k.bdiPositionRatio(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
+		pos := k.bdiPositionRatio(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
 		s.taskRatelimit = s.dirtyRatelimit * pos >> ratelimitCalcShift
 		th.Stats.LastTaskBW = s.taskRatelimit
 		var pause int64
@@ -536,18 +552,18 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 		} else {
 			pause = hz * s.pagesDirtied / s.taskRatelimit
 			if pause <= 0 {
-				k.traceBdp(th, s, bdiThresh, 0)
+				k.traceBdp(th, b, s, bdiThresh, 0)
 				s.pause = 1 // avoid resetting nr_dirtied_pause below
 				break
 			}
 			pause = min(pause, s.maxPause)
 		}
-		k.traceBdp(th, s, bdiThresh, pause)
+		k.traceBdp(th, b, s, bdiThresh, pause)
 		s.pause = pause
 		s.slept = true
 		th.Stats.Pauses++
 		d := k.W.JiffiesToTime(pause)
-		k.Q.NoteDirtySleep(k.W.Now()) // bdi->wb.dirty_sleep, read by blk-wbt
+		b.Q.NoteDirtySleep(k.W.Now()) // bdi->wb.dirty_sleep, read by blk-wbt
 		th.Stats.notePause(d)
 		return d
 	}
@@ -570,16 +586,26 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 		return 0
 	}
 	if s.nrReclaimable > s.bg {
-		k.StartBackgroundWriteback()
+		k.StartBackgroundWriteback(b)
 	}
 	return 0
 }
 
+// wbBgThresh is wb_dirty_limits' wb_bg_thresh (v3.12+): the bdi's share of the
+// background threshold, in the proportion of its limit to the global one.
+func wbBgThresh(bdiThresh, bg, thresh int64) int64 {
+	if thresh == 0 {
+		return 0
+	}
+	return bdiThresh * bg / thresh
+}
+
 // dirtyExceeded is balance_dirty_pages' dirty_exceeded: v3.2 bdi_dirty > bdi_thresh
-// || nr_dirty > thresh; v6 (DirtyExceededV6) wb_dirty > wb_thresh && dirty > thresh.
-func (k *Kernel) dirtyExceeded(bdiDirty, bdiThresh, dirty, thresh int64) bool {
+// || nr_dirty > thresh; v6 (DirtyExceededV6) wb_dirty > wb_thresh && (dirty >
+// thresh || strictlimit).
+func (k *Kernel) dirtyExceeded(b *BDI, bdiDirty, bdiThresh, dirty, thresh int64) bool {
 	if k.P.Variants.DirtyExceededV6 {
-		return bdiDirty > bdiThresh && dirty > thresh
+		return bdiDirty > bdiThresh && (dirty > thresh || b.Knobs.StrictLimit)
 	}
 	return bdiDirty > bdiThresh || dirty > thresh
 }
@@ -597,7 +623,7 @@ func (k *Kernel) bdpEnter(th *Thread) {
 // wb_min_pause are not slept but carried as virtual time.
 func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
 	s := &th.bdp
-	b := k.BDI
+	b := k.mappingBDI(th)
 	hz := k.W.HZ()
 	if !resume {
 		k.bdpEnter(th)
@@ -617,30 +643,40 @@ func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
 		s.nrDirty = s.nrReclaimable + k.G.NrWriteback
 		s.bg, s.thresh = k.globalDirtyLimits(th)
 		if s.nrReclaimable > s.bg && !b.writebackRunning {
-			k.StartBackgroundWriteback()
+			k.StartBackgroundWriteback(b)
 		}
-		if s.nrDirty <= (s.thresh+s.bg)/2 { // free run
+		// strictlimit (3.12+): the free-run test on the bdi's own counts
+		dirty, thresh, bg := s.nrDirty, s.thresh, s.bg
+		var bdiThresh int64
+		if b.Knobs.StrictLimit {
+			bdiThresh = k.bdiDirtyLimit(b, s.thresh)
+			s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
+			dirty, thresh, bg = s.bdiDirty, bdiThresh, wbBgThresh(bdiThresh, s.bg, s.thresh)
+		}
+		if dirty <= (thresh+bg)/2 { // free run
 			th.DirtyPausedWhen = now
 			th.NrDirtied = 0
-			th.NrDirtiedPause = dirtyPollInterval(s.nrDirty, s.thresh)
+			th.NrDirtiedPause = dirtyPollInterval(dirty, thresh)
 			break
 		}
 		if !b.writebackRunning {
-			k.StartBackgroundWriteback()
+			k.StartBackgroundWriteback(b)
 		}
-		bdiThresh := k.bdiDirtyLimit(s.thresh)
-		s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
-		s.dirtyExceeded = k.dirtyExceeded(s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
-		pos := k.bdiPositionRatio(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
+		if !b.Knobs.StrictLimit {
+			bdiThresh = k.bdiDirtyLimit(b, s.thresh)
+			s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
+		}
+		s.dirtyExceeded = k.dirtyExceeded(b, s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
+		pos := k.bdiPositionRatio(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
 		if s.dirtyExceeded && !b.DirtyExceeded {
 			b.DirtyExceeded = true
 		}
-		k.bdiUpdateBandwidth(s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
+		k.bdiUpdateBandwidth(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
 		dirtyRatelimit := b.DirtyRatelimit
 		s.taskRatelimit = dirtyRatelimit * pos >> ratelimitCalcShift
 		th.Stats.LastTaskBW = s.taskRatelimit
-		s.maxPause = k.bdiMaxPause(s.bdiDirty)
-		minPause, nrDirtiedPause := k.wbMinPause(s.maxPause, s.taskRatelimit, dirtyRatelimit)
+		s.maxPause = k.bdiMaxPause(b, s.bdiDirty)
+		minPause, nrDirtiedPause := k.wbMinPause(b, s.maxPause, s.taskRatelimit, dirtyRatelimit)
 		s.nrDirtiedPause = nrDirtiedPause
 		var period, pause int64
 		if s.taskRatelimit == 0 {
@@ -653,7 +689,7 @@ func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
 			}
 			if pause < minPause {
 				s.period, s.think = period, k.think(th, now)
-				k.traceBdp(th, s, bdiThresh, min(pause, 0))
+				k.traceBdp(th, b, s, bdiThresh, min(pause, 0))
 				switch {
 				case pause < -hz:
 					th.DirtyPausedWhen, th.NrDirtied = now, 0
@@ -672,12 +708,12 @@ func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
 			}
 		}
 		s.period, s.think = period, k.think(th, now)
-		k.traceBdp(th, s, bdiThresh, pause)
+		k.traceBdp(th, b, s, bdiThresh, pause)
 		s.now, s.pause = now, pause
 		s.slept = true
 		th.Stats.Pauses++
 		d := k.W.JiffiesToTime(pause)
-		k.Q.NoteDirtySleep(k.W.Now()) // wb->dirty_sleep, read by blk-wbt
+		b.Q.NoteDirtySleep(k.W.Now()) // wb->dirty_sleep, read by blk-wbt
 		th.Stats.notePause(d)
 		return d
 	}
@@ -686,7 +722,7 @@ func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
 	}
 	s.active = false
 	if !b.writebackRunning && s.nrReclaimable > s.bg {
-		k.StartBackgroundWriteback()
+		k.StartBackgroundWriteback(b)
 	}
 	return 0
 }
@@ -698,7 +734,7 @@ func (k *Kernel) think(th *Thread, now int64) int64 {
 	return now - th.DirtyPausedWhen
 }
 
-func (k *Kernel) traceBdp(th *Thread, s *bdpState, bdiThresh, pause int64) {
+func (k *Kernel) traceBdp(th *Thread, b *BDI, s *bdpState, bdiThresh, pause int64) {
 	if !k.Tracing() {
 		return
 	}
@@ -710,9 +746,9 @@ func (k *Kernel) traceBdp(th *Thread, s *bdpState, bdiThresh, pause int64) {
 	hz := k.W.HZ()
 	if k.tf != nil {
 		u := func(p int64) uint64 { return uint64(max(p, 0)) }
-		k.trace(th, "balance_dirty_pages", k.tf.BalanceDirtyPages(trace.BalancePayload{Bdi: k.BDI.Name,
+		k.trace(th, "balance_dirty_pages", k.tf.BalanceDirtyPages(trace.BalancePayload{Bdi: b.Name,
 			Limit: u(limit), Setpoint: u(setpoint), Dirty: u(s.nrDirty), BdiSetpoint: u(bdiSetpoint), BdiDirty: u(s.bdiDirty),
-			DirtyRatelimit: u(kb(k.BDI.DirtyRatelimit)), TaskRatelimit: u(kb(s.taskRatelimit)),
+			DirtyRatelimit: u(kb(b.DirtyRatelimit)), TaskRatelimit: u(kb(s.taskRatelimit)),
 			Dirtied: uint32(s.pagesDirtied), DirtiedPause: uint32(th.NrDirtiedPause),
 			Paused: u((k.W.Jiffies() - s.startTime) * 1000 / hz), Pause: pause * 1000 / hz,
 			Period: u(s.period * 1000 / hz), Think: s.think * 1000 / hz}))
@@ -720,7 +756,7 @@ func (k *Kernel) traceBdp(th *Thread, s *bdpState, bdiThresh, pause int64) {
 	}
 	payload := fmt.Sprintf(
 		"bdi %s: limit=%d setpoint=%d dirty=%d bdi_setpoint=%d bdi_dirty=%d dirty_ratelimit=%d task_ratelimit=%d dirtied=%d dirtied_pause=%d paused=%d pause=%d",
-		k.BDI.Name, limit, setpoint, s.nrDirty, bdiSetpoint, s.bdiDirty, kb(k.BDI.DirtyRatelimit), kb(s.taskRatelimit),
+		b.Name, limit, setpoint, s.nrDirty, bdiSetpoint, s.bdiDirty, kb(b.DirtyRatelimit), kb(s.taskRatelimit),
 		s.pagesDirtied, th.NrDirtiedPause, (k.W.Jiffies()-s.startTime)*1000/hz, pause*1000/hz)
 	if k.P.Variants.BdpThinkTime {
 		// v3.3+: " period=%lu think=%ld" (ms)
@@ -729,15 +765,18 @@ func (k *Kernel) traceBdp(th *Thread, s *bdpState, bdiThresh, pause int64) {
 	k.trace(th, "balance_dirty_pages", payload)
 }
 
-// TaskRatelimitNow is the task_ratelimit balance_dirty_pages would compute now
-// (pages/s), for time series.
-func (k *Kernel) TaskRatelimitNow() int64 {
+// TaskRatelimitNow is the task_ratelimit balance_dirty_pages would compute now for
+// a writer to the first disk (pages/s), for time series.
+func (k *Kernel) TaskRatelimitNow() int64 { return k.TaskRatelimitOn(k.BDI) }
+
+// TaskRatelimitOn is TaskRatelimitNow for a writer to b.
+func (k *Kernel) TaskRatelimitOn(b *BDI) int64 {
 	nrDirty := k.G.NrFileDirty + k.G.NrWriteback
 	bg, thresh := k.dirtyLimits()
-	if nrDirty <= (thresh+bg)/2 {
+	if nrDirty <= (thresh+bg)/2 && !b.Knobs.StrictLimit {
 		return 0
 	}
-	bdiDirty := k.BDI.Stats.Reclaimable + k.BDI.Stats.Writeback
-	pos := k.bdiPositionRatio(thresh, bg, nrDirty, k.bdiDirtyLimit(thresh), bdiDirty)
-	return k.BDI.DirtyRatelimit * pos >> ratelimitCalcShift
+	bdiDirty := b.Stats.Reclaimable + b.Stats.Writeback
+	pos := k.bdiPositionRatio(b, thresh, bg, nrDirty, k.bdiDirtyLimit(b, thresh), bdiDirty)
+	return b.DirtyRatelimit * pos >> ratelimitCalcShift
 }

@@ -40,9 +40,18 @@ import (
 // task_dirty_limit's per-task share of bdi_thresh, sync_supers() at the start of
 // wb_kupdate, laptop mode.
 
-// wbInodesM is writeback_inodes(wbc) → generic_sync_sb_inodes (2.6.30, one
-// superblock) as a resumable machine.
+// wbInodesM is writeback_inodes(wbc) → generic_sync_sb_inodes (2.6.30) as a
+// resumable machine: the walk over the superblocks (one per bdi here), newest
+// mount first (list_for_each_entry_reverse(sb, &super_blocks)), skipping those
+// without dirty inodes, until nr_to_write is used up.
 type wbInodesM struct {
+	// bdi is wbc->bdi: a dirtier writes back only its own bdi's superblocks
+	// (generic_sync_sb_inodes stops at once on another queue); nil for pdflush.
+	bdi     *BDI
+	walking bool
+	sb      int  // index into k.bdis of the superblock being written
+	inSb    bool // inside generic_sync_sb_inodes(sb)
+
 	wbc           WritebackControl
 	nonblocking   bool  // wbc->nonblocking
 	congested     bool  // wbc->encountered_congestion
@@ -62,14 +71,46 @@ type wbInodesM struct {
 
 // writebackInodes runs m; it reports true when th blocked (call again on resume).
 func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
-	b := k.BDI
-	if !m.started {
-		m.started, m.start = true, k.W.Jiffies()
+	if !m.walking {
+		m.walking, m.sb = true, len(k.bdis)-1
 		m.congested, m.moreIO = false, false
 		// writeback_inodes: sb_lock, the super_blocks walk, s_umount, inode_lock
 		th.Charge(k.P.Costs.WbLoop)
+	}
+	for m.sb >= 0 {
+		b := k.bdis[m.sb]
+		if !m.inSb {
+			if m.bdi != nil && b != m.bdi {
+				m.sb-- // generic_sync_sb_inodes: "fs has the wrong queue"
+				continue
+			}
+			if len(k.bdis) > 1 && !b.wbHasDirtyIO() {
+				m.sb-- // sb_has_dirty_inodes
+				continue
+			}
+			m.inSb = true
+			th.useBDI(b)
+		}
+		if k.genericSyncSbInodes(th, b, m) {
+			return true
+		}
+		m.inSb = false
+		m.sb--
+		if m.wbc.NrToWrite <= 0 {
+			break
+		}
+	}
+	m.walking = false
+	return false
+}
+
+// genericSyncSbInodes is generic_sync_sb_inodes (2.6.30) for b's superblock; it
+// reports true when th blocked.
+func (k *Kernel) genericSyncSbInodes(th *Thread, b *BDI, m *wbInodesM) bool {
+	if !m.started {
+		m.started, m.start = true, k.W.Jiffies()
 		if !m.wbc.ForKupdate || b.bIO.n == 0 {
-			k.queueIO(th, &WbWritebackWork{olderThanThis: m.olderThanThis, hasOlder: m.hasOlder, Reason: ReasonBackground})
+			k.queueIO(b, th, &WbWritebackWork{olderThanThis: m.olderThanThis, hasOlder: m.hasOlder, Reason: ReasonBackground})
 		}
 	}
 	for {
@@ -78,7 +119,7 @@ func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
 				break
 			}
 			in := b.bIO.tail
-			if m.nonblocking && k.Q.Congested(devices.Write) {
+			if m.nonblocking && b.Q.Congested(devices.Write) {
 				m.congested = true // skip a congested fs
 				break
 			}
@@ -96,7 +137,7 @@ func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
 			m.wsi.wc.nonblocking = m.nonblocking
 			m.held = 0
 			if m.nonblocking {
-				if room := k.nonblockingRoom(th, in); room < m.wsi.wc.Wbc.NrToWrite {
+				if room := k.nonblockingRoom(b, in); room < m.wsi.wc.Wbc.NrToWrite {
 					m.held = m.wsi.wc.Wbc.NrToWrite - room
 					m.wsi.wc.Wbc.NrToWrite = room
 				}
@@ -109,7 +150,7 @@ func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
 		m.inInode = false
 		in := m.wsi.in
 		m.wbc.NrToWrite, m.wbc.PagesSkipped = m.wsi.wc.Wbc.NrToWrite+m.held, m.wsi.wc.Wbc.PagesSkipped
-		if m.wsi.wc.congested || (m.held > 0 && k.Q.Congested(devices.Write)) {
+		if m.wsi.wc.congested || (m.held > 0 && b.Q.Congested(devices.Write)) {
 			m.congested = true
 		}
 		if !m.wsi.requeued {
@@ -139,13 +180,13 @@ func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
 // allocated) is the last. The filesystems' ->writepages walk (ext4's mpage_da
 // pages) does not look at wbc->nonblocking in this model, so writeback_inodes
 // gives the pass only this much of its nr_to_write and keeps the rest.
-func (k *Kernel) nonblockingRoom(th *Thread, in *Inode) int64 {
-	nr := k.Q.Spec().NrRequests
-	allowed := int64(k.Q.FreeRequests(devices.Write, 0) - (nr/8 - 1)) // requests until congested
+func (k *Kernel) nonblockingRoom(b *BDI, in *Inode) int64 {
+	nr := b.Q.Spec().NrRequests
+	allowed := int64(b.Q.FreeRequests(devices.Write, 0) - (nr/8 - 1)) // requests until congested
 	if allowed < 1 {
 		return 1
 	}
-	maxPages := k.Q.MaxPages()
+	maxPages := b.Q.MaxPages()
 	pages := int64(0)
 	// range_cyclic: from writeback_index to the end, then from 0 up to it
 	idx, end, cycled := in.WritebackIndex, longMax, in.WritebackIndex == 0
@@ -179,7 +220,7 @@ func (k *Kernel) nonblockingRoom(th *Thread, in *Inode) int64 {
 // and that was not dirtied again meanwhile (I_DIRTY_SYNC/DATASYNC here: pages
 // redirtied during the pass are not told apart).
 func (k *Kernel) syncSingleInodeRequeue(in *Inode, wbc *WritebackControl) {
-	if in.State&IFreeing != 0 || in.list != &k.BDI.bMoreIO {
+	if in.State&IFreeing != 0 || in.list != &in.bdi.bMoreIO {
 		return // v3.2 and 2.6.30 agree (redirty_tail, clean, or requeued by I_SYNC)
 	}
 	if wbc.ForKupdate && wbc.NrToWrite <= 0 && in.State&(IDirtySync|IDirtyDatasync) == 0 {
@@ -196,9 +237,10 @@ func (k *Kernel) congestionWait(th *Thread) {
 	th.Task.WaitTimeout(&k.congestionWQ, k.W.JiffiesToTime(max(k.W.HZ()/10, 1)))
 }
 
-// wakeCongestion is clear_bdi_congested's wake-up of congestion_wait sleepers.
-func (k *Kernel) wakeCongestion() {
-	if k.congestionWQ.Len() > 0 && !k.Q.Congested(devices.Write) {
+// wakeCongestion is clear_bdi_congested's wake-up of congestion_wait sleepers:
+// b's queue leaving write congestion wakes every sleeper (one global wait queue).
+func (k *Kernel) wakeCongestion(b *BDI) {
+	if k.congestionWQ.Len() > 0 && !b.Q.Congested(devices.Write) {
 		k.congestionWQ.WakeAll()
 	}
 }
@@ -273,7 +315,7 @@ func newPdflush(k *Kernel) *pdflush {
 // the kthread creation (boot's are created before the simulation starts).
 func (k *Kernel) startOnePdflushThread(runtime bool) {
 	p := k.pd
-	t := &pdflushThread{k: k, th: k.NewThread("pdflush")}
+	t := &pdflushThread{k: k, th: k.NewThread("pdflush")} // moves between queues (useBDI)
 	t.th.Task.Resume = t.resume
 	p.threads = append(p.threads, t)
 	p.nr++ // nr_pdflush_threads++ in __pdflush, before it first sleeps
@@ -540,7 +582,7 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 		return k.balanceDirtyPagesPauseBackoff(th, resume)
 	}
 	s := &th.bdp
-	b := k.BDI
+	b := k.mappingBDI(th)
 	writeChunk := k.ratelimitPages + k.ratelimitPages/2 // sync_writeback_pages()
 	th.noYield = true
 	defer func() { th.noYield = false }()
@@ -565,7 +607,7 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 		// and again after the dirtier's writeback
 		th.Charge(k.P.Costs.BalanceDirty)
 		bg, thresh := k.globalDirtyLimits(th)
-		bdiThresh := k.taskDirtyLimit(th, k.bdiDirtyLimit(thresh))
+		bdiThresh := k.taskDirtyLimit(th, k.bdiDirtyLimit(b, thresh))
 		s.bdiThresh = bdiThresh
 		bdiDirty := b.Stats.Reclaimable + b.Stats.Writeback
 		if s.ioFullStage == 0 {
@@ -578,7 +620,7 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 			}
 			b.DirtyExceeded = true
 			if b.Stats.Reclaimable > 0 {
-				s.m = wbInodesM{wbc: WritebackControl{SyncMode: WBSyncNone, NrToWrite: writeChunk, RangeCyclic: true, RangeEnd: longMax}}
+				s.m = wbInodesM{bdi: b, wbc: WritebackControl{SyncMode: WBSyncNone, NrToWrite: writeChunk, RangeCyclic: true, RangeEnd: longMax}}
 				s.ioFullStage = 1
 				continue
 			}
@@ -602,7 +644,7 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 		return 0 // pdflush / the flusher is already working this queue
 	}
 	if bg, _ := k.dirtyLimits(); k.G.NrFileDirty > bg {
-		k.StartBackgroundWriteback()
+		k.StartBackgroundWriteback(b)
 	}
 	return 0
 }
@@ -612,7 +654,7 @@ func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
 // bdi is over its limit.
 func (k *Kernel) balanceDirtyPagesRatelimitedIOFull(th *Thread, nr int64) bool {
 	ratelimit := k.ratelimitPages
-	if k.BDI.DirtyExceeded {
+	if k.mappingBDI(th).DirtyExceeded {
 		ratelimit = 8
 	}
 	th.Stats.Dirtied += nr
@@ -634,7 +676,7 @@ func (k *Kernel) balanceDirtyPagesRatelimitedIOFull(th *Thread, nr int64) bool {
 // io_schedule_timeout(pause), the pause doubling from one jiffy to HZ/10.
 func (k *Kernel) balanceDirtyPagesPauseBackoff(th *Thread, resume bool) sim.Time {
 	s := &th.bdp
-	b := k.BDI
+	b := k.mappingBDI(th)
 	writeChunk := k.ratelimitPages + k.ratelimitPages/2 // sync_writeback_pages(ratelimit)
 	th.noYield = true
 	defer func() { th.noYield = false }()
@@ -667,14 +709,14 @@ func (k *Kernel) balanceDirtyPagesPauseBackoff(th *Thread, resume bool) sim.Time
 			if global < (bg+thresh)/2 {
 				break // throttle only when background writeback cannot catch up
 			}
-			s.bdiThresh = k.taskDirtyLimit(th, k.bdiDirtyLimit(thresh))
+			s.bdiThresh = k.taskDirtyLimit(th, k.bdiDirtyLimit(b, thresh))
 			exceeded = b.Stats.Reclaimable+b.Stats.Writeback >= s.bdiThresh || global >= thresh
 			if !exceeded {
 				break
 			}
 			b.DirtyExceeded = true
 			if b.Stats.Reclaimable > s.bdiThresh {
-				s.m = wbInodesM{wbc: WritebackControl{SyncMode: WBSyncNone, NrToWrite: writeChunk, RangeCyclic: true, RangeEnd: longMax}}
+				s.m = wbInodesM{bdi: b, wbc: WritebackControl{SyncMode: WBSyncNone, NrToWrite: writeChunk, RangeCyclic: true, RangeEnd: longMax}}
 				s.ioFullStage = 1
 				continue
 			}
@@ -695,7 +737,7 @@ func (k *Kernel) balanceDirtyPagesPauseBackoff(th *Thread, resume bool) sim.Time
 		return 0
 	}
 	if bg, _ := k.dirtyLimits(); k.G.NrFileDirty > bg {
-		k.StartBackgroundWriteback()
+		k.StartBackgroundWriteback(b)
 	}
 	return 0
 }

@@ -254,7 +254,7 @@ func TestNonblockingRoom(t *testing.T) {
 				in.Dirty.Add(r[0], r[1]-r[0])
 			}
 			in.WritebackIndex = tc.wbi
-			assert.Equal(t, tc.wantN, k.nonblockingRoom(k.Pdflush()[0], in))
+			assert.Equal(t, tc.wantN, k.nonblockingRoom(k.BDI, in))
 		})
 	}
 }

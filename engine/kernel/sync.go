@@ -34,7 +34,7 @@ func (k *Kernel) RunFsync(f *Fsync) bool {
 	for {
 		switch f.stage {
 		case fsyncWrite: // __filemap_fdatawrite_range(WB_SYNC_ALL) → do_writepages
-			if k.FS.Writepages(&f.wc) {
+			if in.bdi.FS.Writepages(&f.wc) {
 				return true
 			}
 			f.stage = fsyncWait
@@ -51,7 +51,7 @@ func (k *Kernel) RunFsync(f *Fsync) bool {
 			}
 			f.stage = fsyncCommit
 		case fsyncCommit: // the journal commit of ext3/ext4 ->fsync
-			if c, ok := k.FS.(FsyncCommitter); ok && c.FsyncCommit(th, in) {
+			if c, ok := in.bdi.FS.(FsyncCommitter); ok && c.FsyncCommit(th, in) {
 				return true
 			}
 			f.stage = fsyncDone
@@ -64,12 +64,15 @@ func (k *Kernel) RunFsync(f *Fsync) bool {
 	}
 }
 
-// SyncInodesSb is sync_inodes_sb (v3.2) from th: queue a WB_SYNC_ALL work for every
-// inode and return it; th waits with work.Wait until the flusher completes it.
-// (wait_sb_inodes follows: the work's WB_SYNC_ALL writeback_single_inode already
-// waits on each inode's pages in this single-bdi model.)
-func (k *Kernel) SyncInodesSb() *WbWritebackWork {
+// SyncInodesSb is sync_inodes_sb (v3.2) on the first disk; see SyncInodesSbOn.
+func (k *Kernel) SyncInodesSb() *WbWritebackWork { return k.SyncInodesSbOn(k.BDI) }
+
+// SyncInodesSbOn is sync_inodes_sb (v3.2) for b's superblock: queue a WB_SYNC_ALL
+// work for every inode and return it; the caller waits with work.Wait until b's
+// flusher completes it. (wait_sb_inodes follows: the work's WB_SYNC_ALL
+// writeback_single_inode already waits on each inode's pages.)
+func (k *Kernel) SyncInodesSbOn(b *BDI) *WbWritebackWork {
 	w := &WbWritebackWork{NrPages: longMax, SyncMode: WBSyncAll, Reason: ReasonSync}
-	k.QueueWork(w)
+	k.QueueWorkOn(b, w)
 	return w
 }

@@ -157,6 +157,16 @@ type Variants struct {
 	DirtyExceededV6 bool
 	// BalancedRateCap caps balanced_dirty_ratelimit at write_bw (v6).
 	BalancedRateCap bool
+	// FpropCompletions is the v3.5+ writeout fraction (lib/flex_proportions:
+	// fprop_fraction_percpu on writeout_completions, halved every
+	// VM_COMPLETIONS_PERIOD_LEN = 3*HZ by the writeout_period timer); off: the
+	// 2.6.24-3.4 prop_local_percpu on vm_completions, halved every half-period of
+	// 2^calc_period_shift() completions. Only matters with several disks.
+	FpropCompletions bool
+	// StrictLimitCap is BDI_CAP_STRICTLIMIT support in balance_dirty_pages and
+	// wb_position_ratio (3.12+): a bdi with strictlimit set is throttled against
+	// its own limit, also below the global free-run ceiling.
+	StrictLimitCap bool
 
 	// v6.x block layer (kernel-notes §3, §7.1).
 
@@ -314,6 +324,12 @@ var Switches = []Switch{
 	{"balanced_rate_cap", "v6: balanced_dirty_ratelimit capped at write_bw",
 		"wb_update_dirty_ratelimit, mm/page-writeback.c v6.1", notesV6,
 		func(v *Variants) *bool { return &v.BalancedRateCap }},
+	{"fprop_completions", "v3.5+: writeout fraction from flex proportions halved every 3 s (off: prop_local_percpu, 2.6.24-3.4)",
+		"__bdi_writeout_inc, bdi_writeout_fraction, writeout_period, mm/page-writeback.c v6.1; lib/flex_proportions.c", notesV6,
+		func(v *Variants) *bool { return &v.FpropCompletions }},
+	{"strictlimit_cap", "3.12+: BDI_CAP_STRICTLIMIT bdis are throttled against their own limit",
+		"balance_dirty_pages, wb_position_ratio (strictlimit branches), mm/page-writeback.c v6.1", notesV6,
+		func(v *Variants) *bool { return &v.StrictLimitCap }},
 	{"wbt_v6", "blk-wbt v6 limits: max_depth <= 2 → normal = max, background = 1 (with wbt_from_kernel)",
 		"rq_depth_calc_max_depth, calc_wb_limits, block/blk-wbt.c v6.1", notesV6,
 		func(v *Variants) *bool { return &v.WBTV6 }},
@@ -507,6 +523,7 @@ func v61() Variants {
 	v.WorkqueueFlusher, v.BandwidthFromWritepages, v.WroteMinusSkipped = true, true, true
 	v.DomainDirtyLimits, v.PosRatioClamp, v.BdpThinkTime = true, true, true
 	v.WbMaxPause, v.DirtyExceededV6, v.BalancedRateCap = true, true, true
+	v.FpropCompletions, v.StrictLimitCap = true, true
 	// blk-wbt on by default with the merged RWB_DEF_DEPTH 16, the QD=1 rule and
 	// the v6 limits; blk-mq block layer
 	v = withWBT(v, true, true, 16)

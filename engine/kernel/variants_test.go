@@ -63,7 +63,7 @@ func TestQueueIOSplicesMoreIOWait(t *testing.T) {
 	mk("A", &b.bMoreIO)
 	mk("W", &b.bMoreIOWait)
 	assert.True(t, b.wbHasDirtyIO())
-	k.queueIO(nil, &WbWritebackWork{olderThanThis: 50, hasOlder: true})
+	k.queueIO(k.BDI, nil, &WbWritebackWork{olderThanThis: 50, hasOlder: true})
 	assert.Equal(t, "fWA", names(&b.bIO, byIno))
 	assert.Equal(t, 0, b.MoreIOWaitLen())
 	require.NoError(t, k.CheckInvariants())
@@ -148,7 +148,7 @@ func TestKupdateRetryEarly(t *testing.T) {
 		k, _ := newTestKernel(t, func(p *Params) { p.Variants = v })
 		fs := &failFS{failUntil: 37 * sim.Second}
 		fs.k = k
-		k.FS = fs
+		k.FS, k.BDI.FS = fs, fs
 		a := k.NewInode()
 		th := k.NewThread("writer")
 		k.DirtyPages(th, a, 0, 4, 4*PageSize)

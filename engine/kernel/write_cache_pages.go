@@ -69,16 +69,16 @@ func (wc *WritebackCtx) WritePages(index, n int64) {
 	removed := in.Dirty.Remove(index, n)
 	in.Writeback.Add(index, n)
 	k.G.NrFileDirty -= removed
-	k.BDI.Stats.Reclaimable -= removed
+	in.bdi.Stats.Reclaimable -= removed
 	k.G.NrWriteback += n
-	k.BDI.Stats.Writeback += n
+	in.bdi.Stats.Writeback += n
 	wc.Th.Stats.PagesSubmitted += n
 	if wc.wcp.tagged {
 		wc.wcp.towrite.Remove(index, n)
 	}
-	b := devices.Bio{Sector: k.FS.Sector(in, index), Pages: n, Op: devices.Write, Flags: wc.WriteFlags(),
+	b := devices.Bio{Sector: in.bdi.FS.Sector(in, index), Pages: n, Op: devices.Write, Flags: wc.WriteFlags(),
 		Owner: k, Cookie: in.Ino, Index: index}
-	if k.Q.Submit(wc.Th.Sub, b) {
+	if in.bdi.Q.Submit(wc.Th.Sub, b) {
 		wc.blocked = true
 	}
 }
@@ -207,7 +207,8 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 		c.tagged = wbc.SyncMode == WBSyncAll || wbc.TaggedWritepages
 		c.retry(in)
 	}
-	onePage := k.onePage
+	fs, q := in.bdi.FS, in.bdi.Q
+	onePage := in.bdi.onePage
 	for {
 		for !c.done && c.index <= c.end {
 			run, ok := c.nextRun(in)
@@ -235,7 +236,7 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 					n = min(n, k.callsBeforeStop(wbc.NrToWrite))
 				}
 				n = min(n, maxBatchPages)
-				room := k.Q.Room(th.Sub, devices.Bio{Sector: k.FS.Sector(in, s), Op: devices.Write, Flags: wc.WriteFlags()})
+				room := q.Room(th.Sub, devices.Bio{Sector: fs.Sector(in, s), Op: devices.Write, Flags: wc.WriteFlags()})
 				if room > 0 || !th.Sub.Plugged() {
 					// stop where the next page would wait for a request
 					n = max(1, min(n, room))
@@ -254,11 +255,11 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 				if k.Tracing() {
 					wc.TraceWritepage(1)
 				}
-				written := k.FS.Writepage(wc, s, e)
+				written := fs.Writepage(wc, s, e)
 				wc.afterWritepageCalls(1)
 				c.index = s + max(written, 1)
 			}
-			if wc.nonblocking && k.Q.Congested(devices.Write) {
+			if wc.nonblocking && q.Congested(devices.Write) {
 				wc.congested, c.done = true, true
 			}
 			if wc.blocked {
@@ -320,6 +321,6 @@ func (wc *WritebackCtx) traceWritepage(t sim.Time, nr int64) {
 	}
 	wc.K.traceAt(wc.Th, t, "wbc_writepage", fmt.Sprintf(
 		"bdi %s: towrt=%d skip=%d mode=%d kupd=%d bgrd=%d reclm=%d cyclic=%d start=0x%x end=%s",
-		wc.K.BDI.Name, nr, wbc.PagesSkipped, wbc.SyncMode, b2i(wbc.ForKupdate), b2i(wbc.ForBackground),
+		wc.In.bdi.Name, nr, wbc.PagesSkipped, wbc.SyncMode, b2i(wbc.ForKupdate), b2i(wbc.ForBackground),
 		b2i(wbc.ForReclaim), b2i(wbc.RangeCyclic), wbc.RangeStart*PageSize, end)+wc.K.cgroupSuffix())
 }

@@ -45,12 +45,17 @@ const (
 // maxBatchChunks bounds one CPU burst of copying.
 const maxBatchChunks = 1024
 
-// NewDD creates a dd task writing a new file; call Start to run it.
+// NewDD creates a dd task writing a new file on the first disk; call Start to run it.
 func NewDD(k *kernel.Kernel, bs, count int64, fsync bool) *DD {
+	return NewDDOn(k, k.BDI, bs, count, fsync)
+}
+
+// NewDDOn creates a dd task writing a new file on disk b.
+func NewDDOn(k *kernel.Kernel, b *kernel.BDI, bs, count int64, fsync bool) *DD {
 	d := &DD{k: k, bs: bs, chunk: min(bs, kernel.PageSize), total: count * bs, fsync: fsync}
-	d.th = k.NewThread("dd")
-	d.in = k.NewInode()
-	d.staller, _ = k.FS.(kernel.WriteStaller)
+	d.th = k.NewThreadOn(b, "dd")
+	d.in = k.NewInodeOn(b)
+	d.staller, _ = b.FS.(kernel.WriteStaller)
 	d.th.Task.Resume = d.resume
 	return d
 }
@@ -150,7 +155,7 @@ func (d *DD) cost(n int64) sim.Time {
 	syscalls := int64((uint64(end)+bs-1)/bs - (uint64(d.pos)+bs-1)/bs)
 	pages := (end-1)/kernel.PageSize - d.pos/kernel.PageSize + 1
 	copyCost := sim.Time(n*d.chunk) * c.CopyPage / kernel.PageSize
-	fsCost := d.k.FS.WriteBegin(d.th, d.in, d.pos/kernel.PageSize, pages)
+	fsCost := d.in.BDI().FS.WriteBegin(d.th, d.in, d.pos/kernel.PageSize, pages)
 	return sim.Time(syscalls)*c.WriteSyscall + copyCost + sim.Time(pages)*c.NewDirtyPage + fsCost
 }
 

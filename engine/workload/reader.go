@@ -13,6 +13,7 @@ import (
 // the reads blk-wbt watches. Reads go straight to the block queue.
 type Reader struct {
 	k      *kernel.Kernel
+	q      *devices.Queue
 	th     *kernel.Thread
 	pages  int64 // pages per read
 	random bool
@@ -72,11 +73,16 @@ func (h *latHist) quantile(q float64) int64 {
 // readerRegion is where readers' files live: far from the writers' files.
 const readerRegion = int64(1) << 40 // sectors (512 TiB)
 
-// NewReader creates reader number i reading bs bytes per request.
+// NewReader creates reader number i reading bs bytes per request from the first disk.
 func NewReader(k *kernel.Kernel, i int, bs int64, random bool) *Reader {
-	r := &Reader{k: k, pages: max(bs/kernel.PageSize, 1), random: random,
+	return NewReaderOn(k, k.BDI, i, bs, random)
+}
+
+// NewReaderOn creates reader number i of disk b.
+func NewReaderOn(k *kernel.Kernel, b *kernel.BDI, i int, bs int64, random bool) *Reader {
+	r := &Reader{k: k, q: b.Q, pages: max(bs/kernel.PageSize, 1), random: random,
 		base: readerRegion + int64(i)*(8<<21), span: 1 << 20} // 4 GiB file per reader
-	r.th = k.NewThread("reader")
+	r.th = k.NewThreadOn(b, "reader")
 	r.th.Task.Resume = r.resume
 	return r
 }
@@ -110,7 +116,7 @@ func (r *Reader) resume() {
 	r.waiting = true
 	b := devices.Bio{Sector: r.base + idx*devices.PageSectors, Pages: r.pages, Op: devices.Read,
 		Flags: devices.FlagSync, Owner: r, Index: idx}
-	if r.k.Q.Submit(r.th.Sub, b) {
+	if r.q.Submit(r.th.Sub, b) {
 		return // woken when the request is allocated; then waits for completion
 	}
 	r.th.Task.Wait(&r.wq)
@@ -133,3 +139,6 @@ func (r *Reader) Stats() ReadStats {
 	}
 	return ReadStats{Reads: h.n, Mean: sim.Time(h.sum / h.n), P99: sim.Time(h.quantile(0.99)), Max: sim.Time(h.max)}
 }
+
+// Latency reports the completed reads' latency percentiles.
+func (r *Reader) Latency() LatencyStats { return r.lat.stats() }

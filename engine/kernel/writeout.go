@@ -1,0 +1,236 @@
+package kernel
+
+import "fmt"
+
+// This file is the per-bdi share of the dirty limit (mm/page-writeback.c): the
+// writeout fraction each bdi earns by its writeback completions, and
+// bdi_dirty_limit / __wb_calc_thresh with the bdi's min_ratio and max_ratio.
+//
+// Sources read: 2.6.2x/3.2 mm/page-writeback.c (__bdi_writeout_inc →
+// __prop_inc_percpu_max on vm_completions, calc_period_shift, bdi_writeout_fraction,
+// bdi_dirty_limit), v3.5+ (__bdi_writeout_inc → __fprop_inc_percpu_max on
+// writeout_completions, the writeout_period timer every VM_COMPLETIONS_PERIOD_LEN),
+// kernel-notes §2.3.
+
+// BdiKnobs are a bdi's /sys/class/bdi/MAJ:MIN/ settings.
+type BdiKnobs struct {
+	// MinRatio is min_ratio (2.6.24+, percent): a share of the dirty limit the bdi
+	// keeps whatever its writeout fraction; the sum over bdis is at most 100.
+	MinRatio int `json:"min_ratio,omitempty"`
+	// MaxRatio is max_ratio (2.6.24+, percent, default 100): the bdi's limit never
+	// exceeds this share, and completions above it do not raise its fraction.
+	MaxRatio int `json:"max_ratio"`
+	// StrictLimit is BDI_CAP_STRICTLIMIT (the kernel's strictlimit feature, set by
+	// FUSE; user-settable as /sys/class/bdi/*/strict_limit from 6.2): the bdi is
+	// throttled against its own limit even while the global dirty count is below
+	// the free-run ceiling. Needs a kernel with Variants.StrictLimitCap.
+	StrictLimit bool `json:"strictlimit,omitempty"`
+}
+
+// DefaultBdiKnobs are a new bdi's knobs: min_ratio 0, max_ratio 100, no strictlimit.
+func DefaultBdiKnobs() BdiKnobs { return BdiKnobs{MaxRatio: 100} }
+
+// Validate checks the knobs' ranges, naming the field.
+func (b BdiKnobs) Validate(v Variants) error {
+	if b.MinRatio < 0 || b.MinRatio > 100 {
+		return fmt.Errorf("bdi.min_ratio: %d %% out of range [0, 100]", b.MinRatio)
+	}
+	if b.MaxRatio < 1 || b.MaxRatio > 100 {
+		return fmt.Errorf("bdi.max_ratio: %d %% out of range [1, 100]", b.MaxRatio)
+	}
+	if b.MinRatio > b.MaxRatio {
+		// bdi_set_min_ratio: -EINVAL when min_ratio > max_ratio
+		return fmt.Errorf("bdi.min_ratio: %d %% above max_ratio %d %% (the kernel refuses it)", b.MinRatio, b.MaxRatio)
+	}
+	if b.StrictLimit && (!v.StrictLimitCap || !v.BdpThinkTime || v.IOFullThrottle) {
+		return fmt.Errorf("bdi.strictlimit: this kernel has no BDI_CAP_STRICTLIMIT (Linux 3.12+; of the presets, 6.1)")
+	}
+	return nil
+}
+
+// propLocal is a bdi's completion count: prop_local_percpu (lib/proportions.c,
+// 2.6.24-3.4) or fprop_local_percpu (lib/flex_proportions.c, 3.5+). Per-CPU
+// counter batching is not modelled (exact sums).
+type propLocal struct{ events, period int64 }
+
+// propGlobal is vm_completions (prop_descriptor) or writeout_completions
+// (fprop_global): the global event count, and for fprop its period number and the
+// writeout_period timer's next expiry.
+type propGlobal struct {
+	events     int64
+	period     int64 // fprop: periods elapsed
+	periodTime int64 // fprop: writeout_period_time, jiffies (0 = timer off)
+}
+
+// completionsShift is calc_period_shift (2.6.24-3.4): 2 + ilog2(dirty_total - 1),
+// so that period/2 ≈ the dirty limit in pages.
+func (k *Kernel) completionsShift() int64 { return k.vmDirtiesShift() }
+
+// propNormPercpu is prop_norm_percpu (lib/proportions.c): the bdi's count is halved
+// once for every half-period of global completions it missed.
+func (k *Kernel) propNormPercpu(pl *propLocal) {
+	shift := k.completionsShift()
+	globalPeriod := k.completions.events &^ (1<<(shift-1) - 1)
+	if pl.period == globalPeriod {
+		return
+	}
+	if missed := (globalPeriod - pl.period) >> (shift - 1); missed < 63 {
+		pl.events >>= missed
+	} else {
+		pl.events = 0
+	}
+	pl.period = globalPeriod
+}
+
+// fpropReflectPeriod is fprop_reflect_period_percpu (lib/flex_proportions.c): the
+// bdi's count is halved for each global period it has not seen.
+func (k *Kernel) fpropReflectPeriod(pl *propLocal) {
+	g := &k.completions
+	if pl.period == g.period {
+		return
+	}
+	if d := g.period - pl.period; d < 63 {
+		pl.events >>= d
+	} else {
+		pl.events = 0
+	}
+	pl.period = g.period
+}
+
+// writeoutFraction is bdi_writeout_fraction (v3.2: prop_fraction_percpu; v3.5+:
+// fprop_fraction_percpu): the bdi's share of recent completions. With one bdi the
+// share is taken as exactly 1 (the single-disk model: every completion is its own).
+func (k *Kernel) writeoutFraction(b *BDI) (num, den int64) {
+	if len(k.bdis) == 1 {
+		return 1, 1
+	}
+	pl := &b.completions
+	if k.P.Variants.FpropCompletions {
+		k.fpropReflectPeriod(pl)
+		den = max(k.completions.events, 1)
+		return min(max(pl.events, 0), den), den
+	}
+	k.propNormPercpu(pl)
+	shift := k.completionsShift()
+	half := int64(1) << (shift - 1)
+	return max(pl.events, 0), half + k.completions.events&(half-1)
+}
+
+// fracBase is PROP_FRAC_BASE / FPROP_FRAC_BASE as the model uses it for
+// max_prop_frac (max_ratio as a fixed-point fraction).
+const fracShift = 10
+
+// bdiWriteoutInc is __bdi_writeout_inc for n completed pages (v3.2:
+// __prop_inc_percpu_max(&vm_completions, ..., max_prop_frac); v3.5+:
+// __fprop_inc_percpu_max on writeout_completions, arming the writeout_period
+// timer on the first event after it stopped). A bdi at its max_ratio share does not
+// count further completions.
+func (k *Kernel) bdiWriteoutInc(b *BDI, n int64) {
+	if len(k.bdis) == 1 || n <= 0 {
+		return // the fraction is 1 (writeoutFraction); nothing reads the counts
+	}
+	maxFrac := int64(b.Knobs.MaxRatio) << fracShift / 100
+	g := &k.completions
+	if k.P.Variants.FpropCompletions {
+		k.fpropReflectPeriod(&b.completions)
+		if maxFrac < 1<<fracShift {
+			num, den := b.completions.events, max(g.events, 1)
+			// adding n must not lift the share above max_frac
+			tmp := den*maxFrac - num<<fracShift
+			if tmp < 0 {
+				return
+			}
+			if tmp < n*(1<<fracShift-maxFrac) {
+				n = (tmp + 1<<fracShift - maxFrac - 1) / (1<<fracShift - maxFrac)
+			}
+		}
+		b.completions.events += n
+		g.events += n
+		if g.periodTime == 0 {
+			g.periodTime = k.W.Jiffies() + k.vmCompletionsPeriodLen()
+			k.W.At(&k.writeoutPeriodTimer, k.W.JiffiesToTime(g.periodTime))
+		}
+		return
+	}
+	// prop_local_percpu: one event per page; the normalisation runs where
+	// per-page calls would see a half-period boundary.
+	shift := k.completionsShift()
+	half := int64(1) << (shift - 1)
+	for n > 0 {
+		k.propNormPercpu(&b.completions)
+		if maxFrac < 1<<fracShift {
+			num, den := k.writeoutFraction(b)
+			if num > den*maxFrac>>fracShift {
+				return
+			}
+		}
+		c := min(n, half-g.events&(half-1))
+		if maxFrac < 1<<fracShift {
+			c = 1 // the share moves with every event near the cap
+		}
+		b.completions.events += c
+		g.events += c
+		n -= c
+	}
+}
+
+// vmCompletionsPeriodLen is VM_COMPLETIONS_PERIOD_LEN = 3*HZ (v3.5+).
+func (k *Kernel) vmCompletionsPeriodLen() int64 { return 3 * k.W.HZ() }
+
+// writeoutPeriod is the writeout_period timer (v3.5+): start as many new periods
+// as have passed (fprop_new_period halves the global count per period); the timer
+// stops when there were no events (fprop_new_period returns false).
+func (k *Kernel) writeoutPeriod() {
+	g := &k.completions
+	plen := k.vmCompletionsPeriodLen()
+	miss := (k.W.Jiffies() - g.periodTime) / plen
+	if k.fpropNewPeriod(miss + 1) {
+		g.periodTime += (miss + 1) * plen
+		k.W.At(&k.writeoutPeriodTimer, k.W.JiffiesToTime(g.periodTime))
+		return
+	}
+	g.periodTime = 0
+}
+
+// fpropNewPeriod is fprop_new_period (lib/flex_proportions.c): with at most one
+// event nothing decays; otherwise the global count loses half per period.
+func (k *Kernel) fpropNewPeriod(periods int64) bool {
+	g := &k.completions
+	if g.events <= 1 {
+		return false
+	}
+	if periods < 63 {
+		g.events -= g.events - g.events>>periods
+	} else {
+		g.events = 0
+	}
+	g.period += periods
+	return true
+}
+
+// bdiMinRatioSum is the global bdi_min_ratio: the sum of every bdi's min_ratio.
+func (k *Kernel) bdiMinRatioSum() int64 {
+	s := int64(0)
+	for _, b := range k.bdis {
+		s += int64(b.Knobs.MinRatio)
+	}
+	return s
+}
+
+// bdiDirtyLimit is bdi_dirty_limit (v3.2) / __wb_calc_thresh (v6.1): the global
+// limit less every bdi's reserved min_ratio, times this bdi's writeout fraction,
+// plus its own min_ratio share, at most its max_ratio share.
+func (k *Kernel) bdiDirtyLimit(b *BDI, dirty int64) int64 {
+	num, den := k.writeoutFraction(b)
+	t := dirty * (100 - k.bdiMinRatioSum()) / 100
+	t = t * num / den
+	t += dirty * int64(b.Knobs.MinRatio) / 100
+	return min(t, dirty*int64(b.Knobs.MaxRatio)/100)
+}
+
+// BdiThresh is the bdi's share of the dirty limit now (bdi_dirty_limit of
+// global_dirty_limits' thresh), in pages, for series and tests.
+func (k *Kernel) BdiThresh(b *BDI) int64 {
+	_, thresh := k.dirtyLimits()
+	return k.bdiDirtyLimit(b, thresh)
+}
