@@ -36,6 +36,10 @@ type Config struct {
 	DirtyWritebackCs     int   `json:"dirty_writeback_centisecs"`
 
 	Workload Workload `json:"workload"`
+	// BDI is the first disk's /sys/class/bdi knobs (nil: min_ratio 0, max_ratio 100).
+	BDI *kernel.BdiKnobs `json:"bdi,omitempty"`
+	// Disks are the machine's further disks (disks.go); empty: one disk.
+	Disks []DiskConfig `json:"disks,omitempty"`
 	// Runtime is the simulated run length; with only count-limited dd (no readers)
 	// the run ends earlier, once every dd exited and no page is dirty or under
 	// writeback.
@@ -75,6 +79,12 @@ type Workload struct {
 	Readers    int   `json:"readers,omitempty"`
 	ReadBS     int64 `json:"read_bs,omitempty"`     // bytes per read (default 4096)
 	ReadRandom bool  `json:"read_random,omitempty"` // random offsets (else sequential)
+
+	// Editors are editor-like tasks, each saving its own small file every
+	// EditorInterval (0: 1 s): EditorBytes (0: 16 KiB) of write()s, then fsync().
+	Editors        int      `json:"editors,omitempty"`
+	EditorBytes    int64    `json:"editor_bytes,omitempty"`
+	EditorInterval Duration `json:"editor_interval,omitempty"`
 }
 
 // Duration is a time span that reads and writes JSON as a Go duration string.
@@ -256,8 +266,8 @@ func (c *Config) Validate() error {
 		rng("dirty_background_ratio", int64(c.DirtyBackgroundRatio), 0, 100),
 		rng("dirty_expire_centisecs", int64(c.DirtyExpireCs), 1, maxCentisecs),
 		rng("dirty_writeback_centisecs", int64(c.DirtyWritebackCs), 0, maxCentisecs),
-		rng("workload.dd", int64(c.Workload.DD), 1, MaxDD),
-		rng("workload.bs", c.Workload.BS, 512, MaxBS),
+		rng("workload.dd", int64(c.Workload.DD), c.minDD(), MaxDD),
+		rng("workload.bs", c.Workload.BS, c.minBS(), MaxBS),
 		rng("workload.count", c.Workload.Count, 0, 1<<40/max(c.Workload.BS, 1)),
 		rng("trace_lines", int64(c.TraceLines), 0, MaxTraceLines),
 		rng("workload.readers", int64(c.Workload.Readers), 0, MaxReaders),
@@ -275,9 +285,12 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
-	if work := c.Runtime.Time().Seconds() * float64(1000+50*int64(c.Workload.DD)); work > maxWorkEvents {
+	if err := c.validateDisks(); err != nil {
+		return err
+	}
+	if work := c.Runtime.Time().Seconds() * float64(1000*int64(c.NumDisks())+50*c.totalDD()); work > maxWorkEvents {
 		return fmt.Errorf("workload.dd × runtime: %d dd for %v is about %.0f M events, above the limit %d M (shorten the run or use fewer dd)",
-			c.Workload.DD, c.Runtime, work/1e6, maxWorkEvents/1_000_000)
+			c.totalDD(), c.Runtime, work/1e6, maxWorkEvents/1_000_000)
 	}
 	switch c.HZ {
 	case 100, 250, 300, 1000:

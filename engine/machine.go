@@ -28,6 +28,10 @@ type Machine struct {
 	q     *devices.Queue // disks[0].Queue: the disk the kernel's one BDI writes to
 	dds   []*workload.DD
 	rds   []*workload.Reader
+	eds   []*workload.Editor
+	// the disk of each dd / reader beyond the first disk's, and of each editor
+	ddDisk, rdDisk, edDisk []int
+	maxDirty               []int64 // per bdi: most dirty + writeback pages at a sample
 	tr    *trace.Buffer
 
 	runEnd      sim.Time
@@ -116,6 +120,9 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 	if cfg.Detail {
 		m.det = &detailRec{}
 	}
+	if err := m.buildDisks(variants); err != nil {
+		return nil, err
+	}
 	if cfg.TraceLines > 0 {
 		m.tr = trace.New(cfg.TraceLines)
 		if cfg.TraceSampled {
@@ -126,15 +133,18 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 	}
 	if !opt.NoWorkload {
 		m.startWorkload()
+		m.startDiskTasks()
 	}
 	if m.tr != nil {
-		q.SetTracer(func(task *sim.Task, event, payload string) {
-			comm, pid, cpu := "<idle>", 0, 0
-			if task != nil {
-				comm, pid, cpu = task.Comm, task.PID, max(task.CPU, 0)
-			}
-			m.tr.Emit(w.Now(), comm, pid, cpu, event, payload)
-		})
+		for _, d := range m.disks {
+			d.Queue.SetTracer(func(task *sim.Task, event, payload string) {
+				comm, pid, cpu := "<idle>", 0, 0
+				if task != nil {
+					comm, pid, cpu = task.Comm, task.PID, max(task.CPU, 0)
+				}
+				m.tr.Emit(w.Now(), comm, pid, cpu, event, payload)
+			})
+		}
 	}
 	if !opt.NoSeries {
 		m.sampleEvery = cfg.SampleInterval.Time()
@@ -172,7 +182,7 @@ func (m *Machine) startWorkload() {
 
 // checkInvariants checks the model's invariants after every event.
 func (m *Machine) checkInvariants() {
-	w, k, q := m.w, m.k, m.q
+	w, k := m.w, m.k
 	last := sim.Time(0)
 	w.AfterEvent = func() {
 		if m.failure != nil {
@@ -187,8 +197,10 @@ func (m *Machine) checkInvariants() {
 			m.fail(err)
 			return
 		}
-		if n, qd := q.Inflight(), q.Spec().QueueDepth; n > qd {
-			m.fail(fmt.Errorf("invariant device-queue-depth: %d requests at the device, queue depth %d", n, qd))
+		for _, d := range m.disks {
+			if n, qd := d.Queue.Inflight(), d.Queue.Spec().QueueDepth; n > qd {
+				m.fail(fmt.Errorf("invariant device-queue-depth: bdi %s: %d requests at the device, queue depth %d", d.BDI, n, qd))
+			}
 		}
 	}
 }

@@ -47,6 +47,8 @@ type Result struct {
 	WBT      WBTSummary    `json:"wbt"`
 	Reads    ReadSummary   `json:"reads"`
 	Inodes   []InodeResult `json:"inodes,omitempty"`
+	// Disks are per-disk figures of a multi-disk machine or one with editors.
+	Disks []DiskResult `json:"disks,omitempty"`
 	// FSStats are the filesystem's counters (journal commits, XFS ioend requeues…).
 	FSStats      []fs.Stat `json:"fs_stats,omitempty"`
 	Series       *Series   `json:"series,omitempty"`
@@ -74,6 +76,7 @@ type DirtyAge struct {
 
 // TaskResult is one writer task.
 type TaskResult struct {
+	Disk       int     `json:"disk,omitempty"` // index of the disk it writes (0 = the first)
 	Comm       string  `json:"comm"`
 	PID        int     `json:"pid"`
 	DirtiedMB  float64 `json:"dirtied_MB"`
@@ -232,6 +235,7 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	if r.Reads.Count > 0 {
 		fmt.Fprintf(&b, "reads     %d, latency mean %.2f ms, p99 %.1f ms, max %.1f ms\n", r.Reads.Count, r.Reads.MeanMs, r.Reads.P99Ms, r.Reads.MaxMs)
 	}
+	writeDisksSummary(&b, r.Disks)
 	if r.WBT.Enabled {
 		fmt.Fprintf(&b, "wbt       step %d at the end, %d scale events, %d windows over latency\n", r.WBT.FinalStep, r.WBT.Scales, r.WBT.Exceeded)
 	}

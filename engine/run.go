@@ -101,7 +101,7 @@ func (s *Machine) fail(err error) {
 // finished reports that the workload is over: every dd has a count and has exited,
 // there are no readers, and no page is dirty or under writeback.
 func (s *Machine) finished() bool {
-	if len(s.dds) == 0 || len(s.rds) > 0 || s.k.G.NrFileDirty > 0 || s.k.G.NrWriteback > 0 {
+	if len(s.dds) == 0 || len(s.rds) > 0 || len(s.eds) > 0 || s.k.G.NrFileDirty > 0 || s.k.G.NrWriteback > 0 {
 		return false
 	}
 	for _, d := range s.dds {
@@ -157,6 +157,7 @@ func (s *Machine) sample() {
 	if s.det != nil {
 		s.det.sample(k, s.ddThreads(), now)
 	}
+	s.sampleDisks()
 	if s.opt.Sample != nil {
 		s.opt.Sample(row)
 	}
@@ -194,9 +195,9 @@ func (s *Machine) Result() *Result {
 		r.WriteBWMBps, r.WriteBWMethod = mb(k.G.NrWritten)/runtime, "average"
 	}
 	// CPU by actor
-	for _, d := range s.dds {
+	for j, d := range s.dds {
 		th := d.Thread()
-		tr := TaskResult{Comm: th.Task.Comm, PID: th.Task.PID, DirtiedMB: float64(d.Written()) / (1 << 20),
+		tr := TaskResult{Disk: s.ddDiskOf(j), Comm: th.Task.Comm, PID: th.Task.PID, DirtiedMB: float64(d.Written()) / (1 << 20),
 			Pauses: th.Stats.Pauses, PausedS: th.Stats.Paused.Seconds(), MaxPauseMs: float64(th.Stats.MaxPause) / 1e6,
 			CPUS: th.Task.CPUTime().Seconds(), Done: d.Done}
 		end := s.w.Now()
@@ -258,6 +259,7 @@ func (s *Machine) Result() *Result {
 		r.DirtyAge.MeanS = (sumAge / sim.Time(calls)).Seconds()
 	}
 	sort.Slice(r.Inodes, func(i, j int) bool { return r.Inodes[i].Ino < r.Inodes[j].Ino })
+	s.diskResults(r)
 	// iostat over the run
 	io := devices.Rates(devices.Iostat{}, s.q.Stats(), s.w.Now())
 	r.Iostat = IostatSummary{

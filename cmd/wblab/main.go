@@ -216,6 +216,12 @@ Machine and kernel:
                      %s
                      keys (see wblab presets):
                      %s
+  --disk SPEC        one disk of a multi-disk machine, repeatable; the first --disk
+                     replaces --device/--fs/--dd (sda = 8:0, then 8:16 ...). SPEC is
+                     DEVICE[,key=value...]: a device preset and its keys, plus
+%s
+                     e.g. --disk nvme,fs=ext4,editors=1,readers=1
+                          --disk usb2-stick,fs=ext4,dd=1,bs=1M,count=4096,max_ratio=5
   --hz N             kernel HZ: 100, 250, 300 or 1000 (default %d)
   --expire-cs N      vm.dirty_expire_centisecs, [1, 360000] (default %d)
   --writeback-cs N   vm.dirty_writeback_centisecs, [0, 360000]; 0 disables periodic
@@ -254,7 +260,7 @@ Exit status: 0 ok, 1 the run failed or its output could not be written, 2 bad in
 		engine.MinMemoryMB, engine.MaxMemoryMB, dc.Memory, dc.Dirty, dc.Background,
 		d.Kernel, wrap(strings.Join(kernels, ", "), 21, 88), wrap(strings.Join(engine.SwitchNames(), ", "), 21, 88),
 		engine.DefaultDevice, wrap(strings.Join(devs, ", "), 21, 88), wrap(strings.Join(engine.DeviceKeys(), ", "), 21, 88),
-		d.HZ, d.DirtyExpireCs, d.DirtyWritebackCs,
+		diskKeysHelp(), d.HZ, d.DirtyExpireCs, d.DirtyWritebackCs,
 		seconds(d.Runtime), d.Seed,
 		engine.MaxSamples, engine.MaxTraceLines, defaultTraceLines)
 }
@@ -277,6 +283,7 @@ type runOpts struct {
 	set        func(*engine.Config)   // applies setters and the boolean flags
 	fsync      bool
 	check      bool
+	disks      []engine.DiskConfig // --disk flags, in order
 	kernelSet  bool
 	traceLines bool
 	json       bool
@@ -333,6 +340,9 @@ func parseRunArgs(args []string) (*runOpts, error) {
 		}
 		if check {
 			c.CheckInvariants = o.check
+		}
+		if len(o.disks) > 0 {
+			c.SetDisks(o.disks)
 		}
 	}
 	return o, nil
@@ -407,6 +417,14 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 				c.Variants[k] = b
 			}
 		}, nil
+	})
+	fs.Func("disk", "", func(v string) error {
+		d, err := engine.ParseDisk(v)
+		if err != nil {
+			return err
+		}
+		o.disks = append(o.disks, d)
+		return nil
 	})
 	setting("device", func(v string) (func(*engine.Config), error) {
 		spec, err := engine.ParseDevice(v)
@@ -696,4 +714,16 @@ func presetsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %-28s %-9s %s\n", c.Name, c.Unit, c.Doc)
 	}
 	return exitOK
+}
+
+// diskKeysHelp lists the --disk keys, one a line, indented to the help's column.
+func diskKeysHelp() string {
+	var b strings.Builder
+	for i, k := range engine.DiskKeys {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "                       %-16s %s", k.Key, k.Doc)
+	}
+	return b.String()
 }

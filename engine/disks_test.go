@@ -1,0 +1,117 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/kernel"
+)
+
+// TestOneDiskListIsTheSingleDiskMachine: a machine given as a one-entry disk list
+// gives byte-identical Results to the Config it came from.
+func TestOneDiskListIsTheSingleDiskMachine(t *testing.T) {
+	cfg, err := engine.ConfigForCase("thresh=100M/ext4-2dd-4k-8p-4096M-100M:10-X")
+	require.NoError(t, err)
+	cfg.Runtime = engine.Duration(20 * time.Second)
+	r1, err := engine.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	listed := cfg
+	listed.SetDisks([]engine.DiskConfig{cfg.DiskAt(0)})
+	r2, err := engine.Run(context.Background(), listed)
+	require.NoError(t, err)
+	j1, _ := json.Marshal(r1)
+	j2, _ := json.Marshal(r2)
+	assert.Equal(t, string(j1), string(j2))
+	assert.Empty(t, r1.Disks)
+}
+
+func twoDiskConfig(t *testing.T) engine.Config {
+	t.Helper()
+	cfg := engine.DefaultConfig()
+	cfg.Kernel = "6.1"
+	cfg.Runtime = engine.Duration(20 * time.Second)
+	cfg.CheckInvariants = true
+	fast, err := devices.Preset("nvme")
+	require.NoError(t, err)
+	slow, err := devices.Preset("simple")
+	require.NoError(t, err)
+	slow.BandwidthBps = 8 << 20
+	cfg.SetDisks([]engine.DiskConfig{
+		{Device: fast, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(), Workload: engine.Workload{Editors: 1, Readers: 1}},
+		{Device: slow, Filesystem: "ext4", BDI: kernel.BdiKnobs{MaxRatio: 20}, Workload: engine.Workload{DD: 1, BS: 1 << 20}},
+	})
+	return cfg
+}
+
+// TestTwoDisks: a fast disk with an editor and a reader next to a slow disk with a
+// dd: both bdis write, the slow one is capped by its max_ratio, the invariants hold
+// after every event, and the per-disk results name each disk.
+func TestTwoDisks(t *testing.T) {
+	cfg := twoDiskConfig(t)
+	require.NoError(t, cfg.Validate())
+	r, err := engine.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, r.Disks, 2)
+	assert.Equal(t, "8:0", r.Disks[0].BDI)
+	assert.Equal(t, "8:16", r.Disks[1].BDI)
+	assert.Positive(t, r.Disks[1].WrittenMB)
+	assert.Positive(t, r.Disks[0].WrittenMB, "the editor's saves reach the fast disk")
+	require.Len(t, r.Disks[0].Editors, 1)
+	assert.Positive(t, r.Disks[0].Editors[0].N)
+	require.Len(t, r.Disks[0].Readers, 1)
+	assert.LessOrEqual(t, r.Disks[1].BdiThreshMB, 100*0.2+0.01, "max_ratio 20 of a 100 MB limit")
+	assert.Equal(t, 1, r.Tasks[0].Disk)
+}
+
+// TestDisksJSON: the disk list survives JSON.
+func TestDisksJSON(t *testing.T) {
+	cfg := twoDiskConfig(t)
+	b, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	var back engine.Config
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, cfg, back)
+}
+
+// TestDisksValidate: errors name the field.
+func TestDisksValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		edit       func(c *engine.Config)
+	}{
+		{"fs", "disks[0].fs", func(c *engine.Config) { c.Disks[0].Filesystem = "vfat" }},
+		{"max_ratio", "disks[0].bdi.max_ratio", func(c *engine.Config) { c.Disks[0].BDI.MaxRatio = 0 }},
+		{"dd", "disks[0].workload.dd", func(c *engine.Config) { c.Disks[0].Workload.DD = -1 }},
+		{"editors", "workload.editors", func(c *engine.Config) { c.Workload.Editors = 1000 }},
+		{"interval", "disks[0].workload.editor_interval", func(c *engine.Config) { c.Disks[0].Workload.EditorInterval = 1 }},
+		{"min_ratio sum", "bdi.min_ratio", func(c *engine.Config) {
+			c.BDI = &kernel.BdiKnobs{MinRatio: 60, MaxRatio: 100}
+			c.Disks[0].BDI.MinRatio = 40
+		}},
+		{"strictlimit", "disks[0].bdi.strictlimit", func(c *engine.Config) {
+			c.Kernel = "2.6.30-rc6"
+			c.Disks[0].BDI.StrictLimit = true
+		}},
+		{"too many", "disks:", func(c *engine.Config) {
+			for len(c.Disks) < engine.MaxDisks {
+				c.Disks = append(c.Disks, c.Disks[0])
+			}
+		}},
+		{"no task", "no task", func(c *engine.Config) {
+			c.Workload = engine.Workload{}
+			c.Disks[0].Workload = engine.Workload{}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := twoDiskConfig(t)
+			tc.edit(&cfg)
+			require.ErrorContains(t, cfg.Validate(), tc.want)
+		})
+	}
+}
