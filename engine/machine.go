@@ -28,11 +28,12 @@ type Machine struct {
 	q     *devices.Queue // disks[0].Queue: the disk the kernel's one BDI writes to
 	dds   []*workload.DD
 	rds   []*workload.Reader
-	eds   []*workload.Editor
+	tr    *trace.Buffer
+
+	eds []*workload.Editor
 	// the disk of each dd / reader beyond the first disk's, and of each editor
 	ddDisk, rdDisk, edDisk []int
 	maxDirty               []int64 // per bdi: most dirty + writeback pages at a sample
-	tr    *trace.Buffer
 
 	runEnd      sim.Time
 	sampleEvery sim.Time

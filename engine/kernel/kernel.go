@@ -45,7 +45,7 @@ type Kernel struct {
 	inodes  []*Inode
 	threads []*Thread
 	flusher *Flusher
-	pd      *pdflush      // the pdflush pool (Variants.Pdflush)
+	pd      *pdflush // the pdflush pool (Variants.Pdflush)
 
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID      int
