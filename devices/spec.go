@@ -630,6 +630,35 @@ func presets() []Spec {
 			Channels: 64, RequestNs: 500 * us, ChannelBps: 1_000_000_000,
 			BandwidthBps: 125 << 20, IOPS: 3000, BurstNs: 100 * ms,
 			Doc: "throttled cloud volume: token bucket 125 MiB/s and 3000 IOPS (100 ms burst) over 0.5 ms storage, blk-mq, wbt"}),
+		// usb2-stick: a budget USB 2.0 flash stick (the "USB-stick stall" device).
+		//   - usb-storage (Bulk-Only Transport) has one command outstanding: QD 1, and
+		//     for a non-SuperSpeed device it limits requests to max_sectors 240 =
+		//     120 KiB (drivers/usb/storage/scsiglue.c);
+		//   - USB 2.0 high speed carries ~35 MB/s of bulk data (the link stage);
+		//     the flash programs at 12 MB/s and reads at 60 MB/s; at QD 1 the USB
+		//     transfer and the flash work do not overlap, so a 120 KiB command
+		//     takes ~15 ms writing (~8 MB/s sequential) and ~6 ms reading
+		//     (~20 MB/s), typical of cheap sticks;
+		//   - random writes collapse: cheap controllers keep few erase blocks open
+		//     and a write outside them costs a read-modify-write of an erase block
+		//     (Arnd Bergmann, "Optimizing Linux with cheap flash drives", LWN 2011,
+		//     measured tens of ms per such write): a 40 ms serial FTL cost per
+		//     non-sequential write, ~25 random writes/s;
+		//   - sd reports it rotational (no VPD page B1), so wbt's default is 75 ms.
+		legacy(Spec{Name: "usb2-stick", Model: ModelSSD, QueueDepth: 1, MaxSectorsKB: 120, Rotational: true,
+			Channels: 1, RequestNs: 1 * ms, ReadRequestNs: 500 * us, ChannelBps: 12_000_000, ReadChannelBps: 60_000_000,
+			FTLNs: 40 * ms, BandwidthBps: 35_000_000, ReadBps: 35_000_000,
+			Doc: "budget USB 2.0 flash stick: 8 MB/s sequential write, 20 MB/s read, ~25 random writes/s, QD 1, 120 KiB requests"}),
+		// usb3-hdd: a portable 2.5" 5400 rpm drive behind a USB 3.0 bridge using
+		// usb-storage BOT (QD 1; UAS bridges queue, this one does not), SuperSpeed
+		// max_sectors 2048 = 1 MiB requests; 2.5" 5400 rpm mechanics (seek 2/12/24
+		// ms, 110 -> 55 MB/s across the platter), 8 MiB drive cache in 16 segments, ~400 MB/s of
+		// USB 3.0 bulk data for cached transfers.
+		legacy(Spec{Name: "usb3-hdd", Model: ModelHDD, QueueDepth: 1, MaxSectorsKB: 1024, Rotational: true,
+			RPM: 5400, SeekTrackNs: 2 * ms, SeekAvgNs: 12 * ms, SeekFullNs: 24 * ms,
+			CapacityBytes: 1_000_000_000_000, BandwidthBps: 110_000_000, InnerBps: 55_000_000,
+			IfaceBps: 400_000_000, RequestNs: 100 * us, WriteCacheBytes: 8 << 20, WriteCacheSegs: 16,
+			Doc: "portable 2.5in 5400 rpm USB 3.0 HDD (BOT): seek 2/12/24 ms, 110-55 MB/s, QD 1, 1 MiB requests, 8 MiB cache"}),
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 func TestPresets(t *testing.T) {
-	want := []string{"capped", "chinner2010-vm", "kara2016-qd1", "nvme", "simple", "wu2011-hdd", "x25e"}
+	want := []string{"capped", "chinner2010-vm", "kara2016-qd1", "nvme", "simple", "usb2-stick", "usb3-hdd", "wu2011-hdd", "x25e"}
 	var names []string
 	for _, s := range Presets() {
 		names = append(names, s.Name)
