@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/stats"
+)
+
+// The USB-stick stall (LWN, "The pernicious USB-stick stall problem", 2013): a
+// large copy to a slow USB stick while an editor on the fast disk saves a small
+// file with fsync every second and a reader reads from it. Nothing here branches
+// on the experiment: it builds two-disk machines from the presets and measures.
+func init() {
+	registerExperiment(&Experiment{
+		Name:   "usb-stick-stall",
+		Thread: "(LWN 2013, \"The pernicious USB-stick stall problem\"; no thread copy)",
+		Doc: "dd bs=1M of 1 GiB to a usb2-stick (ext4) next to a wu2011-hdd (ext4) with an editor (16 KiB + fsync every 1 s) " +
+			"and a random 4k reader; 2.6.30 pdflush, 3.1 IO-full, 3.2 IO-less and 6.1, and on 6.1 the remedies dirty_bytes=16M, " +
+			"the stick's max_ratio=1, strictlimit, wbt off: editor and reader latency, per-bdi thresholds, copier exit, final sync",
+		run: runUSBStickStall,
+	})
+}
+
+// usbCase is one row: a kernel preset, its switch overrides and a change to the machine.
+type usbCase struct {
+	name, kernel string
+	variants     kernel.Overrides
+	edit         func(c *Config)
+}
+
+var usbCases = []usbCase{
+	{name: "2.6.30 pdflush", kernel: "2.6.30-rc6"},
+	// 3.1's balance_dirty_pages is the 2.6.35-3.1 IO-full pause/backoff loop of the
+	// 2.6.36 presets; 3.1 also scales the writeback chunk (writeback_chunk_size)
+	{name: "3.1 IO-full", kernel: "2.6.36-rc1+fix", variants: kernel.Overrides{"scaled_chunk": true}},
+	{name: "3.2 IO-less", kernel: kernel.DefaultPreset},
+	{name: "6.1", kernel: "6.1"},
+	{name: "6.1 dirty_bytes=16M", kernel: "6.1", edit: func(c *Config) {
+		c.DirtyRatio, c.DirtyBackgroundRatio, c.DirtyBytes, c.DirtyBackgroundBytes = 0, 0, 16<<20, 8<<20
+	}},
+	{name: "6.1 stick max_ratio=1", kernel: "6.1", edit: func(c *Config) { c.Disks[0].BDI.MaxRatio = 1 }},
+	{name: "6.1 stick strictlimit", kernel: "6.1", edit: func(c *Config) { c.Disks[0].BDI.StrictLimit = true }},
+	// strictlimit with a small max_ratio: the usual advice (FUSE's setting)
+	{name: "6.1 strict+max_ratio=1", kernel: "6.1", edit: func(c *Config) {
+		c.Disks[0].BDI.StrictLimit, c.Disks[0].BDI.MaxRatio = true, 1
+	}},
+	{name: "6.1 wbt off", kernel: "6.1", variants: kernel.Overrides{"wbt": false}},
+}
+
+// usbConfig is the two-disk machine: the fast disk with the editor and the reader,
+// the stick with the copier. A 4 GiB desktop with the default ratios (dirty 20 %,
+// background 10 %: ~750 MB may be dirty).
+func usbConfig(c usbCase, copyMB int64, runtime time.Duration, seed uint64) (Config, error) {
+	cfg := DefaultConfig()
+	cfg.Kernel, cfg.Variants, cfg.Seed = c.kernel, c.variants, seed
+	cfg.DirtyBytes, cfg.DirtyRatio, cfg.DirtyBackgroundRatio = 0, 20, 10
+	cfg.CPUs, cfg.MemoryMB = 4, 4096
+	cfg.Runtime = Duration(runtime)
+	fast, err := devices.Preset("wu2011-hdd")
+	if err != nil {
+		return cfg, err
+	}
+	stick, err := devices.Preset("usb2-stick")
+	if err != nil {
+		return cfg, err
+	}
+	cfg.SetDisks([]DiskConfig{
+		{Device: fast, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
+			Workload: Workload{Editors: 1, Readers: 1, ReadRandom: true}},
+		{Device: stick, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
+			Workload: Workload{DD: 1, BS: 1 << 20, Count: copyMB}},
+	})
+	if c.edit != nil {
+		c.edit(&cfg)
+	}
+	cfg.Case = "usb-stick-stall/" + strings.ReplaceAll(c.name, " ", "_")
+	return cfg, cfg.Validate()
+}
+
+// usbOutcome is what one run measured.
+type usbOutcome struct {
+	editorP50, editorP99, editorMax float64 // ms, saves during the copy and the sync
+	readerP99                       float64 // ms, during the copy and the sync
+	stickMBps                       float64 // the stick's completions while the copy ran
+	fastReadMBps, fastWriteMBps     float64 // the fast disk's reads and writes while the copy ran
+	copierExitS                     float64 // when the copier's last write() returned and it exited
+	syncS                           float64 // sync of the stick after that: until its last page is clean
+	stickThreshMB, fastThreshMB     float64 // mean bdi_thresh while the copy ran
+	stickDirtyMB                    float64 // mean dirty + writeback on the stick while the copy ran
+	synced                          bool
+}
+
+// runUSBOne runs one machine: until the copier exits, then a sync of the stick
+// (sync_inodes_sb on its bdi) until its pages are clean or the runtime ends.
+func runUSBOne(ctx context.Context, cfg Config) (usbOutcome, error) {
+	var o usbOutcome
+	m, err := Build(cfg, BuildOptions{})
+	if err != nil {
+		return o, err
+	}
+	k := m.Kernel()
+	fast, stick := k.BDIs()[0], k.BDIs()[1]
+	copier := m.DDs()[0]
+	step := 100 * sim.Millisecond
+	var nSamples int64
+	var sumStickT, sumFastT, sumStickDirty int64
+	for t := step; !copier.Done && !m.Done(); t += step {
+		if err := m.RunUntil(ctx, t); err != nil {
+			return o, err
+		}
+		nSamples++
+		sumStickT += k.BdiThresh(stick)
+		sumFastT += k.BdiThresh(fast)
+		sumStickDirty += stick.Stats.Reclaimable + stick.Stats.Writeback
+	}
+	copyEnd := m.Now()
+	if copier.Done {
+		o.copierExitS = copier.Ended.Seconds()
+	}
+	if nSamples > 0 {
+		o.stickThreshMB = mb(sumStickT / nSamples)
+		o.fastThreshMB = mb(sumFastT / nSamples)
+		o.stickDirtyMB = mb(sumStickDirty / nSamples)
+	}
+	ed, rd := m.eds[0], m.rds[0]
+	if s := copyEnd.Seconds(); s > 0 {
+		o.stickMBps = mb(stick.Stats.Written) / s
+		o.fastWriteMBps = mb(fast.Stats.Written) / s
+		o.fastReadMBps = float64(rd.Latency().N) * 4096 / (1 << 20) / s
+	}
+	// sync(1) of the stick once the copier exited
+	if copier.Done {
+		work := k.SyncInodesSbOn(stick)
+		for t := copyEnd + step; !m.Done(); t += step {
+			if err := m.RunUntil(ctx, t); err != nil {
+				return o, err
+			}
+			if work.Done() && stick.Stats.Reclaimable+stick.Stats.Writeback == 0 {
+				o.synced = true
+				break
+			}
+		}
+		o.syncS = (m.Now() - copyEnd).Seconds()
+	}
+	// the editor's saves and the reader's reads over the copy and the sync
+	es, rs := ed.Saves(), rd.Latency()
+	ms := func(t sim.Time) float64 { return float64(t) / 1e6 }
+	o.editorP50, o.editorP99, o.editorMax = ms(es.P50), ms(es.P99), ms(max(es.Max, ed.InFlight()))
+	o.readerP99 = ms(rs.P99)
+	return o, nil
+}
+
+// usbSeeds is how many seeds each row runs (the figures are seed means; the spread
+// is reported for the editor's p99).
+const usbSeeds = 3
+
+func runUSBStickStall(ctx context.Context, quick bool) (*ExperimentReport, error) {
+	// quick is the same: the whole experiment simulates in about a second
+	copyMB, runtime := int64(1024), 600*time.Second
+	rep := &ExperimentReport{Figures: map[string]float64{}}
+	var b strings.Builder
+	fmt.Fprintf(&b, "USB-stick stall: dd bs=1M count=%d to usb2-stick/ext4 beside wu2011-hdd/ext4 (editor 16 KiB+fsync every 1 s, random 4k reader);\n", copyMB)
+	fmt.Fprintf(&b, "4 GiB RAM, dirty_ratio 20, background 10; means of %d seeds (editor p99 range in brackets);\nlatencies over the copy and the sync after it, throughputs while the copy runs\n\n", usbSeeds)
+	fmt.Fprintf(&b, "%-24s %9s %18s %9s %9s %8s %8s %8s %8s %8s %8s\n", "kernel / remedy", "edit p50", "edit p99 [min-max]", "edit max",
+		"read p99", "stick", "fast rd", "copier", "sync", "stick", "stick")
+	fmt.Fprintf(&b, "%-24s %9s %18s %9s %9s %8s %8s %8s %8s %8s %8s\n", "", "ms", "ms", "ms", "ms", "MB/s", "MB/s", "exit s", "s", "thr MB", "dirty MB")
+	for _, c := range usbCases {
+		var outs []usbOutcome
+		for s := uint64(1); s <= usbSeeds; s++ {
+			cfg, err := usbConfig(c, copyMB, runtime, s)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.name, err)
+			}
+			o, err := runUSBOne(ctx, cfg)
+			if err != nil {
+				return nil, fmt.Errorf("%s seed %d: %w", c.name, s, err)
+			}
+			outs = append(outs, o)
+		}
+		mean := func(f func(usbOutcome) float64) float64 {
+			xs := make([]float64, len(outs))
+			for i, o := range outs {
+				xs[i] = f(o)
+			}
+			return stats.Of(xs).Mean
+		}
+		p99 := make([]float64, len(outs))
+		for i, o := range outs {
+			p99[i] = o.editorP99
+		}
+		sp := stats.Of(p99)
+		key := strings.NewReplacer(" ", "_", "=", "_", ".", "_").Replace(c.name)
+		figs := map[string]float64{
+			"editor_p50_ms":   mean(func(o usbOutcome) float64 { return o.editorP50 }),
+			"editor_p99_ms":   sp.Mean,
+			"editor_max_ms":   mean(func(o usbOutcome) float64 { return o.editorMax }),
+			"reader_p99_ms":   mean(func(o usbOutcome) float64 { return o.readerP99 }),
+			"stick_MBps":      mean(func(o usbOutcome) float64 { return o.stickMBps }),
+			"fast_read_MBps":  mean(func(o usbOutcome) float64 { return o.fastReadMBps }),
+			"fast_write_MBps": mean(func(o usbOutcome) float64 { return o.fastWriteMBps }),
+			"copier_exit_s":   mean(func(o usbOutcome) float64 { return o.copierExitS }),
+			"sync_s":          mean(func(o usbOutcome) float64 { return o.syncS }),
+			"stick_thresh_MB": mean(func(o usbOutcome) float64 { return o.stickThreshMB }),
+			"fast_thresh_MB":  mean(func(o usbOutcome) float64 { return o.fastThreshMB }),
+			"stick_dirty_MB":  mean(func(o usbOutcome) float64 { return o.stickDirtyMB }),
+		}
+		for name, v := range figs {
+			rep.Figures[key+"."+name] = v
+		}
+		synced := ""
+		for _, o := range outs {
+			if !o.synced {
+				synced = " (sync unfinished at the run's end)"
+			}
+		}
+		fmt.Fprintf(&b, "%-24s %9.1f %7.1f [%4.0f-%4.0f] %9.1f %9.1f %8.2f %8.3f %8.1f %8.1f %8.1f %8.1f%s\n", c.name,
+			figs["editor_p50_ms"], sp.Mean, sp.Min, sp.Max, figs["editor_max_ms"], figs["reader_p99_ms"],
+			figs["stick_MBps"], figs["fast_read_MBps"], figs["copier_exit_s"], figs["sync_s"],
+			figs["stick_thresh_MB"], figs["stick_dirty_MB"], synced)
+	}
+	b.WriteString("\nstick thr/dirty: the stick's mean bdi_thresh and dirty+writeback while the copy ran; copier exit: when dd's last\n" +
+		"write() returned (it exits at once: no fsync); sync: sync_inodes_sb of the stick from then until its last page is clean.\n")
+	rep.Text = b.String()
+	return rep, nil
+}
