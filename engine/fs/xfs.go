@@ -92,8 +92,9 @@ func DefaultXfsParams() XfsParams {
 //     itself in batches (one step per batch of one-page calls instead of one event
 //     per page; with tracing on, each call's wbc_writepage line is emitted).
 type Xfs struct {
-	P XfsParams
-	k *kernel.Kernel
+	P   XfsParams
+	k   *kernel.Kernel
+	bdi *kernel.BDI // the disk it is mounted on
 
 	calls callPool[daCursor]
 
@@ -137,7 +138,7 @@ func NewXfs() *Xfs { return &Xfs{P: DefaultXfsParams()} }
 func (x *Xfs) Name() string { return "xfs" }
 
 func (x *Xfs) Mount(k *kernel.Kernel, b *kernel.BDI) error {
-	x.k = k
+	x.k, x.bdi = k, b
 	x.P.Layout.MinWindowPages = x.P.AllocsizePages
 	x.P.Layout.MaxWindowPages = x.P.AllocsizePages
 	x.worker = k.NewThreadOn(b, "xfsdatad/0")

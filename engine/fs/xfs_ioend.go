@@ -247,6 +247,9 @@ func (x *Xfs) xfsdatad() {
 func (x *Xfs) CheckInvariants() error {
 	var wb, ioends int64
 	for _, in := range x.k.Inodes() {
+		if in.BDI() != x.bdi {
+			continue // a file on another disk
+		}
 		wb += in.Writeback.Count()
 		r := &in.FS.(*xfsInode).ioends
 		for _, io := range r.q[r.head:] {

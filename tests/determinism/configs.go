@@ -67,6 +67,15 @@ func Configs() []Named {
 	traced.Runtime = engine.Duration(5 * time.Second)
 	traced.TraceLines = 5000
 	out = append(out, Named{Name: "traced-generic-3dd", Config: traced})
+	// Two disks: an editor on the HDD, a 64 MB copy to the USB stick (6.1).
+	two := engine.DefaultConfig()
+	two.Kernel, two.Runtime = "6.1", engine.Duration(20*time.Second)
+	stick, _ := devices.Preset("usb2-stick")
+	two.Workload = engine.Workload{Editors: 1, Readers: 1}
+	two.Filesystem = "ext4"
+	two.Disks = []engine.DiskConfig{{Device: stick, Filesystem: "ext4", BDI: kernel.BdiKnobs{MaxRatio: 10},
+		Workload: engine.Workload{DD: 1, BS: 1 << 20, Count: 64}}}
+	out = append(out, Named{Name: "two-disk-usb-stick", Config: two})
 
 	r := rand.New(rand.NewPCG(8, 2026))
 	for i := 0; len(out) < 64; i++ {
@@ -134,6 +143,23 @@ func RandomConfig(r *rand.Rand) engine.Config {
 		}
 	}
 	c.Runtime = engine.Duration(time.Duration(2+r.IntN(14)) * time.Second)
+	if r.IntN(3) == 0 { // a multi-disk machine: 1-3 more disks with their own tasks and knobs
+		for n := 1 + r.IntN(3); n > 0; n-- {
+			d := engine.DiskConfig{Device: presets[r.IntN(len(presets))], Filesystem: fss[r.IntN(len(fss))],
+				BDI: kernel.DefaultBdiKnobs()}
+			d.Workload.DD = r.IntN(4)
+			d.Workload.BS = []int64{4096, 65536, 1 << 20}[r.IntN(3)]
+			d.Workload.Readers = r.IntN(2)
+			d.Workload.Editors = r.IntN(2)
+			if r.IntN(3) == 0 {
+				d.BDI.MaxRatio = 1 + r.IntN(100)
+				d.BDI.MinRatio = r.IntN(d.BDI.MaxRatio) / 4
+			}
+			d.BDI.StrictLimit = r.IntN(4) == 0 // refused by kernels without it
+			c.Disks = append(c.Disks, d)
+		}
+		c.Workload.Editors = r.IntN(2)
+	}
 	return c
 }
 
