@@ -502,3 +502,57 @@ func writeDisksSummary(w io.Writer, disks []DiskResult) {
 		}
 	}
 }
+
+// String is the disk in ParseDisk form: the device (preset and overrides), then
+// the disk keys that differ from ParseDisk's defaults.
+func (d DiskConfig) String() string {
+	var b strings.Builder
+	b.WriteString(d.Device.String())
+	add := func(k, v string) { b.WriteString("," + k + "=" + v) }
+	onOff := func(v bool) string {
+		if v {
+			return "on"
+		}
+		return "off"
+	}
+	wl := d.Workload
+	add("fs", d.Filesystem)
+	if wl.DD != 0 {
+		add("dd", strconv.Itoa(wl.DD))
+		add("bs", devices.FormatBytes(wl.BS))
+	}
+	if wl.Count != 0 {
+		add("count", strconv.FormatInt(wl.Count, 10))
+	}
+	if wl.Fsync {
+		add("fsync", "on")
+	}
+	if wl.Readers != 0 {
+		add("readers", strconv.Itoa(wl.Readers))
+	}
+	if wl.ReadBS != 0 {
+		add("read_bs", devices.FormatBytes(wl.ReadBS))
+	}
+	if wl.ReadRandom {
+		add("read_random", "on")
+	}
+	if wl.Editors != 0 {
+		add("editors", strconv.Itoa(wl.Editors))
+	}
+	if wl.EditorBytes != 0 {
+		add("editor_bytes", devices.FormatBytes(wl.EditorBytes))
+	}
+	if wl.EditorInterval != 0 {
+		add("editor_interval", wl.EditorInterval.String())
+	}
+	if d.BDI.MinRatio != 0 {
+		add("min_ratio", strconv.Itoa(d.BDI.MinRatio))
+	}
+	if d.BDI.MaxRatio != 100 {
+		add("max_ratio", strconv.Itoa(d.BDI.MaxRatio))
+	}
+	if d.BDI.StrictLimit {
+		add("strictlimit", onOff(true))
+	}
+	return b.String()
+}

@@ -115,3 +115,23 @@ func TestDisksValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestParseDiskRoundTrip: the --disk form parses and prints back.
+func TestParseDiskRoundTrip(t *testing.T) {
+	for _, text := range []string{
+		"usb2-stick,fs=ext4,dd=1,bs=1M,count=1024,max_ratio=5",
+		"nvme,qd=32,fs=xfs,readers=2,read_random=on,editors=1,editor_bytes=64k,editor_interval=500ms,min_ratio=10,strictlimit=on",
+	} {
+		d, err := engine.ParseDisk(text)
+		require.NoError(t, err, text)
+		back, err := engine.ParseDisk(d.String())
+		require.NoError(t, err, d.String())
+		assert.Equal(t, d, back, d.String())
+	}
+	_, err := engine.ParseDisk("usb2-stick,max_ratio=0")
+	require.ErrorContains(t, err, "max_ratio")
+	_, err = engine.ParseDisk("usb2-stick,bogus=1")
+	require.ErrorContains(t, err, "bogus")
+	_, err = engine.ParseDisk("nosuch,dd=1")
+	require.ErrorContains(t, err, "nosuch")
+}

@@ -138,6 +138,13 @@ func FormFromConfig(cfg engine.Config) Form {
 	for k, v := range cfg.Variants {
 		f["v."+k] = onOff(v)
 	}
+	if len(cfg.Disks) > 0 { // further disks, in the --disk form, ";"-separated
+		specs := make([]string, len(cfg.Disks))
+		for i, d := range cfg.Disks {
+			specs[i] = d.String()
+		}
+		f["disks"] = strings.Join(specs, ";")
+	}
 	return f
 }
 
@@ -307,6 +314,16 @@ func (f Form) Config() (engine.Config, *FieldError) {
 				cfg.Variants = engine.Overrides{}
 			}
 			cfg.Variants[k[2:]] = f[k] == "on"
+		}
+	}
+	if v := strings.TrimSpace(f["disks"]); v != "" {
+		for _, spec := range strings.Split(v, ";") {
+			d, err := engine.ParseDisk(spec)
+			if err != nil {
+				bad("disks", err.Error())
+				break
+			}
+			cfg.Disks = append(cfg.Disks, d)
 		}
 	}
 	if ferr != nil {

@@ -67,6 +67,11 @@ func EncodeHash(s State) string {
 			add(k, f[k])
 		}
 	}
+	if d := f["disks"]; d != "" { // further disks: disk=SPEC, repeated
+		for _, spec := range strings.Split(d, ";") {
+			add("disk", spec)
+		}
+	}
 	if s.Mode != "" {
 		add("mode", s.Mode)
 	}
@@ -165,6 +170,8 @@ func DecodeHash(h string) (State, *FieldError) {
 	for _, k := range sortedSet(vals) {
 		v := vals[k][len(vals[k])-1]
 		switch {
+		case k == "disk":
+			s.Form["disks"] = strings.Join(vals[k], ";")
 		case k == "device":
 			name, rest, _ := strings.Cut(v, ",")
 			s.Form["device"] = name
