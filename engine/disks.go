@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,7 +125,7 @@ func (c *Config) validateDisks() error {
 		prefix := ""
 		if i > 0 {
 			prefix = fmt.Sprintf("disks[%d].", i-1)
-			if ok, known := knownFS[d.Filesystem]; !known || !ok {
+			if !slices.Contains(Filesystems(), d.Filesystem) {
 				return fmt.Errorf("%sfs: %q is not a modelled filesystem (allowed: %s)", prefix, d.Filesystem, strings.Join(Filesystems(), ", "))
 			}
 			if err := d.Device.Validate(); err != nil {
@@ -556,3 +557,9 @@ func (d DiskConfig) String() string {
 	}
 	return b.String()
 }
+
+// Editors lists the editors of every disk, in start order.
+func (m *Machine) Editors() []*workload.Editor { return m.eds }
+
+// Readers lists the readers of every disk, in start order.
+func (m *Machine) Readers() []*workload.Reader { return m.rds }

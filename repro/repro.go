@@ -44,7 +44,7 @@ type Report struct {
 }
 
 // experiments is the table of reproductions, in the page's menu order.
-var experiments = []*Experiment{&chinner2010, &wu2011, &axboe2009, &modernVs2011, &kara2016}
+var experiments = []*Experiment{&chinner2010, &wu2011, &axboe2009, &modernVs2011, &kara2016, &usbStickStall, &axboe2009Disks}
 
 // Experiments lists the reproductions in the page's menu order.
 func Experiments() []*Experiment { return append([]*Experiment(nil), experiments...) }
@@ -113,3 +113,6 @@ func ddRateMBps(r *engine.Result) float64 {
 	}
 	return r.Tasks[0].RateMBps
 }
+
+// mbOf converts pages to MB (2^20 bytes).
+func mbOf(pages int64) float64 { return float64(pages) / 256 }

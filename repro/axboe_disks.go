@@ -1,4 +1,4 @@
-package engine
+package repro
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/stats"
 )
@@ -15,29 +16,33 @@ import (
 // disks" (../shared/threads/axboe-2009-per-bdi-flusher-threads.txt). The thread
 // measured one X25-E; this runs 1, 2 and 4 of them, one large-file dd writer each,
 // on the shared pdflush pool and with a flusher per disk.
-func init() {
-	registerExperiment(&Experiment{
-		Name:   "axboe-2009-disks",
-		Thread: "axboe-2009-per-bdi-flusher-threads.txt",
-		Doc: "1, 2 and 4 x25e disks (ext4, 4 CPUs, 2 GB, one dd bs=1M per disk, 60 s): 2.6.30 pdflush vs per-bdi " +
-			"flushers: aggregate write MB/s, CPU seconds, and how evenly the disks are served (min/max written)",
-		run: runAxboeDisks,
-	})
+var axboe2009Disks = Experiment{
+	Name:   "axboe-2009-disks",
+	ID:     "axboe2009disks",
+	Title:  "Axboe 2009, 4 disks",
+	Thread: "axboe-2009-per-bdi-flusher-threads.txt",
+	Doc: "1, 2 and 4 x25e disks (ext4, 4 CPUs, 2 GB, one dd bs=1M per disk, 60 s): 2.6.30 pdflush vs per-bdi " +
+		"flushers: aggregate write MB/s, CPU seconds, and how evenly the disks are served (min/max written)",
+	Look: "Four X25-E SSDs with one large-file dd each: A writes back through 2.6.30's shared pdflush pool, B gives each " +
+		"disk its own flusher. Compare write_bw and the CPU card of A and B; the JSON export's \"disks\" has each disk's share.",
+	Mode: "ab", TestKernel: "2.6.30-rc6+per-bdi",
+	Setup: func() (engine.Config, error) { return axboeDisksConfig("2.6.30-rc6", 4, 1, 60*time.Second) },
+	run:   runAxboeDisks,
 }
 
-func axboeDisksConfig(kernelName string, n int, seed uint64, runtime time.Duration) (Config, error) {
-	cfg := DefaultConfig()
+func axboeDisksConfig(kernelName string, n int, seed uint64, runtime time.Duration) (engine.Config, error) {
+	cfg := engine.DefaultConfig()
 	dev, err := devices.Preset("x25e")
 	if err != nil {
 		return cfg, err
 	}
 	cfg.Kernel, cfg.Seed = kernelName, seed
 	cfg.CPUs, cfg.MemoryMB, cfg.DirtyBytes, cfg.DirtyRatio, cfg.DirtyBackgroundRatio = 4, 2048, 0, 20, 10
-	cfg.Runtime = Duration(runtime)
-	disks := make([]DiskConfig, n)
+	cfg.Runtime = engine.Duration(runtime)
+	disks := make([]engine.DiskConfig, n)
 	for i := range disks {
-		disks[i] = DiskConfig{Device: dev, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
-			Workload: Workload{DD: 1, BS: 1 << 20}}
+		disks[i] = engine.DiskConfig{Device: dev, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
+			Workload: engine.Workload{DD: 1, BS: 1 << 20}}
 	}
 	cfg.SetDisks(disks)
 	cfg.Case = fmt.Sprintf("axboe-2009-disks/%s-%d", kernelName, n)
@@ -46,18 +51,18 @@ func axboeDisksConfig(kernelName string, n int, seed uint64, runtime time.Durati
 
 const axboeDisksSeeds = 3
 
-func runAxboeDisks(ctx context.Context, quick bool) (*ExperimentReport, error) {
+func runAxboeDisks(ctx context.Context, quick bool) (*Report, error) {
 	runtime := 60 * time.Second
 	if quick {
 		runtime = 20 * time.Second
 	}
-	rep := &ExperimentReport{Figures: map[string]float64{}}
+	rep := &Report{Figures: map[string]float64{}}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Axboe 2009 with more disks: x25e × N, ext4, one dd bs=1M per disk, %v, means of %d seeds\n\n", runtime, axboeDisksSeeds)
 	fmt.Fprintf(&b, "%-20s %5s %12s %10s %10s %14s\n", "kernel", "disks", "write MB/s", "CPU s", "CPU s/GB", "min/max disk")
 	for _, kname := range axboeKernels {
 		for _, n := range []int{1, 2, 4} {
-			var cfgs []Config
+			var cfgs []engine.Config
 			for s := uint64(1); s <= axboeDisksSeeds; s++ {
 				cfg, err := axboeDisksConfig(kname, n, s, runtime)
 				if err != nil {
@@ -65,7 +70,7 @@ func runAxboeDisks(ctx context.Context, quick bool) (*ExperimentReport, error) {
 				}
 				cfgs = append(cfgs, cfg)
 			}
-			res, err := RunAll(ctx, cfgs)
+			res, err := engine.RunAll(ctx, cfgs)
 			if err != nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package engine
+package repro
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 	"github.com/wblab/wblab/engine/stats"
@@ -16,22 +17,29 @@ import (
 // large copy to a slow USB stick while an editor on the fast disk saves a small
 // file with fsync every second and a reader reads from it. Nothing here branches
 // on the experiment: it builds two-disk machines from the presets and measures.
-func init() {
-	registerExperiment(&Experiment{
-		Name:   "usb-stick-stall",
-		Thread: "(LWN 2013, \"The pernicious USB-stick stall problem\"; no thread copy)",
-		Doc: "dd bs=1M of 1 GiB to a usb2-stick (ext4) next to a wu2011-hdd (ext4) with an editor (16 KiB + fsync every 1 s) " +
-			"and a random 4k reader; 2.6.30 pdflush, 3.1 IO-full, 3.2 IO-less and 6.1, and on 6.1 the remedies dirty_bytes=16M, " +
-			"the stick's max_ratio=1, strictlimit, wbt off: editor and reader latency, per-bdi thresholds, copier exit, final sync",
-		run: runUSBStickStall,
-	})
+var usbStickStall = Experiment{
+	Name:   "usb-stick-stall",
+	ID:     "usbstick",
+	Title:  "USB-stick stall",
+	Thread: "(LWN 2013, \"The pernicious USB-stick stall problem\"; no thread copy)",
+	Doc: "dd bs=1M of 1 GiB to a usb2-stick (ext4) next to a wu2011-hdd (ext4) with an editor (16 KiB + fsync every 1 s) " +
+		"and a random 4k reader; 2.6.30 pdflush, 3.1 IO-full, 3.2 IO-less and 6.1, and on 6.1 the remedies dirty_bytes=16M, " +
+		"the stick's max_ratio=1, strictlimit (alone and with max_ratio=1), wbt off: editor and reader latency, per-bdi " +
+		"thresholds and dirty pages, copier exit, final sync",
+	Look: "A two-disk machine: a 1 GiB copy to a slow USB stick beside the 2011 HDD, where an editor saves a small file with " +
+		"fsync every second and a reader reads at random; A runs 3.2's IO-less throttling, B 6.1. The page's cards are the " +
+		"machine's totals; the per-disk figures (each bdi's threshold and dirty pages, the editor's and reader's latency, when " +
+		"the copier exited) are in the JSON export's \"disks\", and `wblab experiment usb-stick-stall` prints every kernel and remedy.",
+	Mode: "ab", TestKernel: "6.1",
+	Setup: func() (engine.Config, error) { return usbConfig(usbCases[2], 1024, 600*time.Second, 1) },
+	run:   runUSBStickStall,
 }
 
 // usbCase is one row: a kernel preset, its switch overrides and a change to the machine.
 type usbCase struct {
 	name, kernel string
 	variants     kernel.Overrides
-	edit         func(c *Config)
+	edit         func(c *engine.Config)
 }
 
 var usbCases = []usbCase{
@@ -41,13 +49,13 @@ var usbCases = []usbCase{
 	{name: "3.1 IO-full", kernel: "2.6.36-rc1+fix", variants: kernel.Overrides{"scaled_chunk": true}},
 	{name: "3.2 IO-less", kernel: kernel.DefaultPreset},
 	{name: "6.1", kernel: "6.1"},
-	{name: "6.1 dirty_bytes=16M", kernel: "6.1", edit: func(c *Config) {
+	{name: "6.1 dirty_bytes=16M", kernel: "6.1", edit: func(c *engine.Config) {
 		c.DirtyRatio, c.DirtyBackgroundRatio, c.DirtyBytes, c.DirtyBackgroundBytes = 0, 0, 16<<20, 8<<20
 	}},
-	{name: "6.1 stick max_ratio=1", kernel: "6.1", edit: func(c *Config) { c.Disks[0].BDI.MaxRatio = 1 }},
-	{name: "6.1 stick strictlimit", kernel: "6.1", edit: func(c *Config) { c.Disks[0].BDI.StrictLimit = true }},
+	{name: "6.1 stick max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) { c.Disks[0].BDI.MaxRatio = 1 }},
+	{name: "6.1 stick strictlimit", kernel: "6.1", edit: func(c *engine.Config) { c.Disks[0].BDI.StrictLimit = true }},
 	// strictlimit with a small max_ratio: the usual advice (FUSE's setting)
-	{name: "6.1 strict+max_ratio=1", kernel: "6.1", edit: func(c *Config) {
+	{name: "6.1 strict+max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) {
 		c.Disks[0].BDI.StrictLimit, c.Disks[0].BDI.MaxRatio = true, 1
 	}},
 	{name: "6.1 wbt off", kernel: "6.1", variants: kernel.Overrides{"wbt": false}},
@@ -56,12 +64,13 @@ var usbCases = []usbCase{
 // usbConfig is the two-disk machine: the fast disk with the editor and the reader,
 // the stick with the copier. A 4 GiB desktop with the default ratios (dirty 20 %,
 // background 10 %: ~750 MB may be dirty).
-func usbConfig(c usbCase, copyMB int64, runtime time.Duration, seed uint64) (Config, error) {
-	cfg := DefaultConfig()
-	cfg.Kernel, cfg.Variants, cfg.Seed = c.kernel, c.variants, seed
+func usbConfig(c usbCase, copyMB int64, runtime time.Duration, seed uint64) (engine.Config, error) {
+	cfg := engine.DefaultConfig()
+	cfg.Kernel, cfg.Seed = c.kernel, seed
+	cfg.Variants = c.variants
 	cfg.DirtyBytes, cfg.DirtyRatio, cfg.DirtyBackgroundRatio = 0, 20, 10
 	cfg.CPUs, cfg.MemoryMB = 4, 4096
-	cfg.Runtime = Duration(runtime)
+	cfg.Runtime = engine.Duration(runtime)
 	fast, err := devices.Preset("wu2011-hdd")
 	if err != nil {
 		return cfg, err
@@ -70,11 +79,11 @@ func usbConfig(c usbCase, copyMB int64, runtime time.Duration, seed uint64) (Con
 	if err != nil {
 		return cfg, err
 	}
-	cfg.SetDisks([]DiskConfig{
+	cfg.SetDisks([]engine.DiskConfig{
 		{Device: fast, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
-			Workload: Workload{Editors: 1, Readers: 1, ReadRandom: true}},
+			Workload: engine.Workload{Editors: 1, Readers: 1, ReadRandom: true}},
 		{Device: stick, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
-			Workload: Workload{DD: 1, BS: 1 << 20, Count: copyMB}},
+			Workload: engine.Workload{DD: 1, BS: 1 << 20, Count: copyMB}},
 	})
 	if c.edit != nil {
 		c.edit(&cfg)
@@ -98,9 +107,9 @@ type usbOutcome struct {
 
 // runUSBOne runs one machine: until the copier exits, then a sync of the stick
 // (sync_inodes_sb on its bdi) until its pages are clean or the runtime ends.
-func runUSBOne(ctx context.Context, cfg Config) (usbOutcome, error) {
+func runUSBOne(ctx context.Context, cfg engine.Config) (usbOutcome, error) {
 	var o usbOutcome
-	m, err := Build(cfg, BuildOptions{})
+	m, err := engine.Build(cfg, engine.BuildOptions{})
 	if err != nil {
 		return o, err
 	}
@@ -124,14 +133,14 @@ func runUSBOne(ctx context.Context, cfg Config) (usbOutcome, error) {
 		o.copierExitS = copier.Ended.Seconds()
 	}
 	if nSamples > 0 {
-		o.stickThreshMB = mb(sumStickT / nSamples)
-		o.fastThreshMB = mb(sumFastT / nSamples)
-		o.stickDirtyMB = mb(sumStickDirty / nSamples)
+		o.stickThreshMB = mbOf(sumStickT / nSamples)
+		o.fastThreshMB = mbOf(sumFastT / nSamples)
+		o.stickDirtyMB = mbOf(sumStickDirty / nSamples)
 	}
-	ed, rd := m.eds[0], m.rds[0]
+	ed, rd := m.Editors()[0], m.Readers()[0]
 	if s := copyEnd.Seconds(); s > 0 {
-		o.stickMBps = mb(stick.Stats.Written) / s
-		o.fastWriteMBps = mb(fast.Stats.Written) / s
+		o.stickMBps = mbOf(stick.Stats.Written) / s
+		o.fastWriteMBps = mbOf(fast.Stats.Written) / s
 		o.fastReadMBps = float64(rd.Latency().N) * 4096 / (1 << 20) / s
 	}
 	// sync(1) of the stick once the copier exited
@@ -160,10 +169,10 @@ func runUSBOne(ctx context.Context, cfg Config) (usbOutcome, error) {
 // is reported for the editor's p99).
 const usbSeeds = 3
 
-func runUSBStickStall(ctx context.Context, quick bool) (*ExperimentReport, error) {
+func runUSBStickStall(ctx context.Context, quick bool) (*Report, error) {
 	// quick is the same: the whole experiment simulates in about a second
 	copyMB, runtime := int64(1024), 600*time.Second
-	rep := &ExperimentReport{Figures: map[string]float64{}}
+	rep := &Report{Figures: map[string]float64{}}
 	var b strings.Builder
 	fmt.Fprintf(&b, "USB-stick stall: dd bs=1M count=%d to usb2-stick/ext4 beside wu2011-hdd/ext4 (editor 16 KiB+fsync every 1 s, random 4k reader);\n", copyMB)
 	fmt.Fprintf(&b, "4 GiB RAM, dirty_ratio 20, background 10; means of %d seeds (editor p99 range in brackets);\nlatencies over the copy and the sync after it, throughputs while the copy runs\n\n", usbSeeds)
