@@ -23,8 +23,8 @@ var axboe2009Disks = Experiment{
 	Thread: "axboe-2009-per-bdi-flusher-threads.txt",
 	Doc: "1, 2 and 4 x25e disks (ext4, 4 CPUs, 2 GB, one dd bs=1M per disk, 60 s): 2.6.30 pdflush vs per-bdi " +
 		"flushers: aggregate write MB/s, CPU seconds, and how evenly the disks are served (min/max written)",
-	Look: "Four X25-E SSDs with one large-file dd each: A writes back through 2.6.30's shared pdflush pool, B gives each " +
-		"disk its own flusher. Compare write_bw and the CPU card of A and B; the JSON export's \"disks\" has each disk's share.",
+	Look: "Four X25-E SSDs each get one large-file dd: A writes back through 2.6.30's shared pdflush pool and B gives each " +
+		"disk its own flusher. Compare write_bw and the CPU card of A and B, and each disk's share in the JSON export's \"disks\".",
 	Mode: "ab", TestKernel: "2.6.30-rc6+per-bdi",
 	Setup: func() (engine.Config, error) { return axboeDisksConfig("2.6.30-rc6", 4, 1, 60*time.Second) },
 	run:   runAxboeDisks,

@@ -26,10 +26,10 @@ var usbStickStall = Experiment{
 		"and a random 4k reader; 2.6.30 pdflush, 3.1 IO-full, 3.2 IO-less and 6.1, and on 6.1 the remedies dirty_bytes=16M, " +
 		"the stick's max_ratio=1, strictlimit (alone and with max_ratio=1), wbt off: editor and reader latency, per-bdi " +
 		"thresholds and dirty pages, copier exit, final sync",
-	Look: "A two-disk machine: a 1 GiB copy to a slow USB stick beside the 2011 HDD, where an editor saves a small file with " +
-		"fsync every second and a reader reads at random; A runs 3.2's IO-less throttling, B 6.1. The page's cards are the " +
-		"machine's totals; the per-disk figures (each bdi's threshold and dirty pages, the editor's and reader's latency, when " +
-		"the copier exited) are in the JSON export's \"disks\", and `wblab experiment usb-stick-stall` prints every kernel and remedy.",
+	Look: "A 1 GiB copy to a slow USB stick runs beside the 2011 HDD, where an editor saves a small file with fsync every " +
+		"second and a reader reads at random; A has 3.2's IO-less throttling and B has Linux 6.1's. The page's cards are the " +
+		"machine's totals, the per-disk figures (each bdi's threshold and dirty pages, the editor's and reader's latency, the " +
+		"copier's exit) are in the JSON export's \"disks\", and `wblab experiment usb-stick-stall` prints every kernel and remedy.",
 	Mode: "ab", TestKernel: "6.1",
 	Setup: func() (engine.Config, error) { return usbConfig(usbCases[2], 1024, 600*time.Second, 1) },
 	run:   runUSBStickStall,
@@ -52,17 +52,19 @@ var usbCases = []usbCase{
 	{name: "6.1 dirty_bytes=16M", kernel: "6.1", edit: func(c *engine.Config) {
 		c.DirtyRatio, c.DirtyBackgroundRatio, c.DirtyBytes, c.DirtyBackgroundBytes = 0, 0, 16<<20, 8<<20
 	}},
-	{name: "6.1 stick max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) { c.Disks[0].BDI.MaxRatio = 1 }},
-	{name: "6.1 stick strictlimit", kernel: "6.1", edit: func(c *engine.Config) { c.Disks[0].BDI.StrictLimit = true }},
+	{name: "6.1 stick max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) { c.BDI = &kernel.BdiKnobs{MaxRatio: 1} }},
+	{name: "6.1 stick strictlimit", kernel: "6.1", edit: func(c *engine.Config) {
+		c.BDI = &kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}
+	}},
 	// strictlimit with a small max_ratio: the usual advice (FUSE's setting)
 	{name: "6.1 strict+max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) {
-		c.Disks[0].BDI.StrictLimit, c.Disks[0].BDI.MaxRatio = true, 1
+		c.BDI = &kernel.BdiKnobs{MaxRatio: 1, StrictLimit: true}
 	}},
 	{name: "6.1 wbt off", kernel: "6.1", variants: kernel.Overrides{"wbt": false}},
 }
 
-// usbConfig is the two-disk machine: the fast disk with the editor and the reader,
-// the stick with the copier. A 4 GiB desktop with the default ratios (dirty 20 %,
+// usbConfig is the two-disk machine: the stick with the copier (sda, so the page's
+// form carries its dd), the fast disk with the editor and the reader (sdb). A 4 GiB desktop with the default ratios (dirty 20 %,
 // background 10 %: ~750 MB may be dirty).
 func usbConfig(c usbCase, copyMB int64, runtime time.Duration, seed uint64) (engine.Config, error) {
 	cfg := engine.DefaultConfig()
@@ -80,10 +82,10 @@ func usbConfig(c usbCase, copyMB int64, runtime time.Duration, seed uint64) (eng
 		return cfg, err
 	}
 	cfg.SetDisks([]engine.DiskConfig{
-		{Device: fast, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
-			Workload: engine.Workload{Editors: 1, Readers: 1, ReadRandom: true}},
 		{Device: stick, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
 			Workload: engine.Workload{DD: 1, BS: 1 << 20, Count: copyMB}},
+		{Device: fast, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
+			Workload: engine.Workload{Editors: 1, Readers: 1, ReadRandom: true}},
 	})
 	if c.edit != nil {
 		c.edit(&cfg)
@@ -114,7 +116,7 @@ func runUSBOne(ctx context.Context, cfg engine.Config) (usbOutcome, error) {
 		return o, err
 	}
 	k := m.Kernel()
-	fast, stick := k.BDIs()[0], k.BDIs()[1]
+	stick, fast := k.BDIs()[0], k.BDIs()[1]
 	copier := m.DDs()[0]
 	step := 100 * sim.Millisecond
 	var nSamples int64
