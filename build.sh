@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
-# wblab build script: ./build.sh build | serve [--port N] | test
+# wblab build script: ./build.sh build | serve [--port N] | test | sizes
 set -euo pipefail
 cd "$(dirname "$0")"
 
 wasm_exec_dir() { echo "$(go env GOROOT)/lib/wasm"; }
+
+# need CMD PACKAGE: installs a Debian package when its command is missing (CI runs as
+# root on a fresh machine).
+need() {
+  command -v "$1" >/dev/null && return
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "== apt-get install $2 (for $1)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null 2>&1 ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; }
+  fi
+  command -v "$1" >/dev/null || { echo "build: $1 is missing (apt-get install $2)" >&2; exit 1; }
+}
 
 # Same flags for every wasm build (changing them recompiles everything).
 WASM_FLAGS=(-trimpath "-ldflags=-s -w")
@@ -22,9 +34,25 @@ cmd_build() {
   echo "== main.wasm (UI) and worker.wasm (engine)"
   GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/main.wasm ./wasm
   GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/worker.wasm ./wasm/worker
+  echo "== precompressed siblings (.gz, .br) for static hosts and wasm/serve"
+  need brotli brotli
   for f in static/main.wasm static/worker.wasm; do
-    printf '%s: %d bytes, %d gzip\n' "$f" "$(wc -c <"$f")" "$(gzip -9c "$f" | wc -c)"
+    gzip -9 -n -k -f "$f"
+    brotli -q 11 -w 24 -k -f "$f"
+    printf '%s: %d bytes, %d gzip, %d brotli\n' "$f" "$(wc -c <"$f")" "$(wc -c <"$f.gz")" "$(wc -c <"$f.br")"
   done
+}
+
+# sizes: where each module's bytes go, per section and per package (PERFORMANCE.md).
+# Links the modules again with their function names (without -s).
+cmd_sizes() {
+  local d
+  d=$(mktemp -d)
+  GOOS=js GOARCH=wasm go build -trimpath -o "$d/main.wasm" ./wasm
+  GOOS=js GOARCH=wasm go build -trimpath -o "$d/worker.wasm" ./wasm/worker
+  go run ./wasm/wasmsize -top "${TOP:-30}" "$d/main.wasm"
+  go run ./wasm/wasmsize -top "${TOP:-30}" "$d/worker.wasm"
+  rm -rf "$d"
 }
 
 cmd_serve() {
@@ -59,5 +87,6 @@ case "${1:-}" in
   build) shift; cmd_build "$@" ;;
   serve) shift; cmd_serve "$@" ;;
   test) shift; cmd_test "$@" ;;
-  *) echo "usage: $0 build | serve [--port N] | test" >&2; exit 2 ;;
+  sizes) shift; cmd_sizes "$@" ;;
+  *) echo "usage: $0 build | serve [--port N] | test | sizes" >&2; exit 2 ;;
 esac

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/wblab/wblab/wasm/site"
 )
 
 var (
@@ -69,7 +70,8 @@ func run(m *testing.M) int {
 	}
 	_ = os.MkdirAll(artifacts, 0o755)
 	mux := http.NewServeMux()
-	mux.Handle("/some/path/lab/", http.StripPrefix("/some/path/lab/", http.FileServer(http.Dir(static))))
+	mux.Handle("/some/path/lab/", http.StripPrefix("/some/path/lab/", loads.count(site.Handler(static))))
+	mux.HandleFunc("/embed-test.html", embedTestPage)
 	srv = httptest.NewServer(mux)
 	defer srv.Close()
 	base = srv.URL + "/some/path/lab/"
@@ -90,6 +92,45 @@ func run(m *testing.M) int {
 	code := m.Run()
 	fmt.Println("browser test screenshots in", artifacts)
 	return code
+}
+
+// loads counts the site's responses by path and status (the embed test: each module
+// is transferred once).
+var loads = &loadCounter{n: map[string]int{}}
+
+type loadCounter struct {
+	mu sync.Mutex
+	n  map[string]int // "main.wasm 200", `main.wasm encoding "gzip"` -> responses
+}
+
+func (c *loadCounter) count(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		c.mu.Lock()
+		c.n[fmt.Sprintf("%s %d", r.URL.Path, sw.code)]++
+		c.n[fmt.Sprintf("%s encoding %q", r.URL.Path, w.Header().Get("Content-Encoding"))]++
+		c.mu.Unlock()
+	})
+}
+
+func (c *loadCounter) reset() { c.mu.Lock(); c.n = map[string]int{}; c.mu.Unlock() }
+
+func (c *loadCounter) get(key string) int { c.mu.Lock(); defer c.mu.Unlock(); return c.n[key] }
+
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) { w.code = code; w.ResponseWriter.WriteHeader(code) }
+
+// embedTestPage is a blog page with two labs in iframes (TestEmbedLoadsModulesOnce).
+func embedTestPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, `<!doctype html><title>two labs</title><p>First:</p>
+<iframe id="lab1" src="some/path/lab/#v=1&embed=1&runtime=60s" width="700" height="500"></iframe><p>Second:</p>
+<iframe id="lab2" src="some/path/lab/#v=1&embed=1&runtime=60s&fs=ext4" width="700" height="500"></iframe>`)
 }
 
 // page is one tab with console-error and foreign-request watchers.

@@ -1,6 +1,8 @@
 //go:build !(js && wasm)
 
-// Command serve serves the built site (static/) for ./build.sh serve.
+// Command serve serves the built site (static/) for ./build.sh serve: precompressed
+// .br/.gz siblings with Content-Encoding, application/wasm, cache revalidation
+// (package wasm/site).
 package main
 
 import (
@@ -9,6 +11,8 @@ import (
 	"log"
 	"net"
 	"net/http"
+
+	"github.com/wblab/wblab/wasm/site"
 )
 
 func main() {
@@ -20,5 +24,5 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("serving %s at http://%s/\n", *dir, ln.Addr())
-	log.Fatal(http.Serve(ln, http.FileServer(http.Dir(*dir))))
+	log.Fatal(http.Serve(ln, site.Handler(*dir)))
 }

@@ -1,0 +1,141 @@
+//go:build !(js && wasm)
+
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	cdpage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// speedSpy runs before the page's scripts: it records, in ms after navigation start,
+// when the page first got a series chunk from a worker (window.__chunk) and when the
+// default case's first result card showed a value (window.__result).
+func (p *page) speedSpy() {
+	p.t.Helper()
+	js := `(() => { window.__chunk = 0; window.__result = 0;
+		const W = window.Worker;
+		window.Worker = function (u, o) { const w = new W(u, o);
+			w.addEventListener("message", (e) => { if (!window.__chunk && e.data && e.data.type === "chunk") window.__chunk = performance.now(); });
+			return w; };
+		window.Worker.prototype = W.prototype;
+		const seen = () => { const a = document.querySelector("#card-write_bw .a");
+			if (!window.__result && a && a.textContent !== "") window.__result = performance.now(); };
+		new MutationObserver(seen).observe(document, { subtree: true, childList: true, characterData: true });
+	})();`
+	p.run(chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := cdpage.AddScriptToEvaluateOnNewDocument(js).Do(ctx)
+		return err
+	}))
+}
+
+// clearCache empties the browser's HTTP cache (with the compiled code kept beside it).
+func (p *page) clearCache() {
+	p.t.Helper()
+	p.run(network.ClearBrowserCache())
+}
+
+// firstResult loads the default page and returns when its first chunk and its first
+// result arrived (ms after navigation start).
+func (p *page) firstResult() (chunk, result float64) {
+	p.t.Helper()
+	p.open("")
+	p.poll("the default case's first result", `window.__result > 0`, 60*time.Second)
+	p.waitDone()
+	p.eval(`window.__chunk`, &chunk)
+	p.eval(`window.__result`, &result)
+	return chunk, result
+}
+
+// TestPageSpeed measures the lab's speed figures (issues 7 and 16), reported, not
+// asserted: the default case's first chunk and first result after navigation with an
+// empty cache and again warm (reload: HTTP cache and compiled
+// code), then Wu's T1 matrix (24 cases × 2 kernels, 600 s each) across the page's
+// workers, with the progress bar moving and the page's worst timer stall.
+func TestPageSpeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the T1 matrix takes a minute")
+	}
+	p := newPageTimeout(t, 6*time.Minute)
+	p.clearCache()
+	p.speedSpy()
+	coldChunk, coldResult := p.firstResult()
+	warmChunk, warmResult := p.firstResult()
+
+	start := time.Now()
+	p.stallTimer()
+	p.click("#repro-wu2011")
+	p.poll("the matrix running", `document.getElementById("status").textContent.includes(" of 48")`, 30*time.Second)
+	var widths []float64
+	end := time.Now().Add(5 * time.Minute)
+	for {
+		var w float64
+		p.eval(`parseFloat(document.getElementById("progress").style.width) || 0`, &w)
+		widths = append(widths, w)
+		var finished bool
+		p.eval(`document.getElementById("status").textContent.includes("48 of 48")`, &finished)
+		if finished {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("T1 matrix unfinished after 5 min: %s", p.text("#status"))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	matrix := time.Since(start)
+	stall := p.stall()
+	txt := p.text("#matrix-text")
+	if !strings.Contains(txt, "TOTAL") || strings.Contains(txt, "error") {
+		t.Errorf("T1 table:\n%s", txt)
+	}
+	moved := 0
+	for i := 1; i < len(widths); i++ {
+		if widths[i] > widths[i-1] {
+			moved++
+		}
+	}
+	if moved < 3 {
+		t.Errorf("progress bar moved %d times during the matrix (widths %v)", moved, widths)
+	}
+	p.shot("t1-matrix")
+	t.Logf("default case after navigation: cold first chunk %.0f ms, first result %.0f ms; warm first chunk %.0f ms, first result %.0f ms",
+		coldChunk, coldResult, warmChunk, warmResult)
+	t.Logf("Wu T1 matrix (48 runs): %v, worst timer stall %.0f ms, progress bar moved %d times",
+		matrix.Round(time.Millisecond), stall, moved)
+}
+
+// TestEmbedLoadsModulesOnce opens a page with two embedded labs in an empty cache:
+// both show results, and each module crosses the network once (the second frame
+// gets it from the HTTP cache, at most revalidated with a 304).
+func TestEmbedLoadsModulesOnce(t *testing.T) {
+	p := newPageTimeout(t, 3*time.Minute)
+	p.clearCache()
+	loads.reset()
+	start := time.Now()
+	p.run(chromedp.Navigate(srv.URL + "/embed-test.html"))
+	for _, id := range []string{"lab1", "lab2"} {
+		p.poll("a result in "+id, fmt.Sprintf(`(() => { const d = document.getElementById(%q).contentDocument;
+			const s = d && d.getElementById("status"); return !!s && s.textContent.startsWith("done") && !!d.querySelector("#card-write_bw .a") })()`, id), 2*time.Minute)
+	}
+	took := time.Since(start)
+	p.shot("embed-two-labs")
+	for _, m := range []string{"main.wasm", "worker.wasm"} {
+		if n := loads.get(m + " 200"); n != 1 {
+			t.Errorf("%s transferred %d times for two embedded labs, want 1", m, n)
+		}
+	}
+	enc := "none"
+	for _, e := range []string{"br", "gzip"} {
+		if loads.get(fmt.Sprintf("main.wasm encoding %q", e)) > 0 {
+			enc = e
+		}
+	}
+	t.Logf("two embedded labs done after %v; main.wasm 200×%d 304×%d, worker.wasm 200×%d 304×%d; Content-Encoding %s", took.Round(time.Millisecond),
+		loads.get("main.wasm 200"), loads.get("main.wasm 304"), loads.get("worker.wasm 200"), loads.get("worker.wasm 304"), enc)
+}
