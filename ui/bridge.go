@@ -44,9 +44,9 @@ type Chunk struct {
 // Engine runs configs off the UI thread; the browser implementation is a pool of Web
 // Workers (bridge_js.go).
 type Engine interface {
-	// Run starts a config; summary asks for the Result without its time series,
-	// inodes and trace (matrix cells need write_bw only). Other runs stream their
-	// series in "chunk" messages while they run.
+	// Run starts a config; summary asks for the Result's top-level figures only (no
+	// series, tasks, inodes or trace: matrix cells need write_bw). Other runs stream
+	// their series in "chunk" messages while they run.
 	Run(id int, cfgJSON string, summary bool)
 	Cancel(id int)
 	Workers() int

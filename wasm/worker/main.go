@@ -214,8 +214,10 @@ func run(j job) {
 	if j.stream && len(rows) > 0 {
 		flush(sim.Time(res.RuntimeS*1e9), sim.Time(res.RuntimeS*1e9))
 	}
-	if j.summary {
-		res.Series, res.Inodes, res.Trace = nil, nil, nil
+	if j.summary { // what a matrix cell shows: no series, tasks, inodes, trace
+		res = &engine.Result{Case: res.Case, Kernel: res.Kernel, Device: res.Device, Filesystem: res.Filesystem,
+			Seed: res.Seed, RuntimeS: res.RuntimeS, WriteBWMBps: res.WriteBWMBps, WriteBWMethod: res.WriteBWMethod,
+			WrittenMB: res.WrittenMB, DirtiedMB: res.DirtiedMB, CPUS: res.CPUS, Events: res.Events, BusyLoops: res.BusyLoops}
 	}
 	out, err := json.Marshal(res)
 	if err != nil {
