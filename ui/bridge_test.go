@@ -8,7 +8,7 @@ import (
 )
 
 // The page with no hash runs the form's default config; boot.js starts
-// engine.DefaultConfig() before the UI exists, and the UI takes that run over only
+// engine.FirstPageConfig() before the UI exists, and the UI takes that run over only
 // when the two JSON texts are equal.
 func TestDefaultFormIsTheEarlyRun(t *testing.T) {
 	st, err := DecodeHash("")
