@@ -182,7 +182,7 @@ func (in *Inode) OnList() string {
 type inodeList struct {
 	name       string
 	bit        uint8 // OnBDirty ... (0 for a temporary list)
-	owner      *BDI // the bdi_writeback the list belongs to
+	owner      *BDI  // the bdi_writeback the list belongs to
 	head, tail *Inode
 	n          int
 }
