@@ -21,6 +21,7 @@ func (c *ReproBar) Apply(id string) {
 		return
 	}
 	c.lab.Cancel()
+	c.lab.Guided = false
 	c.lab.applyState(r.Apply(c.lab.state()))
 	if r.Table == "" {
 		c.lab.Matrix.Table = ""

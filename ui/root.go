@@ -140,6 +140,7 @@ func (c *Root) saveHash() { SetHash(EncodeHash(c.state())) }
 // SetMode switches between single, A/B and matrix views.
 func (c *Root) SetMode(m string) {
 	c.Mode = m
+	c.Guided = c.Guided && m == "" // A/B and Matrix need the form
 	c.saveHash()
 }
 
@@ -223,11 +224,8 @@ func firstPage(st State) State {
 // ShowLab leaves the guided first page for the full lab.
 func (c *Root) ShowLab() { c.Guided, c.FormOpen = false, true }
 
-// RunStory leaves the guide and runs a Reproduce story.
-func (c *Root) RunStory(id string) {
-	c.Guided = false
-	c.Repro.Apply(id)
-}
+// RunStory runs a Reproduce story (Apply leaves the guide).
+func (c *Root) RunStory(id string) { c.Repro.Apply(id) }
 
 // Intro is the first page's three sentences.
 var Intro = []string{
