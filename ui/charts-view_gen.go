@@ -25,6 +25,25 @@ func (c *ChartsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		_ = vgparent
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 		vgparent.AppendChild(vgn)
+		if len(c.IDs()) > 0 {
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "charts-bar"}}}
+			vgparent.AppendChild(vgn)
+			{
+				vgparent := vgn
+				_ = vgparent
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "explain-all"}}}
+				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("aria-pressed", fmt.Sprint(c.Explain))
+				vgn.SetInnerHTML(c.ExplainText())
+				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+					EventType:	"click",
+					Func:		func(event vugu.DOMEvent) { c.ToggleExplain() },
+					// TODO: implement capture, etc. mostly need to decide syntax
+				})
+			}
+		}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
+		vgparent.AppendChild(vgn)
 		for vgiterkeyt, id := range c.IDs() {
 			var vgiterkey interface{} = vgiterkeyt
 			_ = vgiterkey
@@ -66,6 +85,7 @@ func (c *ChartsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "details", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "chart-docs"}}}
 					vgparent.AppendChild(vgn)
 					vgn.AddAttrInterface("id", "docs-"+id)
+					vgn.AddAttrInterface("open", c.Explain)
 					{
 						vgparent := vgn
 						_ = vgparent

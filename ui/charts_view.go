@@ -15,6 +15,8 @@ type ChartsView struct {
 	memo      map[string]drawn
 	shown     map[string]string // element id -> the options its chart was drawn with
 	lastLive  time.Time         // when live (running) data was last drawn
+	// Explain opens every chart's "what is this?" list.
+	Explain bool
 
 	lab *Root
 }
@@ -135,4 +137,15 @@ func (c *ChartsView) IDs() []string {
 		out = append(out, "chart-"+s.ID)
 	}
 	return out
+}
+
+// ToggleExplain opens or closes every chart's explanation list.
+func (c *ChartsView) ToggleExplain() { c.Explain = !c.Explain }
+
+// ExplainText is the toggle's text.
+func (c *ChartsView) ExplainText() string {
+	if c.Explain {
+		return "Hide the explanations"
+	}
+	return "Explain every chart"
 }

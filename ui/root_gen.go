@@ -328,7 +328,7 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "fold"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "toggle-form"}, vugu.VGAttribute{Namespace: "", Key: "aria-controls", Val: "form-fields"}}}
 				vgparent.AppendChild(vgn)
-				vgn.AddAttrInterface("aria-expanded", c.FormOpen)
+				vgn.AddAttrInterface("aria-expanded", fmt.Sprint(c.FormOpen))
 				vgn.SetInnerHTML(c.FormToggleText())
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"click",
