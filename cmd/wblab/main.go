@@ -115,6 +115,7 @@ Usage:
   wblab run [flags] [CASE]   simulate one case (default ` + defaultCase() + `)
   wblab presets [--json]     list kernels, kernel switches, devices and filesystems
   wblab help [COMMAND]       show help for a command
+  wblab help series          what each --series column and summary figure means
 ` + extraUsage() + `
 CASE is a harness case name like thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X.
 Run "wblab help run" for the flags.
@@ -159,6 +160,8 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, runHelp())
 	case "presets":
 		fmt.Fprint(stdout, presetsHelp)
+	case "series":
+		fmt.Fprint(stdout, seriesHelp())
 	default:
 		if c, ok := commands[args[0]]; ok {
 			fmt.Fprint(stdout, c.help)

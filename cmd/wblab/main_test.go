@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/engine"
 )
 
 // short keeps test runs quick.
@@ -40,6 +41,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"--help", []string{"--help"}, 0, "wblab run [flags] [CASE]", ""},
 		{"help run", []string{"help", "run"}, 0, "--runtime DUR", ""},
 		{"help presets", []string{"help", "presets"}, 0, "wblab presets [--json]", ""},
+		{"help series", []string{"help", "series"}, 0, "iostat_avgqu_sz [requests]", ""},
 		{"help nosuch", []string{"help", "nosuch"}, 2, "", `unknown command "nosuch"`},
 		{"run --help", []string{"run", "--help"}, 0, "--trace-lines N", ""},
 		{"run -h", []string{"run", "-h"}, 0, "--trace-lines N", ""},
@@ -267,4 +269,17 @@ func TestRunSeedsJSON(t *testing.T) {
 		sum += r.WriteBW
 	}
 	assert.InDelta(t, sum/3, got.WriteBW.Mean, 1e-9)
+}
+
+// "wblab help series" lists every --series column with the page's explanation.
+func TestHelpSeriesMatchesThePage(t *testing.T) {
+	code, out, _ := runArgs(t, "help", "series")
+	require.Equal(t, 0, code)
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, c := range engine.Columns {
+		assert.Contains(t, out, c.Name+" ["+c.Unit+"]")
+		if d, ok := engine.SeriesDoc(c.Name); ok {
+			assert.Contains(t, flat, strings.Join(strings.Fields(d.Meaning), " "), c.Name)
+		}
+	}
 }

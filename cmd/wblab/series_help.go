@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wblab/wblab/engine"
+)
+
+// seriesHelp is "wblab help series": every --series column with its unit and the
+// explanation the page shows for it (engine/explain.go), then the summary figures.
+func seriesHelp() string {
+	var b strings.Builder
+	b.WriteString("The --series CSV columns (MB = MiB = 2^20 bytes), as the page explains them:\n\n")
+	for _, c := range engine.Columns {
+		d, ok := engine.SeriesDoc(c.Name)
+		if !ok { // time_s
+			fmt.Fprintf(&b, "%s [%s]\n  %s\n\n", c.Name, c.Unit, c.Doc)
+			continue
+		}
+		fmt.Fprintf(&b, "%s [%s]\n  %s\n\n", c.Name, c.Unit, wrap(d.Text(), 2, 88))
+	}
+	b.WriteString("Summary figures (the page's cards):\n\n")
+	for _, id := range []string{"write_bw", "written", "cpu", "data_age", "age", "busy", "dd_time", "read_p99", "fs-"} {
+		label := id
+		if id == "fs-" {
+			label = "fs-NAME"
+		}
+		if d, ok := engine.CardDoc(id); ok {
+			fmt.Fprintf(&b, "%s\n  %s\n\n", label, wrap(d.Text(), 2, 88))
+		}
+	}
+	return b.String()
+}

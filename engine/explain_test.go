@@ -1,0 +1,22 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Every series column has an explanation naming its kernel variable or function.
+func TestEveryColumnExplained(t *testing.T) {
+	for _, c := range Columns[1:] { // time_s is the time axis
+		d, ok := SeriesDoc(c.Name)
+		if assert.True(t, ok, "series %s has no explanation in explain.go", c.Name) {
+			assert.NotEmpty(t, d.Meaning, c.Name)
+			assert.NotEmpty(t, d.Kernel+d.Function, "%s: no kernel variable or function", c.Name)
+		}
+	}
+	_, ok := CardDoc("fs-journal_commits")
+	assert.True(t, ok, "filesystem counters share one explanation")
+	_, ok = SeriesDoc("no_such_column")
+	assert.False(t, ok)
+}
