@@ -80,8 +80,8 @@ func TestSeedsButton(t *testing.T) {
 	p := newPageTimeout(t, 3*time.Minute)
 	p.open("#v=1&runtime=20s")
 	p.waitDone()
-	if strings.Contains(p.text("body"), "paired by seed") {
-		t.Fatal("one seed by default")
+	if body := p.text("body"); strings.Contains(body, "paired by seed") || strings.Contains(body, "1 seeds") {
+		t.Fatal("one seed by default, and no seed panel for it")
 	}
 	p.click("#seeds-toggle")
 	p.poll("the 5-seed statistics", `(document.getElementById("seeds")||{textContent:""}).textContent.includes("CV")`, 2*time.Minute)
