@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -121,19 +120,8 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return code
 		}
 	}
-	if _, ok := flags["json"]; ok {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(cmp); err != nil {
-			fmt.Fprintf(stderr, "wblab compare: %v\n", err)
-			return exitFailed
-		}
-		return exitOK
-	}
-	if _, err := io.WriteString(stdout, cmp.Text()); err != nil {
-		return exitFailed
-	}
-	return exitOK
+	_, asJSON := flags["json"]
+	return writeOutput("compare", stdout, stderr, asJSON, cmp, cmp.Text)
 }
 
 // parseSeeds reads --seeds: a count in [1, engine.MaxSeeds].

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -107,16 +106,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		for _, k := range keys {
 			out[k] = r.Figures[k]
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(stderr, "wblab experiment: %v\n", err)
-			return exitFailed
-		}
-		return exitOK
+		return writeJSON("experiment", stdout, stderr, out)
 	}
-	if _, err := io.WriteString(stdout, r.Text); err != nil {
-		return exitFailed
-	}
-	return exitOK
+	return writeText("experiment", stdout, stderr, r.Text)
 }

@@ -679,13 +679,7 @@ func presetsCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	l := presets()
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(l); err != nil {
-			fmt.Fprintf(stderr, "wblab presets: %v\n", err)
-			return exitFailed
-		}
-		return exitOK
+		return writeJSON("presets", stdout, stderr, l)
 	}
 	fmt.Fprintln(stdout, "Kernels (--kernel, or the release at the end of a case name):")
 	for _, k := range l.Kernels {

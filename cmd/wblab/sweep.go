@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -132,17 +131,6 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "wblab sweep: %v\n", err)
 		return exitFailed
 	}
-	if _, ok := flags["json"]; ok {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(sw); err != nil {
-			fmt.Fprintf(stderr, "wblab sweep: %v\n", err)
-			return exitFailed
-		}
-		return exitOK
-	}
-	if _, err := io.WriteString(stdout, sw.Text()); err != nil {
-		return exitFailed
-	}
-	return exitOK
+	_, asJSON := flags["json"]
+	return writeOutput("sweep", stdout, stderr, asJSON, sw, sw.Text)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -96,13 +95,7 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		cs = append(cs, c)
 	}
 	if _, ok := flags["json"]; ok {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", " ")
-		if err := enc.Encode(cs); err != nil {
-			fmt.Fprintf(stderr, "wblab validate: %v\n", err)
-			return exitFailed
-		}
-		return exitOK
+		return writeJSON("validate", stdout, stderr, cs)
 	}
 	if err := validate.WriteReport(stdout, cs); err != nil {
 		fmt.Fprintf(stderr, "wblab validate: %v\n", err)
