@@ -521,7 +521,7 @@ func (t *pdflushThread) pdflushDone() bool {
 
 // propSingle is a prop_local_single (lib/proportions.c, 2.6.24-3.1): a task's
 // recent events, halved for every half-period of global events it missed.
-type propSingle struct{ events, period int64 }
+type propSingle = propLocal
 
 // vmDirtiesShift is calc_period_shift() (2.6.30/2.6.36 mm/page-writeback.c):
 // 2 + ilog2(dirty_total - 1), dirty_total the dirty threshold in pages.
@@ -532,19 +532,7 @@ func (k *Kernel) vmDirtiesShift() int64 {
 
 // propNormSingle is prop_norm_single: catch the task's count up with the global
 // period, halving it once per missed half-period.
-func (k *Kernel) propNormSingle(pl *propSingle) {
-	shift := k.vmDirtiesShift()
-	globalPeriod := k.vmDirties &^ (1<<(shift-1) - 1)
-	if pl.period == globalPeriod {
-		return
-	}
-	if missed := (globalPeriod - pl.period) >> (shift - 1); missed < 63 {
-		pl.events >>= missed
-	} else {
-		pl.events = 0
-	}
-	pl.period = globalPeriod
-}
+func (k *Kernel) propNormSingle(pl *propSingle) { pl.norm(k.vmDirties, k.vmDirtiesShift()) }
 
 // taskDirtyInc is task_dirty_inc once per page for n pages (account_page_dirtied,
 // 2.6.24-3.1): the pages are counted in runs that end at half-period boundaries, so

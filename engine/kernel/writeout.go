@@ -68,9 +68,12 @@ func (k *Kernel) completionsShift() int64 { return k.vmDirtiesShift() }
 
 // propNormPercpu is prop_norm_percpu (lib/proportions.c): the bdi's count is halved
 // once for every half-period of global completions it missed.
-func (k *Kernel) propNormPercpu(pl *propLocal) {
-	shift := k.completionsShift()
-	globalPeriod := k.completions.events &^ (1<<(shift-1) - 1)
+func (k *Kernel) propNormPercpu(pl *propLocal) { pl.norm(k.completions.events, k.completionsShift()) }
+
+// norm is the normalisation prop_norm_percpu and prop_norm_single share: the local
+// count is halved once for every half-period (2^(shift-1) global events) it missed.
+func (pl *propLocal) norm(globalEvents, shift int64) {
+	globalPeriod := globalEvents &^ (1<<(shift-1) - 1)
 	if pl.period == globalPeriod {
 		return
 	}
