@@ -77,7 +77,7 @@ func (e *elevator) init(q *Queue) {
 	e.front = make(map[int64]*Request)
 	if e.deadline {
 		for d := range e.sorted {
-			e.sorted[d] = make([]*Request, 0, s.NrRequests)
+			e.sorted[d] = make([]*Request, 0, q.blk.NrRequests)
 		}
 	}
 }

@@ -14,8 +14,9 @@ func (p *pages) EndIO(cookie uint64, index, n int64, op devices.Op) { p.done += 
 // A task writes 64 MiB sequentially under a plug, blocking whenever the queue is full.
 func Example() {
 	w := sim.NewWorld(1000, 1)
-	spec, _ := devices.ParseSpec("wu2011-hdd,wbt=on")
-	q, _ := devices.New(w, spec)
+	spec, blkKeys, _ := devices.ParseSpec("wu2011-hdd,wbt=on")
+	blk, _ := blkKeys.Apply(devices.LegacyBlock(spec, 512)) // the v3.2 block layer, with wbt on
+	q, _ := devices.New(w, spec, blk)
 	owner := &pages{}
 	task := w.NewTask("flush-8:0", 1, nil)
 	s := q.NewSubmitter(task)

@@ -79,11 +79,39 @@ func newJob(q *Queue, w *sim.World, pid int, op Op, bsPages, depth int64, random
 
 func mustQueue(t testing.TB, w *sim.World, text string) *Queue {
 	t.Helper()
-	spec, err := ParseSpec(text)
-	require.NoError(t, err, text)
-	q, err := New(w, spec)
+	spec, blk := mustParse(t, text)
+	q, err := New(w, spec, blk)
 	require.NoError(t, err, text)
 	return q
+}
+
+// mustParse parses a --device text into the spec and the block layer of the
+// kernel the device's tests assume (testBlock), with the text's block keys.
+func mustParse(t testing.TB, text string) (Spec, Block) {
+	t.Helper()
+	spec, o, err := ParseSpec(text)
+	require.NoError(t, err, text)
+	blk, err := o.Apply(testBlock(spec))
+	require.NoError(t, err, text)
+	return spec, blk
+}
+
+// testBlock is the block layer the tests run a preset behind (the kernel
+// package, which decides it for real runs, imports this one): the 6.1 kernel's
+// for the modern devices (nvme, capped), the 4.6+wbt draft for the Kara 2016
+// disk, v3.2's for the rest.
+func testBlock(s Spec) Block {
+	switch s.Name {
+	case "nvme", "capped":
+		b := MQBlock(s)
+		b.WBT, b.WBTV6, b.WBTQD1 = true, true, true
+		return b
+	case "kara2016-qd1":
+		b := LegacyBlock(s, 1280)
+		b.WBT, b.WBTDraft, b.WBTDepth = true, true, 64
+		return b
+	}
+	return LegacyBlock(s, 512)
 }
 
 // measure runs jobs for warm then for dur and returns the iostat rates of the second part.
@@ -121,10 +149,9 @@ func (d *manualDev) completeFirst() *Request {
 
 func manualQueue(t testing.TB, w *sim.World, text string) (*Queue, *manualDev) {
 	t.Helper()
-	spec, err := ParseSpec(text)
-	require.NoError(t, err, text)
+	spec, blk := mustParse(t, text)
 	d := &manualDev{qd: spec.QueueDepth}
-	return NewQueue(w, spec, d), d
+	return NewQueue(w, spec, blk, d), d
 }
 
 type nopOwner struct{ pages int64 }

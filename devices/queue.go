@@ -25,6 +25,7 @@ type timerDevice interface {
 type Queue struct {
 	w        *sim.World
 	spec     Spec
+	blk      Block
 	dev      Device
 	tdev     timerDevice
 	qd       int
@@ -114,9 +115,9 @@ type Submitter struct {
 }
 
 // NewQueue builds the queue for spec in front of dev.
-func NewQueue(w *sim.World, spec Spec, dev Device) *Queue {
-	q := &Queue{w: w, spec: spec, dev: dev, qd: dev.QueueDepth(),
-		maxPages: int64(spec.MaxSectorsKB) * 1024 / PageSize, devName: "8:0", devNum: "8,0"}
+func NewQueue(w *sim.World, spec Spec, blk Block, dev Device) *Queue {
+	q := &Queue{w: w, spec: spec, blk: blk, dev: dev, qd: dev.QueueDepth(),
+		maxPages: int64(blk.MaxSectorsKB) * 1024 / PageSize, devName: "8:0", devNum: "8,0"}
 	q.tdev, _ = dev.(timerDevice)
 	if q.maxPages < 1 {
 		q.maxPages = 1
@@ -124,16 +125,16 @@ func NewQueue(w *sim.World, spec Spec, dev Device) *Queue {
 	if q.qd < 1 {
 		q.qd = 1
 	}
-	if spec.PlugCount < 1 {
-		q.spec.PlugCount = 16
+	if blk.PlugCount < 1 {
+		q.blk.PlugCount = 16
 	}
-	nr := spec.NrRequests
+	nr := blk.NrRequests
 	if nr < 1 {
 		nr = 128
-		q.spec.NrRequests = nr
+		q.blk.NrRequests = nr
 	}
 	npools := 2
-	if spec.BlkMQ {
+	if blk.BlkMQ {
 		npools = 1
 	}
 	q.reqs = make([]Request, nr*npools)
@@ -163,6 +164,9 @@ func (q *Queue) requestTimer(r *Request) {
 
 // Spec is the queue's configuration.
 func (q *Queue) Spec() Spec { return q.spec }
+
+// Block is the queue's block layer (the kernel's, with the run's overrides).
+func (q *Queue) Block() Block { return q.blk }
 
 // Media returns a rotating disk's head counters (false for other models).
 func (q *Queue) Media() (MediaStats, bool) {
@@ -198,7 +202,7 @@ func (q *Queue) Waiters() int { return q.wbt.waiters.n + q.poolWait[0].n + q.poo
 // on when the pool's allocated count reaches nr - nr/8 + 1 (113 of 128) and off
 // below nr - nr/8 - nr/16 - 1 (103). blk-mq queues never mark congestion.
 func (q *Queue) Congested(op Op) bool {
-	if q.spec.BlkMQ {
+	if q.blk.BlkMQ {
 		return false
 	}
 	if op == Write {
@@ -209,7 +213,7 @@ func (q *Queue) Congested(op Op) bool {
 
 // class is the pool a request for op/flags comes from: rw_is_sync for legacy queues.
 func (q *Queue) class(op Op, f Flags) int {
-	if q.spec.BlkMQ || op == Read || f&FlagSync != 0 {
+	if q.blk.BlkMQ || op == Read || f&FlagSync != 0 {
 		return 0
 	}
 	return 1
@@ -469,7 +473,7 @@ func (s *Submitter) PluggedRequests() int { return len(s.plug) }
 // requests (BLK_MAX_REQUEST_COUNT) or its last request reaches PlugBytes
 // (BLK_PLUG_FLUSH_SIZE, v6).
 func (s *Submitter) addToPlug(r *Request) {
-	sp := &s.q.spec
+	sp := &s.q.blk
 	if n := len(s.plug); n >= sp.PlugCount || (sp.PlugBytes > 0 && n > 0 && s.plug[n-1].Bytes() >= sp.PlugBytes) {
 		s.flushPlug()
 	}

@@ -98,7 +98,7 @@ func TestMergingNeverExceedsMaxSectors(t *testing.T) {
 		{"nvme", 1, true, 320},
 		{"nvme", 1000, false, 320},
 		{"x25e,max_sectors_kb=64", 3, true, 16},
-		{"capped,max_sectors_kb=256", 5, false, 64},
+		{"capped,max_sectors_kb=256,nr_requests=256", 5, false, 64},
 	}
 	for _, tc := range tests {
 		for _, op := range []Op{Write, Read} {
@@ -137,9 +137,9 @@ func TestPlugFlush(t *testing.T) {
 		// 4 KiB bios at distinct places: every bio is a request; flush at the 17th
 		{"v3.2 count", "simple,qd=1", 1, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 1, 2}},
 		// v6: 32 requests, or a flush when the last plugged request is >= 128 KiB
-		{"v6 count", "nvme,qd=1", 1, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 1}},
-		{"v6 bytes", "nvme,qd=1", 32, []int{1, 1, 1}},
-		{"v6 small", "nvme,qd=1", 31, []int{1, 2, 3}},
+		{"v6 count", "nvme,qd=1,nr_requests=1023", 1, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 1}},
+		{"v6 bytes", "nvme,qd=1,nr_requests=1023", 32, []int{1, 1, 1}},
+		{"v6 small", "nvme,qd=1,nr_requests=1023", 31, []int{1, 2, 3}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

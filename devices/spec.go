@@ -25,37 +25,28 @@ const (
 	ElevatorCFQ      = "cfq"      // per-process queues, time slices, idling (v3.2 cfq-iosched, cfq.go)
 )
 
-// Spec describes a device and its queue. It is embedded in the engine's Config as
+// Spec describes a device's hardware (service model, queue depth, write cache)
+// and the scheduler its setup selects. It is embedded in the engine's Config as
 // "device"; every field has a key in the "--device NAME,key=value" form (see Keys,
-// KeysFor, Params). Integer units: bytes, bytes/s, nanoseconds.
+// KeysFor, Params), which also takes the kernel's block-layer keys (Block,
+// BlockOverrides). Integer units: bytes, bytes/s, nanoseconds.
 type Spec struct {
 	Name  string `json:"name"`
 	Model string `json:"model"` // simple | hdd | ssd | nvme | capped
 	Doc   string `json:"doc,omitempty"`
 
-	// Block layer (kernel-notes §7.1).
-	QueueDepth      int    `json:"qd"`             // requests issued to the device at once (NCQ / tag depth)
-	MaxSectorsKB    int    `json:"max_sectors_kb"` // largest merged request: 512 (v3.2) / 1280 (v4.x-v6.x)
-	NrRequests      int    `json:"nr_requests"`    // legacy: requests per pool (sync, async); mq: tags
-	BlkMQ           bool   `json:"mq"`             // blk-mq tags (one shared pool, no congestion marks)
-	PlugCount       int    `json:"plug_count"`     // plug flush at this many requests: 16 (v3.2) / 32 (v6)
-	PlugBytes       int64  `json:"plug_bytes"`     // and when the last plugged request is this big: 0 / 128 KiB (v6)
-	Elevator        string `json:"elevator"`       // deadline | noop | cfq
-	ReadExpireMs    int    `json:"read_expire_ms"` // deadline read_expire (HZ/2)
+	// Queue and scheduler (kernel-notes §7.1). The block layer itself (request pool
+	// or tags, request size, plugging, blk-wbt) is the kernel's: see Block.
+	QueueDepth      int    `json:"qd"`                          // requests issued to the device at once (NCQ / tag depth)
+	MaxHWSectorsKB  int    `json:"max_hw_sectors_kb,omitempty"` // the device's or driver's request size limit (0 = none below the kernel's)
+	Elevator        string `json:"elevator"`                    // the scheduler this disk's setup selects: deadline | noop | cfq
+	ReadExpireMs    int    `json:"read_expire_ms"`              // deadline read_expire (HZ/2)
 	WriteExpireMs   int    `json:"write_expire_ms"`
 	WritesStarved   int    `json:"writes_starved"`
 	FifoBatch       int    `json:"fifo_batch"`
 	Rotational      bool   `json:"rotational"`
 	WriteCacheBytes int64  `json:"wcache"`                // volatile write cache; > 0 sets QUEUE_FLAG_WC; the HDD model buffers writes in it
 	WriteCacheSegs  int    `json:"wcache_segs,omitempty"` // hdd: discontiguous runs the write cache can hold (segments)
-
-	// blk-wbt (kernel-notes §3).
-	WBT      bool  `json:"wbt"`        // wbt enabled
-	WBTLatNs int64 `json:"wbt_lat_ns"` // min_lat_nsec; 0 = wbt_default_latency_nsec (2 ms / 75 ms rotational)
-	WBTDepth int   `json:"wbt_depth"`  // RWB_DEF_DEPTH: 16 merged, 64 in the 2016 drafts
-	WBTQD1   bool  `json:"wbt_qd1"`    // the 2016 QD=1 patch: 2/2/1, 1/1/1 when scaled down
-	WBTV6    bool  `json:"wbt_v6"`     // v6.x rq_depth: max_depth <= 2 => normal = max, background = 1
-	WBTDraft bool  `json:"wbt_draft"`  // 2016 draft: unsigned scale_step, no UNKNOWN_WRITES, wake one, no FIFO fairness
 
 	// Service models.
 	BandwidthBps   int64 `json:"bw_Bps"`           // simple: rate; hdd: outer-zone media rate; ssd/nvme: write link; capped: cap (0 = none)
@@ -102,6 +93,7 @@ type param struct {
 	min, max int64 // stored units
 	enum     []string
 	doc      string
+	block    bool // a Block key (the kernel's block layer), not hardware
 }
 
 // Validation limits.
@@ -117,11 +109,7 @@ func params() []param {
 	us, ms := int64(sim.Microsecond), int64(sim.Millisecond)
 	return []param{
 		{key: "qd", json: "qd", kind: kInt, min: 1, max: MaxQueueDepth, doc: "requests issued to the device at once"},
-		{key: "max_sectors_kb", json: "max_sectors_kb", kind: kInt, min: 4, max: 32768, doc: "largest merged request, KiB"},
-		{key: "nr_requests", json: "nr_requests", kind: kInt, min: 4, max: 65536, doc: "legacy pool size per sync/async, or mq tags"},
-		{key: "mq", json: "mq", kind: kBool, max: 1, doc: "blk-mq tags instead of the legacy request pool"},
-		{key: "plug_count", json: "plug_count", kind: kInt, min: 1, max: 4096, doc: "plug flush at this many requests (16 v3.2, 32 v6)"},
-		{key: "plug_bytes", json: "plug_bytes", kind: kBytes, min: 0, max: 1 << 30, doc: "plug flush when the last request reaches this size (0 = off; 128k v6)"},
+		{key: "max_hw_sectors_kb", json: "max_hw_sectors_kb", kind: kInt, min: 0, max: 32768, doc: "the device's request size limit, KiB (0 = none; usb-storage: 120 high speed, 1024 SuperSpeed)"},
 		{key: "elevator", json: "elevator", kind: kEnum, enum: []string{ElevatorDeadline, ElevatorNoop, ElevatorCFQ}, doc: "deadline, noop or cfq"},
 		{key: "read_expire_ms", json: "read_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline read_expire"},
 		{key: "write_expire_ms", json: "write_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline write_expire"},
@@ -129,12 +117,6 @@ func params() []param {
 		{key: "fifo_batch", json: "fifo_batch", kind: kInt, min: 1, max: 4096, doc: "deadline fifo_batch"},
 		{key: "rotational", json: "rotational", kind: kBool, max: 1, doc: "queue/rotational (wbt default latency)"},
 		{key: "wcache", json: "wcache", kind: kBytes, min: 0, max: 1 << 34, doc: "volatile write cache size (0 = off)"},
-		{key: "wbt", json: "wbt", kind: kBool, max: 1, doc: "blk-wbt on/off"},
-		{key: "wbt_lat_us", json: "wbt_lat_ns", kind: kUs, min: 0, max: 10_000 * ms, doc: "wbt min_lat (0 = default: 2000 non-rotational, 75000 rotational)"},
-		{key: "wbt_depth", json: "wbt_depth", kind: kInt, min: 1, max: 4096, doc: "RWB_DEF_DEPTH (16; 64 in the 2016 drafts)"},
-		{key: "wbt_qd1", json: "wbt_qd1", kind: kBool, max: 1, doc: "the 2016 QD=1 patch (2/2/1, 1/1/1 scaled down)"},
-		{key: "wbt_v6", json: "wbt_v6", kind: kBool, max: 1, doc: "v6.x limits (max_depth<=2: normal=max, bg=1)"},
-		{key: "wbt_draft", json: "wbt_draft", kind: kBool, max: 1, doc: "2016 draft wbt (unsigned step, wake one)"},
 
 		{key: "bw", json: "bw_Bps", models: "simple hdd ssd nvme", kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "transfer rate (hdd: outer zone; ssd/nvme: write link)"},
 		{key: "bw", json: "bw_Bps", models: ModelCapped, kind: kRate, min: 0, max: MaxBandwidthBps, doc: "bandwidth cap (0 = none)"},
@@ -169,16 +151,8 @@ func (s *Spec) ptr(key string) any {
 	switch key {
 	case "qd":
 		return &s.QueueDepth
-	case "max_sectors_kb":
-		return &s.MaxSectorsKB
-	case "nr_requests":
-		return &s.NrRequests
-	case "mq":
-		return &s.BlkMQ
-	case "plug_count":
-		return &s.PlugCount
-	case "plug_bytes":
-		return &s.PlugBytes
+	case "max_hw_sectors_kb":
+		return &s.MaxHWSectorsKB
 	case "elevator":
 		return &s.Elevator
 	case "read_expire_ms":
@@ -193,18 +167,6 @@ func (s *Spec) ptr(key string) any {
 		return &s.Rotational
 	case "wcache":
 		return &s.WriteCacheBytes
-	case "wbt":
-		return &s.WBT
-	case "wbt_lat_us":
-		return &s.WBTLatNs
-	case "wbt_depth":
-		return &s.WBTDepth
-	case "wbt_qd1":
-		return &s.WBTQD1
-	case "wbt_v6":
-		return &s.WBTV6
-	case "wbt_draft":
-		return &s.WBTDraft
 	case "bw":
 		return &s.BandwidthBps
 	case "read_bw":
@@ -326,8 +288,11 @@ func parseFixed(v string, scale int64) (int64, bool) {
 	return w, true
 }
 
-func (s *Spec) get(p param) int64 {
-	switch f := s.ptr(p.key).(type) {
+func (s *Spec) get(p param) int64 { return getField(s.ptr(p.key)) }
+
+// getField reads an int, int64 or bool field as an integer.
+func getField(f any) int64 {
+	switch f := f.(type) {
 	case *int:
 		return int64(*f)
 	case *int64:
@@ -345,19 +310,21 @@ func (s *Spec) get(p param) int64 {
 func Params(model string) []ParamInfo {
 	var out []ParamInfo
 	seen := map[string]bool{}
-	for _, p := range params() {
+	for _, p := range append(params(), blockParams()...) {
 		if (model != "" && !p.applies(model)) || seen[p.key] {
 			continue
 		}
 		seen[p.key] = true
-		out = append(out, ParamInfo{Key: p.key, JSON: p.json, Doc: p.doc, Range: p.rangeText()})
+		out = append(out, ParamInfo{Key: p.key, JSON: p.json, Doc: p.doc, Range: p.rangeText(), Block: p.block})
 	}
 	return out
 }
 
-// ParamInfo describes one key for help texts.
+// ParamInfo describes one key for help texts. Block keys set the kernel's block
+// layer (BlockOverrides), the others the hardware.
 type ParamInfo struct {
 	Key, JSON, Doc, Range string
+	Block                 bool
 }
 
 // Keys lists every override key accepted by ParseSpec for some model.
@@ -381,22 +348,30 @@ func (s *Spec) param(key string) (param, bool) {
 	return param{}, false
 }
 
-// Set overrides one parameter by key and checks it against its range. Errors name the
-// key, the value, the allowed range and the valid keys for the spec's model.
+// Set overrides one hardware parameter by key and checks it against its range.
+// Errors name the key, the value, the allowed range and the valid keys for the
+// spec's model.
 func (s *Spec) Set(key, val string) error {
 	p, ok := s.param(key)
 	if !ok {
+		if IsBlockKey(key) {
+			return fmt.Errorf("device %s: %q is a block-layer key, set by the kernel preset; override it in the device text or the config's \"block\"", s.Name, key)
+		}
 		return fmt.Errorf("device %s: unknown key %q for model %s (keys: %s)", s.Name, key, s.Model, strings.Join(KeysFor(s.Model), ", "))
 	}
-	bad := func(what string) error {
+	return p.store(s.ptr(key), val, func(what string) error {
 		return fmt.Errorf("device %s: %s=%q: %s, allowed %s (keys: %s)", s.Name, key, val, what, p.rangeText(), strings.Join(KeysFor(s.Model), ", "))
-	}
+	})
+}
+
+// store parses val in p's units and range and writes it to the field f.
+func (p param) store(f any, val string, bad func(what string) error) error {
 	var n int64
 	switch p.kind {
 	case kEnum:
 		for _, e := range p.enum {
 			if val == e {
-				*s.ptr(key).(*string) = val
+				*f.(*string) = val
 				return nil
 			}
 		}
@@ -431,17 +406,13 @@ func (s *Spec) Set(key, val string) error {
 	if n < p.min || n > p.max {
 		return bad("out of range")
 	}
-	switch f := s.ptr(key).(type) {
+	switch f := f.(type) {
 	case *int:
 		*f = int(n)
 	case *int64:
 		*f = n
 	case *bool:
 		*f = n != 0
-	}
-	if key == "wbt_lat_us" && n == 0 {
-		// as /sys/block/X/queue/wbt_lat_usec: 0 disables wbt
-		s.WBT = false
 	}
 	return nil
 }
@@ -506,48 +477,33 @@ func contains(list []string, v string) bool {
 // presets are the built-in devices. Parameters live here, one place, with their source.
 func presets() []Spec {
 	ms, us := int64(sim.Millisecond), int64(sim.Microsecond)
-	// block layer of the v3.2 era (kernel-notes §7.1): legacy pool of 128 per sync/async
-	// with congestion marks 113/103, BLK_MAX_REQUEST_COUNT 16, 512 KiB requests,
-	// deadline defaults read_expire HZ/2, write_expire 5*HZ, writes_starved 2, fifo_batch 16.
+	// the scheduler's tunables: deadline's defaults read_expire HZ/2, write_expire
+	// 5*HZ, writes_starved 2, fifo_batch 16 (block/deadline-iosched.c, v3.2 and
+	// mq-deadline v6.1). The block layer (pool or tags, request size, plugging,
+	// wbt) is the kernel preset's (kernel.Variants.Block).
 	or := func(v *int, def int) {
 		if *v == 0 {
 			*v = def
 		}
 	}
-	legacy := func(s Spec) Spec {
-		or(&s.MaxSectorsKB, 512)
-		or(&s.NrRequests, 128)
-		or(&s.PlugCount, 16)
+	tuned := func(s Spec) Spec {
 		or(&s.ReadExpireMs, 500)
 		or(&s.WriteExpireMs, 5000)
 		or(&s.WritesStarved, 2)
 		or(&s.FifoBatch, 16)
-		or(&s.WBTDepth, 16)
 		if s.Elevator == "" {
 			s.Elevator = ElevatorDeadline
 		}
 		return s
-	}
-	// modern (v6.x) blk-mq: tags, 32 requests or 128 KiB per plug, 1280 KiB requests
-	// (BLK_DEF_MAX_SECTORS_CAP), "none" scheduler, wbt with v6 limits.
-	modern := func(s Spec) Spec {
-		or(&s.MaxSectorsKB, 1280)
-		or(&s.PlugCount, 32)
-		if s.Elevator == "" {
-			s.Elevator = ElevatorNoop
-		}
-		s.PlugBytes, s.BlkMQ = 128<<10, true
-		s.WBT, s.WBTV6, s.WBTQD1 = true, true, true
-		return legacy(s)
 	}
 	return []Spec{
 		// simple: the foundation's device, a plain disk with a fixed bandwidth and
 		// per-request cost, close to the Wu 2011 disk's sequential rate through a
 		// filesystem (~55-60 MB/s, kernel-notes §4.5). FIFO dispatch (noop), no wbt.
 		func() Spec {
-			s := legacy(Spec{Name: "simple", Model: ModelSimple, BandwidthBps: 60 << 20, RequestNs: 200 * us,
+			s := tuned(Spec{Name: "simple", Model: ModelSimple, BandwidthBps: 60 << 20, RequestNs: 200 * us,
 				QueueDepth: 31, Rotational: true,
-				Doc: "fixed-rate disk: 60 MiB/s + 0.2 ms per request, QD 31, 512 KiB requests, noop, no wbt"})
+				Doc: "fixed-rate disk: 60 MiB/s + 0.2 ms per request, QD 31, noop"})
 			s.Elevator = ElevatorNoop
 			return s
 		}(),
@@ -577,21 +533,22 @@ func presets() []Spec {
 		//   - NCQ 31: libata's queue depth for SATA NCQ (ATA_MAX_QUEUE 32, one tag kept
 		//     for internal commands); SATA 3 Gb/s link (300 MB/s); 50 us per command
 		//     (FIS exchange and firmware; an estimate, hidden under media time).
-		// Behind a v3.2 legacy queue with CFQ, the v3.2 default scheduler.
-		legacy(Spec{Name: "wu2011-hdd", Model: ModelHDD, QueueDepth: 31, Rotational: true,
+		// CFQ: the v3.2 default scheduler (CONFIG_DEFAULT_IOSCHED), which the
+		// harness kept.
+		tuned(Spec{Name: "wu2011-hdd", Model: ModelHDD, QueueDepth: 31, Rotational: true,
 			RPM: 7200, SeekTrackNs: 1200 * us, SeekAvgNs: 9500 * us, SeekFullNs: 19 * ms,
 			DiskBytes: 1_000_000_000_000, PartStartBytes: 900_000_000_000, CapacityBytes: 100_000_000_000,
 			BandwidthBps: 120_000_000, InnerBps: 52_000_000,
 			IfaceBps: 300_000_000, RequestNs: 50 * us, WriteCacheBytes: 32 << 20, WriteCacheSegs: 16, Elevator: ElevatorCFQ,
-			Doc: "Wu 2011 test partition: last 100 GB of a 1 TB 7200 rpm SATA HDD (62-52 MB/s), seek 1.2/9.5/19 ms, NCQ 31, 32 MiB write cache in 16 segments, v3.2 queue, cfq, no wbt"}),
+			Doc: "Wu 2011 test partition: last 100 GB of a 1 TB 7200 rpm SATA HDD (62-52 MB/s), seek 1.2/9.5/19 ms, NCQ 31, 32 MiB write cache in 16 segments, cfq"}),
 		// chinner2010-vm: Dave Chinner's 2010 8p test VM storage (thread: XFS buffered
 		// writes reach ~750 MB/s once write_cache_pages is fixed, so the storage must be
 		// faster: 2 GB/s, 32 concurrent requests at 0.1 ms + size/500 MB/s). Virtio
-		// disks report rotational=1; 2.6.36 legacy queue; no wbt.
-		legacy(Spec{Name: "chinner2010-vm", Model: ModelNVMe, QueueDepth: 128, Rotational: true,
+		// disks report rotational=1.
+		tuned(Spec{Name: "chinner2010-vm", Model: ModelNVMe, QueueDepth: 128, Rotational: true,
 			Channels: 32, RequestNs: 100 * us, ReadRequestNs: 100 * us, ChannelBps: 500_000_000,
 			BandwidthBps: 2_000_000_000, ReadBps: 2_000_000_000,
-			Doc: "fast VM storage (Chinner 2010): 2 GB/s, 32 concurrent requests, 0.1 ms each, QD 128, legacy queue"}),
+			Doc: "fast VM storage (Chinner 2010): 2 GB/s, 32 concurrent requests, 0.1 ms each, QD 128"}),
 		// kara2016-qd1: the Kara 2016 wbt thread's disk: a rotational SATA disk at
 		// queue depth 1 (no NCQ). The thread's only figure for it is dd bs=1M
 		// count=10000 conv=fsync in ~105 s (~95 MB/s) on ext3 ("ext4 without delayed
@@ -599,37 +556,36 @@ func presets() []Spec {
 		// "about the same as before" the patch; its raw rate is not given, so the
 		// zone rates 110 -> 55 MB/s are an assumption (a 2016 1 TB 7200 rpm disk, the
 		// file at its start) that ext3's journal overhead then brings near that
-		// figure. v4.6 legacy queue with 1280 KiB requests and the 2016 wbt draft
-		// (RWB_DEF_DEPTH 64, no QD=1 patch: wbt_qd1=on selects it).
-		legacy(Spec{Name: "kara2016-qd1", Model: ModelHDD, QueueDepth: 1, Rotational: true,
-			MaxSectorsKB: 1280, RPM: 7200, SeekTrackNs: 1 * ms, SeekAvgNs: 8500 * us, SeekFullNs: 18 * ms,
+		// figure. The thread's block layer (v4.6, 1280 KiB requests, the 2016 wbt
+		// draft with or without the QD=1 patch) is the 4.6 kernel presets'.
+		tuned(Spec{Name: "kara2016-qd1", Model: ModelHDD, QueueDepth: 1, Rotational: true,
+			RPM: 7200, SeekTrackNs: 1 * ms, SeekAvgNs: 8500 * us, SeekFullNs: 18 * ms,
 			CapacityBytes: 1_000_000_000_000, BandwidthBps: 110_000_000, InnerBps: 55_000_000,
 			IfaceBps: 300_000_000, RequestNs: 50 * us, WriteCacheBytes: 16 << 20, WriteCacheSegs: 16,
-			WBT: true, WBTDraft: true, WBTDepth: 64,
-			Doc: "2016 rotational disk at queue depth 1: 110-55 MB/s, 16 MiB write cache, v4.6 queue, 2016 wbt draft"}),
+			Doc: "2016 rotational disk at queue depth 1: 110-55 MB/s, 16 MiB write cache"}),
 		// nvme: a modern PCIe 3.0 x4 NVMe SSD: ~3.5 GB/s read / 3 GB/s write, 128
 		// internal servers at 20 us (write) / 80 us (read) + size/1 GB/s, tag depth 1023,
-		// volatile write cache, v6.x blk-mq + wbt (kernel-notes §7.2).
-		modern(Spec{Name: "nvme", Model: ModelNVMe, QueueDepth: 1023, NrRequests: 1023,
+		// volatile write cache (kernel-notes §7.2).
+		tuned(Spec{Name: "nvme", Model: ModelNVMe, QueueDepth: 1023, Elevator: ElevatorNoop, // "none", v6's choice for a multi-queue device
 			Channels: 128, RequestNs: 20 * us, ReadRequestNs: 80 * us, ChannelBps: 1_000_000_000,
 			ReadChannelBps: 1_500_000_000, BandwidthBps: 3_000_000_000, ReadBps: 3_500_000_000,
 			WriteCacheBytes: 1 << 20,
-			Doc:             "modern NVMe: 3 GB/s write, 3.5 GB/s read, 128 servers, 20/80 us, QD 1023, blk-mq, wbt (v6)"}),
+			Doc:             "modern NVMe: 3 GB/s write, 3.5 GB/s read, 128 servers, 20/80 us, QD 1023"}),
 		// x25e: Intel X25-E 64 GB SLC SATA SSD (Axboe 2009): 250 MB/s sequential read,
 		// 170 MB/s sequential write (SATA link stage), 3,300 random 4 KiB write IOPS (a
 		// serial 303 us FTL cost per non-sequential write), ~35,000 random reads at depth
-		// (10 channels at 275 us + size/400 MB/s), NCQ 32, 2.6.30-era legacy queue.
-		legacy(Spec{Name: "x25e", Model: ModelSSD, QueueDepth: 32,
+		// (10 channels at 275 us + size/400 MB/s), NCQ 32.
+		tuned(Spec{Name: "x25e", Model: ModelSSD, QueueDepth: 32,
 			Channels: 10, RequestNs: 85 * us, ReadRequestNs: 275 * us, ChannelBps: 400_000_000,
 			FTLNs: 303 * us, BandwidthBps: 170_000_000, ReadBps: 250_000_000,
 			Doc: "Intel X25-E SATA SSD: 170 MB/s write, 250 MB/s read, 3,300 random 4k write IOPS, NCQ 32"}),
 		// capped: a cloud block volume (e.g. AWS gp3 baseline 3,000 IOPS, 125 MiB/s) or
 		// QEMU throttling.bps-write/iops-write: a token bucket with 100 ms of burst in
-		// front of a fast medium (64 servers, 0.5 ms network round trip), blk-mq + wbt.
-		modern(Spec{Name: "capped", Model: ModelCapped, QueueDepth: 128, NrRequests: 256,
+		// front of a fast medium (64 servers, 0.5 ms network round trip).
+		tuned(Spec{Name: "capped", Model: ModelCapped, QueueDepth: 128, Elevator: ElevatorNoop,
 			Channels: 64, RequestNs: 500 * us, ChannelBps: 1_000_000_000,
 			BandwidthBps: 125 << 20, IOPS: 3000, BurstNs: 100 * ms,
-			Doc: "throttled cloud volume: token bucket 125 MiB/s and 3000 IOPS (100 ms burst) over 0.5 ms storage, blk-mq, wbt"}),
+			Doc: "throttled cloud volume: token bucket 125 MiB/s and 3000 IOPS (100 ms burst) over 0.5 ms storage"}),
 		// usb2-stick: a budget USB 2.0 flash stick (the "USB-stick stall" device).
 		//   - usb-storage (Bulk-Only Transport) has one command outstanding: QD 1, and
 		//     for a non-SuperSpeed device it limits requests to max_sectors 240 =
@@ -645,7 +601,7 @@ func presets() []Spec {
 		//     measured tens of ms per such write): a 40 ms serial FTL cost per
 		//     non-sequential write, ~25 random writes/s;
 		//   - sd reports it rotational (no VPD page B1), so wbt's default is 75 ms.
-		legacy(Spec{Name: "usb2-stick", Model: ModelSSD, QueueDepth: 1, MaxSectorsKB: 120, Rotational: true,
+		tuned(Spec{Name: "usb2-stick", Model: ModelSSD, QueueDepth: 1, MaxHWSectorsKB: 120, Rotational: true,
 			Channels: 1, RequestNs: 1 * ms, ReadRequestNs: 500 * us, ChannelBps: 12_000_000, ReadChannelBps: 60_000_000,
 			FTLNs: 40 * ms, BandwidthBps: 35_000_000, ReadBps: 35_000_000,
 			Doc: "budget USB 2.0 flash stick: 8 MB/s sequential write, 20 MB/s read, ~25 random writes/s, QD 1, 120 KiB requests"}),
@@ -654,7 +610,7 @@ func presets() []Spec {
 		// max_sectors 2048 = 1 MiB requests; 2.5" 5400 rpm mechanics (seek 2/12/24
 		// ms, 110 -> 55 MB/s across the platter), 8 MiB drive cache in 16 segments, ~400 MB/s of
 		// USB 3.0 bulk data for cached transfers.
-		legacy(Spec{Name: "usb3-hdd", Model: ModelHDD, QueueDepth: 1, MaxSectorsKB: 1024, Rotational: true,
+		tuned(Spec{Name: "usb3-hdd", Model: ModelHDD, QueueDepth: 1, MaxHWSectorsKB: 1024, Rotational: true,
 			RPM: 5400, SeekTrackNs: 2 * ms, SeekAvgNs: 12 * ms, SeekFullNs: 24 * ms,
 			CapacityBytes: 1_000_000_000_000, BandwidthBps: 110_000_000, InnerBps: 55_000_000,
 			IfaceBps: 400_000_000, RequestNs: 100 * us, WriteCacheBytes: 8 << 20, WriteCacheSegs: 16,
@@ -681,23 +637,37 @@ func Preset(name string) (Spec, error) {
 	return Spec{}, fmt.Errorf("device: unknown preset %q (presets: %s)", name, strings.Join(names, ", "))
 }
 
-// ParseSpec parses "NAME[,key=value...]": a preset and overrides of its parameters.
-func ParseSpec(text string) (Spec, error) {
+// ParseSpec parses "NAME[,key=value...]": a preset and overrides of its hardware
+// parameters and of the kernel's block layer (the Block keys, returned as
+// BlockOverrides; nil when there are none).
+func ParseSpec(text string) (Spec, BlockOverrides, error) {
 	parts := strings.Split(text, ",")
 	s, err := Preset(strings.TrimSpace(parts[0]))
 	if err != nil {
-		return Spec{}, err
+		return Spec{}, nil, err
 	}
+	var blk BlockOverrides
 	for _, kv := range parts[1:] {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return Spec{}, fmt.Errorf("device %s: override %q is not key=value (keys: %s)", s.Name, kv, strings.Join(KeysFor(s.Model), ", "))
+			return Spec{}, nil, fmt.Errorf("device %s: override %q is not key=value (keys: %s)", s.Name, kv, strings.Join(KeysFor(s.Model), ", "))
 		}
-		if err := s.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
-			return Spec{}, err
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if IsBlockKey(k) {
+			if blk == nil {
+				blk = BlockOverrides{}
+			}
+			blk[k] = v
+			if err := (BlockOverrides{k: v}).Validate(); err != nil {
+				return Spec{}, nil, fmt.Errorf("device %s: %w", s.Name, err)
+			}
+			continue
+		}
+		if err := s.Set(k, v); err != nil {
+			return Spec{}, nil, err
 		}
 	}
-	return s, s.Validate()
+	return s, blk, s.Validate()
 }
 
 // String is the spec in ParseSpec form: the preset name and the fields that differ
@@ -787,9 +757,12 @@ func FormatBytes(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// New builds the queue and device model for spec.
-func New(w *sim.World, spec Spec) (*Queue, error) {
+// New builds the queue (with the kernel's block layer blk) and device model for spec.
+func New(w *sim.World, spec Spec, blk Block) (*Queue, error) {
 	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if err := blk.Validate(); err != nil {
 		return nil, err
 	}
 	var dev Device
@@ -799,5 +772,5 @@ func New(w *sim.World, spec Spec) (*Queue, error) {
 	default:
 		dev = newParallel(w, spec)
 	}
-	return NewQueue(w, spec, dev), nil
+	return NewQueue(w, spec, blk, dev), nil
 }

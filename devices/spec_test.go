@@ -19,7 +19,7 @@ func TestPresets(t *testing.T) {
 		assert.NotEmpty(t, s.Doc, s.Name)
 		assert.NotContains(t, s.Doc, "\n", "one line")
 		w := sim.NewWorld(1000, 1)
-		q, err := New(w, s)
+		q, err := New(w, s, LegacyBlock(s, 512))
 		require.NoError(t, err, s.Name)
 		assert.Equal(t, s, q.Spec())
 		// JSON round trip (the engine's Config embeds Spec as "device")
@@ -33,35 +33,40 @@ func TestPresets(t *testing.T) {
 	}
 	assert.Equal(t, want, names)
 
+	// the hardware, and the legacy and blk-mq block layers the kernel builds on it
 	tests := []struct {
 		name                   string
-		maxKB, plug, nr, qd    int
-		mq, wbt, rot           bool
-		model                  string
-		minWriteBps, maxReadNs int64
+		qd, hwKB               int
+		rot                    bool
+		elevator, model        string
+		minWriteBps            int64
+		legacyKB, mqKB, mqTags int
 	}{
-		{"simple", 512, 16, 128, 31, false, false, true, ModelSimple, 60 << 20, 0},
-		{"wu2011-hdd", 512, 16, 128, 31, false, false, true, ModelHDD, 0, 0},
-		{"kara2016-qd1", 1280, 16, 128, 1, false, true, true, ModelHDD, 0, 0},
-		{"nvme", 1280, 32, 1023, 1023, true, true, false, ModelNVMe, 0, 0},
-		{"x25e", 512, 16, 128, 32, false, false, false, ModelSSD, 0, 0},
-		{"capped", 1280, 32, 256, 128, true, true, false, ModelCapped, 0, 0},
-		{"chinner2010-vm", 512, 16, 128, 128, false, false, true, ModelNVMe, 1_500_000_000, 0},
+		{"simple", 31, 0, true, ElevatorNoop, ModelSimple, 60 << 20, 512, 1280, 31},
+		{"wu2011-hdd", 31, 0, true, ElevatorCFQ, ModelHDD, 0, 512, 1280, 62},
+		{"kara2016-qd1", 1, 0, true, ElevatorDeadline, ModelHDD, 0, 512, 1280, 4},
+		{"nvme", 1023, 0, false, ElevatorNoop, ModelNVMe, 0, 512, 1280, 1023},
+		{"x25e", 32, 0, false, ElevatorDeadline, ModelSSD, 0, 512, 1280, 64},
+		{"capped", 128, 0, false, ElevatorNoop, ModelCapped, 0, 512, 1280, 128},
+		{"chinner2010-vm", 128, 0, true, ElevatorDeadline, ModelNVMe, 1_500_000_000, 512, 1280, 256},
+		{"usb2-stick", 1, 120, true, ElevatorDeadline, ModelSSD, 0, 120, 120, 4},
+		{"usb3-hdd", 1, 1024, true, ElevatorDeadline, ModelHDD, 0, 512, 1024, 4},
 	}
 	for _, tc := range tests {
 		s, err := Preset(tc.name)
 		require.NoError(t, err)
 		assert.Equal(t, tc.model, s.Model, tc.name)
-		assert.Equal(t, tc.maxKB, s.MaxSectorsKB, tc.name)
-		assert.Equal(t, tc.plug, s.PlugCount, tc.name)
-		assert.Equal(t, tc.nr, s.NrRequests, tc.name)
 		assert.Equal(t, tc.qd, s.QueueDepth, tc.name)
-		assert.Equal(t, tc.mq, s.BlkMQ, tc.name)
-		assert.Equal(t, tc.wbt, s.WBT, tc.name)
+		assert.Equal(t, tc.hwKB, s.MaxHWSectorsKB, tc.name)
 		assert.Equal(t, tc.rot, s.Rotational, tc.name)
+		assert.Equal(t, tc.elevator, s.Elevator, tc.name)
 		if tc.minWriteBps > 0 {
 			assert.GreaterOrEqual(t, s.BandwidthBps, tc.minWriteBps, tc.name)
 		}
+		l := LegacyBlock(s, 512)
+		assert.Equal(t, Block{MaxSectorsKB: tc.legacyKB, NrRequests: 128, PlugCount: 16, WBTDepth: 16}, l, tc.name)
+		m := MQBlock(s)
+		assert.Equal(t, Block{MaxSectorsKB: tc.mqKB, NrRequests: tc.mqTags, BlkMQ: true, PlugCount: 32, PlugBytes: 128 << 10, WBTDepth: 16}, m, tc.name)
 	}
 }
 
@@ -80,11 +85,12 @@ func TestParseSpecErrors(t *testing.T) {
 		{"wu2011-hdd,bw_inner=200MB", []string{"bw_inner", "must not exceed"}},
 		{"x25e,elevator=bfq", []string{"elevator=\"bfq\"", "deadline|noop|cfq"}},
 		{"nvme,wbt=maybe", []string{"wbt=\"maybe\"", "on|off"}},
+		{"nvme,max_sectors_kb=2", []string{"max_sectors_kb=\"2\"", "[4, 32768]"}},
 		{"nvme,req_us=-3", []string{"req_us=\"-3\"", "[0, 1000000] us"}},
 		{"capped,iops=x", []string{"iops=\"x\"", "want an integer"}},
 	}
 	for _, tc := range tests {
-		_, err := ParseSpec(tc.in)
+		_, _, err := ParseSpec(tc.in)
 		require.Error(t, err, tc.in)
 		for _, w := range tc.want {
 			assert.Contains(t, err.Error(), w, tc.in)
@@ -93,32 +99,45 @@ func TestParseSpecErrors(t *testing.T) {
 }
 
 func TestParseSpecOverrides(t *testing.T) {
-	s, err := ParseSpec("simple,bw=100MiB,qd=1,req_us=50")
+	s, o, err := ParseSpec("simple,bw=100MiB,qd=1,req_us=50")
 	require.NoError(t, err)
+	assert.Nil(t, o)
 	assert.Equal(t, int64(100<<20), s.BandwidthBps)
 	assert.Equal(t, 1, s.QueueDepth)
 	assert.Equal(t, int64(50_000), s.RequestNs)
 	assert.Equal(t, "simple,qd=1,bw=100MiB,req_us=50", s.String())
 
-	s, err = ParseSpec("x25e,qd=1,req_us=12.5,bw=200MB,wbt=on,wbt_lat_us=2500")
+	s, o, err = ParseSpec("x25e,qd=1,req_us=12.5,bw=200MB,wbt=on,wbt_lat_us=2500")
 	require.NoError(t, err)
 	assert.Equal(t, int64(12_500), s.RequestNs)
 	assert.Equal(t, int64(200_000_000), s.BandwidthBps, "MB is decimal for rates")
-	assert.True(t, s.WBT)
-	assert.Equal(t, int64(2_500_000), s.WBTLatNs)
-	back, err := ParseSpec(s.String())
+	assert.Equal(t, BlockOverrides{"wbt": "on", "wbt_lat_us": "2500"}, o, "block keys are the kernel's, kept as overrides")
+	blk, err := o.Apply(LegacyBlock(s, 512))
+	require.NoError(t, err)
+	assert.True(t, blk.WBT)
+	assert.Equal(t, int64(2_500_000), blk.WBTLatNs)
+	back, bo, err := ParseSpec(s.String() + o.String())
 	require.NoError(t, err)
 	assert.Equal(t, s, back, s.String())
+	assert.Equal(t, o, bo)
 
-	s, err = ParseSpec("capped,bw=50MiB,iops=3000,burst_ms=250")
+	s, _, err = ParseSpec("capped,bw=50MiB,iops=3000,burst_ms=250")
 	require.NoError(t, err)
 	assert.Equal(t, int64(50<<20), s.BandwidthBps)
 	assert.Equal(t, int64(3000), s.IOPS)
 	assert.Equal(t, int64(250*sim.Millisecond), s.BurstNs)
 
-	s, err = ParseSpec("nvme,wbt_lat_us=0")
+	_, o, err = ParseSpec("nvme,wbt_lat_us=0")
 	require.NoError(t, err)
-	assert.False(t, s.WBT, "wbt_lat_us=0 disables wbt as in sysfs")
+	blk, err = o.Apply(MQBlock(s))
+	require.NoError(t, err)
+	assert.False(t, blk.WBT, "wbt_lat_us=0 disables wbt as in sysfs")
+	_, err = BlockOverrides{"wbt": "on", "wbt_lat_us": "0"}.Apply(Block{MaxSectorsKB: 512, NrRequests: 4, PlugCount: 1, WBTDepth: 1})
+	require.NoError(t, err)
+
+	// a block key on a Spec names where it belongs
+	sp, _ := Preset("nvme")
+	assert.ErrorContains(t, sp.Set("wbt", "on"), "block-layer key")
 
 	// every key of every model accepts its own minimum and maximum
 	for _, p := range params() {
@@ -148,8 +167,17 @@ func TestParseSpecOverrides(t *testing.T) {
 	assert.Contains(t, Keys(), "rpm")
 	assert.Contains(t, Keys(), "iops")
 	assert.NotContains(t, KeysFor(ModelSimple), "rpm")
-	for _, k := range []string{"bw", "iops", "burst_ms", "qd", "wbt", "wbt_lat_us"} {
+	for _, k := range []string{"bw", "iops", "burst_ms", "qd", "wbt", "wbt_lat_us", "max_hw_sectors_kb"} {
 		assert.Contains(t, KeysFor(ModelCapped), k)
+	}
+	// every block key accepts its own minimum and maximum
+	for _, p := range blockParams() {
+		b := LegacyBlock(Spec{}, 512)
+		for _, v := range []int64{p.min, p.max} {
+			txt := p.show(v)
+			require.NoError(t, b.Set(p.key, txt), "%s=%s", p.key, txt)
+			assert.Equal(t, v, getField(b.ptr(p.key)), "%s=%s", p.key, txt)
+		}
 	}
 }
 

@@ -113,23 +113,23 @@ func (b *wbt) limitClass(f Flags) int {
 }
 
 func (b *wbt) init(q *Queue) {
-	s := q.spec
+	s, k := q.spec, q.blk
 	b.q = q
-	b.draft, b.v6, b.qd1 = s.WBTDraft, s.WBTV6, s.WBTQD1
+	b.draft, b.v6, b.qd1 = k.WBTDraft, k.WBTV6, k.WBTQD1
 	b.wc = s.WriteCacheBytes > 0
 	b.queueDepth = q.qd
-	b.defDepth = s.WBTDepth
+	b.defDepth = k.WBTDepth
 	if b.defDepth <= 0 {
 		b.defDepth = 16
 	}
-	b.minLat = s.WBTLatNs
+	b.minLat = k.WBTLatNs
 	if b.minLat == 0 {
 		b.minLat = int64(wbtLatNonRot)
 		if s.Rotational {
 			b.minLat = int64(wbtLatRotational)
 		}
 	}
-	b.enabled = s.WBT
+	b.enabled = k.WBT
 	b.curWin = int64(rwbWindow)
 	b.timer.Fn = b.timerFn
 	b.scaledMax = false // wbt_update_limits ignores calc_wb_limits' result

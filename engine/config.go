@@ -23,9 +23,12 @@ type Config struct {
 	Kernel     string           `json:"kernel"`             // a kernel preset name (see kernel.Presets)
 	Variants   kernel.Overrides `json:"variants,omitempty"` // switches overriding the preset's, by name
 	Device     devices.Spec     `json:"device"`
-	CPUs       int              `json:"cpus"`
-	MemoryMB   int64            `json:"memory_MB"`
-	HZ         int              `json:"hz"`
+	// Block overrides keys of the block layer the kernel preset puts in front of
+	// the device (kernel.Variants.Block): "wbt": "off", "max_sectors_kb": "256".
+	Block    devices.BlockOverrides `json:"block,omitempty"`
+	CPUs     int                    `json:"cpus"`
+	MemoryMB int64                  `json:"memory_MB"`
+	HZ       int                    `json:"hz"`
 
 	// vm.* sysctls. A _bytes value wins over its _ratio (the kernel zeroes the other).
 	DirtyBytes           int64 `json:"dirty_bytes"`
@@ -243,6 +246,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("variants: %w", err)
 	}
 	if err := c.Device.Validate(); err != nil {
+		return err
+	}
+	if err := c.Block.Validate(); err != nil {
 		return err
 	}
 	rng := func(field string, v, lo, hi int64) error {

@@ -22,9 +22,11 @@ import (
 
 // DiskConfig is one more disk of the machine and the tasks that use it.
 type DiskConfig struct {
-	Device     devices.Spec    `json:"device"`
-	Filesystem string          `json:"fs"`
-	BDI        kernel.BdiKnobs `json:"bdi"`
+	Device devices.Spec `json:"device"`
+	// Block overrides keys of the kernel's block layer for this disk (Config.Block).
+	Block      devices.BlockOverrides `json:"block,omitempty"`
+	Filesystem string                 `json:"fs"`
+	BDI        kernel.BdiKnobs        `json:"bdi"`
 	// Workload is what runs on this disk: its dd writers, readers and editors
 	// (dd may be 0).
 	Workload Workload `json:"workload"`
@@ -53,7 +55,7 @@ func (c *Config) DiskAt(i int) DiskConfig {
 		if c.BDI != nil {
 			knobs = *c.BDI
 		}
-		return DiskConfig{Device: c.Device, Filesystem: c.Filesystem, BDI: knobs, Workload: c.Workload}
+		return DiskConfig{Device: c.Device, Block: c.Block, Filesystem: c.Filesystem, BDI: knobs, Workload: c.Workload}
 	}
 	return c.Disks[i-1]
 }
@@ -65,7 +67,7 @@ func (c *Config) SetDisks(disks []DiskConfig) {
 		return
 	}
 	d := disks[0]
-	c.Device, c.Filesystem, c.Workload = d.Device, d.Filesystem, d.Workload
+	c.Device, c.Block, c.Filesystem, c.Workload = d.Device, d.Block, d.Filesystem, d.Workload
 	c.BDI = nil
 	if d.BDI != kernel.DefaultBdiKnobs() {
 		knobs := d.BDI
@@ -204,9 +206,12 @@ func (m *Machine) buildDisks(variants kernel.Variants) error {
 	}
 	for i := range m.cfg.Disks {
 		d := &m.cfg.Disks[i]
-		spec := diskSpec(d.Device, variants)
+		spec, blk, err := diskBlock(d.Device, d.Block, variants)
+		if err != nil {
+			return fmt.Errorf("disks[%d].block: %w", i, err)
+		}
 		d.Device = spec
-		q, err := devices.New(m.w, spec)
+		q, err := devices.New(m.w, spec, blk)
 		if err != nil {
 			return fmt.Errorf("disks[%d].device: %w", i, err)
 		}
@@ -466,11 +471,11 @@ func ParseDisk(text string) (DiskConfig, error) {
 	if d.Workload.DD > 0 && d.Workload.BS == 0 {
 		d.Workload.BS = 4096
 	}
-	spec, err := devices.ParseSpec(strings.Join(append([]string{parts[0]}, devParts...), ","))
+	spec, blk, err := devices.ParseSpec(strings.Join(append([]string{parts[0]}, devParts...), ","))
 	if err != nil {
 		return DiskConfig{}, fmt.Errorf("disk: %w (disk keys: %s)", err, diskKeyList())
 	}
-	d.Device = spec
+	d.Device, d.Block = spec, blk
 	return d, nil
 }
 
@@ -508,7 +513,7 @@ func writeDisksSummary(w io.Writer, disks []DiskResult) {
 // the disk keys that differ from ParseDisk's defaults.
 func (d DiskConfig) String() string {
 	var b strings.Builder
-	b.WriteString(d.Device.String())
+	b.WriteString(d.Device.String() + d.Block.String())
 	add := func(k, v string) { b.WriteString("," + k + "=" + v) }
 	onOff := func(v bool) string {
 		if v {

@@ -92,9 +92,12 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 	}
 	w := sim.NewWorld(cfg.HZ, cfg.Seed)
 	w.SetVariation(sim.MachineVariation()) // a real machine's timer, wakeup and CPU variation
-	spec := diskSpec(cfg.Device, variants)
+	spec, blk, err := diskBlock(cfg.Device, cfg.Block, variants)
+	if err != nil {
+		return nil, err
+	}
 	cfg.Device = spec
-	q, err := devices.New(w, spec)
+	q, err := devices.New(w, spec, blk)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,10 @@ type (
 	ActivityPath = kernel.ActivityPath
 	DeviceSpec   = devices.Spec
 	DeviceParam  = devices.ParamInfo
+	// BlockOverrides change keys of the kernel's block layer (Config.Block).
+	BlockOverrides = devices.BlockOverrides
+	// Block is the block layer in front of a device.
+	Block = devices.Block
 )
 
 // KernelPresets lists the kernel presets.
@@ -50,8 +54,19 @@ func DevicePresets() []DeviceSpec { return devices.Presets() }
 // DevicePreset returns the named device preset.
 func DevicePreset(name string) (DeviceSpec, error) { return devices.Preset(name) }
 
-// ParseDevice parses "NAME[,key=value...]" (see devices.ParseSpec).
-func ParseDevice(text string) (DeviceSpec, error) { return devices.ParseSpec(text) }
+// ParseDevice parses "NAME[,key=value...]": the device's hardware keys and the
+// block-layer keys that override the kernel's (see devices.ParseSpec).
+func ParseDevice(text string) (DeviceSpec, BlockOverrides, error) { return devices.ParseSpec(text) }
+
+// KernelBlock is the block layer the named kernel preset puts in front of d, with
+// no overrides (what an empty block key in the page shows).
+func KernelBlock(kernelName string, d DeviceSpec) (devices.Block, error) {
+	p, err := kernel.LookupPreset(kernelName)
+	if err != nil {
+		return devices.Block{}, err
+	}
+	return p.Variants.Block(d), nil
+}
 
 // DeviceParams lists the device override keys of model ("" = all) with doc and range.
 func DeviceParams(model string) []DeviceParam { return devices.Params(model) }

@@ -43,44 +43,13 @@ func RunWith(ctx context.Context, cfg Config, opt RunOptions) (*Result, error) {
 	return m.Result(), nil
 }
 
-// diskSpec is the disk's spec as the kernel sees it: with WBTFromKernel the kernel
-// preset decides blk-wbt (4.6 presets), with BlockV6 it sets a v6.x block layer.
-func diskSpec(d devices.Spec, v kernel.Variants) devices.Spec {
-	if v.WBTFromKernel {
-		d.WBT, d.WBTDraft, d.WBTQD1 = v.WBT, v.WBTDraft, v.WBTQD1
-		if v.WBTDepth > 0 {
-			d.WBTDepth = v.WBTDepth
-		}
-		if v.WBTV6 {
-			d.WBTV6 = true
-		}
-	}
-	if v.BlockV6 {
-		blockV6(&d)
-	}
-	return d
-}
-
-// blockV6 is the v6.x block layer on a device (kernel-notes §7.1): blk-mq tags,
-// BLK_DEF_MAX_SECTORS_CAP 1280 KiB, plug flush at 32 requests or 128 KiB. A
-// legacy device's request pools become tags: 2*min(QD, BLKDEV_DEFAULT_RQ=128) under
-// mq-deadline (which replaces deadline and cfq), QD under "none"; at least
-// BLKDEV_MIN_RQ (4).
-func blockV6(d *devices.Spec) {
-	d.MaxSectorsKB, d.PlugCount, d.PlugBytes = 1280, 32, 128<<10
-	if d.BlkMQ {
-		return
-	}
-	d.BlkMQ = true
-	if d.Elevator == devices.ElevatorCFQ {
-		d.Elevator = devices.ElevatorDeadline
-	}
-	if d.Elevator == devices.ElevatorNoop {
-		d.NrRequests = d.QueueDepth
-	} else {
-		d.NrRequests = 2 * min(d.QueueDepth, 128)
-	}
-	d.NrRequests = max(d.NrRequests, 4) // BLKDEV_MIN_RQ
+// diskBlock is a disk as the kernel sets it up: the block layer the kernel puts in
+// front of the device (kernel.Variants.Block) with the run's overrides, and the
+// scheduler the kernel runs for the one the device names (kernel.ElevatorFor).
+func diskBlock(d devices.Spec, o devices.BlockOverrides, v kernel.Variants) (devices.Spec, devices.Block, error) {
+	d.Elevator = kernel.ElevatorFor(v, d.Elevator)
+	blk, err := o.Apply(v.Block(d))
+	return d, blk, err
 }
 
 // ddThreads are the dd writers' threads, in start order.

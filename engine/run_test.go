@@ -243,9 +243,9 @@ func TestRunCancelled(t *testing.T) {
 
 func TestReadersGiveWBTItsLatencySignal(t *testing.T) {
 	r := runCase(t, "thresh=100M/generic-2dd-4k-8p-4096M-100M:10-X", 4*time.Second, func(c *Config) {
-		dev, err := devices.ParseSpec("nvme")
+		dev, blk, err := devices.ParseSpec("nvme,wbt=on") // the case's 3.1 kernel has no wbt: switch it on for this disk
 		require.NoError(t, err)
-		c.Device = dev
+		c.Device, c.Block = dev, blk
 		c.Workload.Readers = 2
 		c.Workload.ReadRandom = true
 		c.TraceLines = 50000

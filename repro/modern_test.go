@@ -31,10 +31,10 @@ func TestModernWBTWholeRun(t *testing.T) {
 			cfg.CheckInvariants = true
 			m, err := engine.Build(cfg, engine.BuildOptions{})
 			require.NoError(t, err)
-			spec := m.Disks()[0].Queue.Spec()
+			spec, blk := m.Disks()[0].Queue.Spec(), m.Disks()[0].Queue.Block()
 			if tc.kernel == "6.1" {
-				assert.True(t, spec.BlkMQ && spec.WBT && spec.WBTV6 && !spec.WBTDraft)
-				assert.Equal(t, []int{1280, 32, 128 << 10, 62}, []int{spec.MaxSectorsKB, spec.PlugCount, int(spec.PlugBytes), spec.NrRequests})
+				assert.True(t, blk.BlkMQ && blk.WBT && blk.WBTV6 && !blk.WBTDraft)
+				assert.Equal(t, []int{1280, 32, 128 << 10, 62}, []int{blk.MaxSectorsKB, blk.PlugCount, int(blk.PlugBytes), blk.NrRequests})
 				assert.Equal(t, "deadline", spec.Elevator, "cfq is gone: mq-deadline")
 			}
 			r, err := engine.Run(context.Background(), cfg)

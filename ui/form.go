@@ -135,6 +135,9 @@ func FormFromConfig(cfg engine.Config) Form {
 	for k, v := range deviceOverrides(cfg.Device) {
 		f["dev."+k] = v
 	}
+	for k, v := range cfg.Block {
+		f["dev."+k] = v
+	}
 	for k, v := range cfg.Variants {
 		f["v."+k] = onOff(v)
 	}
@@ -301,11 +304,11 @@ func (f Form) Config() (engine.Config, *FieldError) {
 		}
 	}
 	if ferr == nil {
-		dev, err := engine.ParseDevice(spec)
+		dev, blk, err := engine.ParseDevice(spec)
 		if err != nil {
 			bad(deviceField(err.Error(), f), err.Error())
 		}
-		cfg.Device = dev
+		cfg.Device, cfg.Block = dev, blk
 	}
 	cfg.Variants = nil
 	for _, k := range sortedKeys(f) {

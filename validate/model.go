@@ -21,10 +21,11 @@ const qemuBurstMs = 100
 
 // DeviceFor is the wblab device for a measured virtio disk: the capped model (a token
 // bucket) at the write rate the guest got, with the queue the guest reported
-// (mq-deadline, rotational flag, nr_requests, blk-wbt latency).
-func DeviceFor(d Disk, rateBps float64) (devices.Spec, error) {
+// (mq-deadline, rotational flag) and the block-layer settings it reported
+// (nr_requests, blk-wbt latency) as overrides of the kernel's.
+func DeviceFor(d Disk, rateBps float64) (devices.Spec, devices.BlockOverrides, error) {
 	if d.Sched != "mq-deadline" && d.Sched != "none" {
-		return devices.Spec{}, fmt.Errorf("disk %s: scheduler %q has no wblab model (mq-deadline or none)", d.Name, d.Sched)
+		return devices.Spec{}, nil, fmt.Errorf("disk %s: scheduler %q has no wblab model (mq-deadline or none)", d.Name, d.Sched)
 	}
 	elev := devices.ElevatorDeadline
 	if d.Sched == "none" {
@@ -47,7 +48,7 @@ func ConfigFor(c Case, rateBps float64) (engine.Config, error) {
 	if c.Work != "dd" {
 		return engine.Config{}, fmt.Errorf("%s: workload %q has no wblab model yet (two disks: issue 18)", c.Name, c.Work)
 	}
-	dev, err := DeviceFor(c.Disks[0], rateBps)
+	dev, blk, err := DeviceFor(c.Disks[0], rateBps)
 	if err != nil {
 		return engine.Config{}, fmt.Errorf("%s: %w", c.Name, err)
 	}
@@ -55,7 +56,7 @@ func ConfigFor(c Case, rateBps float64) (engine.Config, error) {
 	cfg.Case = "validate/" + c.Name
 	cfg.Kernel = Kernel
 	cfg.Filesystem = c.FS
-	cfg.Device = dev
+	cfg.Device, cfg.Block = dev, blk
 	if c.Disks[0].WBTLatUs == 0 { // blk-wbt off (wbt_lat_usec = 0); the 6.1 preset decides wbt
 		cfg.Variants = kernel.Overrides{"wbt": false}
 	}

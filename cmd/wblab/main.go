@@ -217,7 +217,9 @@ Machine and kernel:
                      %s
   --device D         device preset NAME[,key=value...] (default %s); presets:
                      %s
-                     keys (see wblab presets):
+                     keys (see wblab presets); the hardware's, then the block
+                     layer's (max_sectors_kb ... wbt_draft), which override what the
+                     kernel preset sets for this disk:
                      %s
   --disk SPEC        one disk of a multi-disk machine, repeatable; the first --disk
                      replaces --device/--fs/--dd (sda = 8:0, then 8:16 ...). SPEC is
@@ -430,11 +432,11 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		return nil
 	})
 	setting("device", func(v string) (func(*engine.Config), error) {
-		spec, err := engine.ParseDevice(v)
+		spec, blk, err := engine.ParseDevice(v)
 		if err != nil {
 			return nil, err
 		}
-		return func(c *engine.Config) { c.Device = spec }, nil
+		return func(c *engine.Config) { c.Device, c.Block = spec, blk }, nil
 	})
 	durFlag := func(name string, lo, hi engine.Duration, set func(*engine.Config, engine.Duration)) {
 		setting(name, func(v string) (func(*engine.Config), error) {

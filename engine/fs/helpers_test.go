@@ -17,7 +17,7 @@ func testKernel(t testing.TB, dev string, f kernel.Filesystem, dirtyBytes int64,
 	w := sim.NewWorld(1000, 1)
 	spec, err := devices.Preset(dev)
 	require.NoError(t, err)
-	q, err := devices.New(w, spec)
+	q, err := devices.New(w, spec, devices.LegacyBlock(spec, 512))
 	require.NoError(t, err)
 	p := kernel.Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: dirtyBytes, DirtyBackgroundRatio: 10,
 		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(),

@@ -119,9 +119,9 @@ var activityPaths = [numActivities]ActivityPath{
 var pathsOutsideKernel = []ActivityPath{
 	{"pdflush.thread_start", "pdflush threads started at run time (beyond MIN_PDFLUSH_THREADS)", []string{"pdflush"}},
 	{"pdflush.thread_exit", "pdflush threads that exited after a second idle", []string{"pdflush"}},
-	{"wbt_throttle.max", "writes that waited in wbt_wait under wb_max (sync, meta, recent wait)", []string{"wbt", "wbt_draft", "wbt_qd1", "wbt_v6", "wbt_from_kernel"}},
-	{"wbt_throttle.normal", "writes that waited in wbt_wait under wb_normal", []string{"wbt", "wbt_draft", "wbt_qd1", "wbt_v6", "wbt_from_kernel"}},
-	{"wbt_throttle.background", "writes that waited in wbt_wait under wb_background", []string{"wbt", "wbt_draft", "wbt_qd1", "wbt_v6", "wbt_from_kernel"}},
+	{"wbt_throttle.max", "writes that waited in wbt_wait under wb_max (sync, meta, recent wait)", []string{"wbt", "wbt_draft", "wbt_qd1", "wbt_v6"}},
+	{"wbt_throttle.normal", "writes that waited in wbt_wait under wb_normal", []string{"wbt", "wbt_draft", "wbt_qd1", "wbt_v6"}},
+	{"wbt_throttle.background", "writes that waited in wbt_wait under wb_background", []string{"wbt", "wbt_draft", "wbt_qd1", "wbt_v6"}},
 }
 
 // activity is the kernel's counters.

@@ -42,7 +42,7 @@ func newTestKernel(t *testing.T, mutate func(*Params)) (*Kernel, *testFS) {
 	w := sim.NewWorld(1000, 1)
 	spec, err := devices.Preset("simple")
 	require.NoError(t, err)
-	q, err := devices.New(w, spec)
+	q, err := devices.New(w, spec, devices.LegacyBlock(spec, 512))
 	require.NoError(t, err)
 	p := Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
 		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: DefaultCosts(),

@@ -23,9 +23,9 @@ func twoDisks(t *testing.T, preset string, slowBps int64, knobs kernel.BdiKnobs)
 	require.NoError(t, err)
 	slow := fast
 	slow.Name, slow.BandwidthBps = "slow", slowBps
-	q0, err := devices.New(w, fast)
+	q0, err := devices.New(w, fast, devices.LegacyBlock(fast, 512))
 	require.NoError(t, err)
-	q1, err := devices.New(w, slow)
+	q1, err := devices.New(w, slow, devices.LegacyBlock(slow, 512))
 	require.NoError(t, err)
 	f0, _ := fs.New("generic")
 	f1, _ := fs.New("generic")

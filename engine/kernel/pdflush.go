@@ -181,7 +181,7 @@ func (k *Kernel) genericSyncSbInodes(th *Thread, b *BDI, m *wbInodesM) bool {
 // pages) does not look at wbc->nonblocking in this model, so writeback_inodes
 // gives the pass only this much of its nr_to_write and keeps the rest.
 func (k *Kernel) nonblockingRoom(b *BDI, in *Inode) int64 {
-	nr := b.Q.Spec().NrRequests
+	nr := b.Q.Block().NrRequests
 	allowed := int64(b.Q.FreeRequests(devices.Write, 0) - (nr/8 - 1)) // requests until congested
 	if allowed < 1 {
 		return 1

@@ -86,19 +86,21 @@ type Variants struct {
 	// (writeback whenever the bdi has reclaimable pages, congestion_wait(HZ/10)).
 	IOFullPauseBackoff bool
 
-	// WBTFromKernel makes the kernel decide blk-wbt (4.6 presets, Kara/Axboe 2016):
-	// the WBT, WBTDraft, WBTQD1 and WBTDepth fields below replace the device's.
-	// Off: the device spec's wbt settings apply as they are.
-	WBTFromKernel bool
-	// WBT is blk-wbt on (with WBTFromKernel).
+	// The block layer (Block, block.go): the kernel decides it for every device.
+
+	// WBT is blk-wbt on by default (the 4.6+wbt presets, 6.1).
 	WBT bool
-	// WBTDraft is the 2016 wb-buf-throttle draft semantics (with WBTFromKernel).
+	// WBTDraft is the 2016 wb-buf-throttle draft semantics.
 	WBTDraft bool
 	// WBTQD1 is Axboe's 2016 QD=1 patch: limits 2/2/1, 1/1/1 when scaled down.
 	WBTQD1 bool
-	// WBTDepth is RWB_DEF_DEPTH (64 in the 2016 drafts, 16 merged); 0 keeps the
-	// device's. Not a switch: presets set it.
+	// WBTDepth is RWB_DEF_DEPTH (64 in the 2016 drafts, 16 merged; 0 = 16). Not a
+	// switch: presets set it.
 	WBTDepth int
+	// MaxSectorsKB is BLK_DEF_MAX_SECTORS in KiB: 512 (1024 sectors) when 0, 1280
+	// from v4.4 (commit d2be537c3ba3, "block: bump BLK_DEF_MAX_SECTORS to 2560").
+	// Not a switch: presets set it.
+	MaxSectorsKB int
 
 	// v6.x writeback semantics (kernel-notes §1, "v6.x" paragraphs; the 6.1 preset).
 	// b_dirty_time and lazytime (I_DIRTY_TIME, dirtytime_expire_interval) are left
@@ -170,7 +172,7 @@ type Variants struct {
 
 	// v6.x block layer (kernel-notes §3, §7.1).
 
-	// WBTV6 selects the v6 rq_depth limits for blk-wbt (with WBTFromKernel):
+	// WBTV6 selects the v6 rq_depth limits for blk-wbt:
 	// max_depth <= 2 gives normal = max_depth, background = 1, and negative scale
 	// steps when only writes are seen.
 	WBTV6 bool
@@ -270,16 +272,13 @@ var Switches = []Switch{
 	{"io_full_pause_backoff", "2.6.35-3.1 IO-full loop: write back only above the bdi limit, io_schedule_timeout pauses 1 jiffy..HZ/10 (off: 2.6.30)",
 		"balance_dirty_pages, mm/page-writeback.c v2.6.35-v3.1", "2.6.35 balance_dirty_pages; on in the 2.6.36 presets of " + threadChinner,
 		func(v *Variants) *bool { return &v.IOFullPauseBackoff }},
-	{"wbt_from_kernel", "the kernel preset decides blk-wbt (wbt, wbt_draft, wbt_qd1, depth) instead of the device",
-		"block layer configuration of the 4.6 / 6.1 presets", threadKara,
-		func(v *Variants) *bool { return &v.WBTFromKernel }},
-	{"wbt", "blk-wbt on (with wbt_from_kernel)",
+	{"wbt", "blk-wbt on for every disk (the 4.6+wbt presets, 6.1); a disk's wbt= key still overrides it",
 		"blk-wbt, block/blk-wb.c (2016 drafts) / block/blk-wbt.c", threadKara,
 		func(v *Variants) *bool { return &v.WBT }},
-	{"wbt_draft", "blk-wbt 2016 draft semantics (with wbt_from_kernel)",
+	{"wbt_draft", "blk-wbt 2016 draft semantics",
 		"wb-buf-throttle draft of 2016 (unsigned scale_step, wake one)", threadKara,
 		func(v *Variants) *bool { return &v.WBTDraft }},
-	{"wbt_qd1", "blk-wbt QD=1 patch (Axboe 2016): limits 2/2/1 and 1/1/1 scaled down (with wbt_from_kernel)",
+	{"wbt_qd1", "blk-wbt QD=1 patch (Axboe 2016): limits 2/2/1 and 1/1/1 scaled down",
 		"calc_wb_limits, blk-wbt draft 2016 + QD=1 patch", threadKara,
 		func(v *Variants) *bool { return &v.WBTQD1 }},
 	{"wbc_nonblocking", "pre-2.6.37: WB_SYNC_NONE writeback blocks on busy locks unless wbc->nonblocking (2.6.30 pdflush)",
@@ -330,7 +329,7 @@ var Switches = []Switch{
 	{"strictlimit_cap", "3.12+: BDI_CAP_STRICTLIMIT bdis are throttled against their own limit",
 		"balance_dirty_pages, wb_position_ratio (strictlimit branches), mm/page-writeback.c v6.1", notesV6,
 		func(v *Variants) *bool { return &v.StrictLimitCap }},
-	{"wbt_v6", "blk-wbt v6 limits: max_depth <= 2 → normal = max, background = 1 (with wbt_from_kernel)",
+	{"wbt_v6", "blk-wbt v6 limits: max_depth <= 2 → normal = max, background = 1",
 		"rq_depth_calc_max_depth, calc_wb_limits, block/blk-wbt.c v6.1", notesV6,
 		func(v *Variants) *bool { return &v.WBTV6 }},
 	{"block_v6", "v6 block layer set by the kernel: blk-mq tags, max_sectors_kb 1280, plug 32 requests / 128 KiB",
@@ -532,8 +531,10 @@ func v61() Variants {
 	return v
 }
 
+// withWBT is v with the 2016 block layer of the 4.6 presets: 1280 KiB requests
+// (BLK_DEF_MAX_SECTORS since v4.4) and blk-wbt on or off with its draft rules.
 func withWBT(v Variants, on, qd1 bool, depth int) Variants {
-	v.WBTFromKernel, v.WBT, v.WBTDraft, v.WBTQD1, v.WBTDepth = true, on, on, qd1, depth
+	v.WBT, v.WBTDraft, v.WBTQD1, v.WBTDepth, v.MaxSectorsKB = on, on, qd1, depth, 1280
 	return v
 }
 
