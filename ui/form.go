@@ -61,7 +61,11 @@ func fields(model string) []Field {
 		{ID: "device", Label: "device preset", Kind: "select", Group: "device"},
 	}
 	for _, p := range engine.DeviceParams(model) {
-		out = append(out, Field{ID: "dev." + p.Key, Label: p.Key, Kind: "text", Group: "device", Help: p.Doc + " " + p.Range})
+		help := p.Doc + " " + p.Range
+		if p.Block {
+			help = "block layer, set by the kernel preset (empty: the kernel's value, shown greyed): " + help
+		}
+		out = append(out, Field{ID: "dev." + p.Key, Label: p.Key, Kind: "text", Group: "device", Help: help})
 	}
 	out = append(out, Field{ID: "kernel", Label: "kernel preset", Kind: "select", Group: "kernel"})
 	for _, sw := range engine.Switches() {
@@ -173,6 +177,17 @@ func DeviceValues(s engine.DeviceSpec) map[string]string {
 		}
 	}
 	return out
+}
+
+// BlockValues are a block layer's keys as --device text values (for placeholders).
+func BlockValues(b engine.Block) map[string]string {
+	us := b.WBTLatNs / 1000
+	return map[string]string{
+		"max_sectors_kb": strconv.Itoa(b.MaxSectorsKB), "nr_requests": strconv.Itoa(b.NrRequests),
+		"mq": onOff(b.BlkMQ), "plug_count": strconv.Itoa(b.PlugCount), "plug_bytes": fmtSize(b.PlugBytes),
+		"wbt": onOff(b.WBT), "wbt_lat_us": strconv.FormatInt(us, 10), "wbt_depth": strconv.Itoa(b.WBTDepth),
+		"wbt_qd1": onOff(b.WBTQD1), "wbt_v6": onOff(b.WBTV6), "wbt_draft": onOff(b.WBTDraft),
+	}
 }
 
 func onOff(b bool) string {

@@ -73,14 +73,14 @@ func (c *FormPanel) SetB(id string, e vugu.DOMEvent) {
 func (c *FormPanel) BF(id string) string { return c.B[id] }
 
 // DeviceModel is the model of the chosen device preset.
-func (c *FormPanel) DeviceModel() string { return presetInfo(c.Form["device"]).model }
+func (c *FormPanel) DeviceModel() string { return presetInfo(c.Form["device"], "").model }
 
 // Placeholder is a device key's preset value.
 func (c *FormPanel) Placeholder(id string) string {
 	if !strings.HasPrefix(id, "dev.") {
 		return ""
 	}
-	return presetInfo(c.Form["device"]).values[id[4:]]
+	return presetInfo(c.Form["device"], c.Form["kernel"]).values[id[4:]]
 }
 
 // devInfo is what the form shows of a device preset.
@@ -96,17 +96,25 @@ var (
 	presetCache = map[string]devInfo{}
 )
 
-func presetInfo(name string) devInfo {
+// presetInfo is a device preset's model and its keys' values, the block-layer
+// keys as kernelName's preset sets them for that device.
+func presetInfo(name, kernelName string) devInfo {
 	presetMu.Lock()
 	defer presetMu.Unlock()
-	if d, ok := presetCache[name]; ok {
+	key := name + "\x00" + kernelName
+	if d, ok := presetCache[key]; ok {
 		return d
 	}
 	var d devInfo
 	if s, err := engine.DevicePreset(name); err == nil {
 		d = devInfo{model: s.Model, values: DeviceValues(s)}
+		if blk, err := engine.KernelBlock(kernelName, s); err == nil {
+			for k, v := range BlockValues(blk) {
+				d.values[k] = v
+			}
+		}
 	}
-	presetCache[name] = d
+	presetCache[key] = d
 	return d
 }
 
