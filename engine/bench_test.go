@@ -1,63 +1,20 @@
-package engine
+package engine_test
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"runtime/metrics"
 	"testing"
 	"time"
 
-	"github.com/wblab/wblab/devices"
+	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
-
-// benchCase is a representative case of issue 7 (cmd/wblab's "wblab bench" runs the
-// same set and prints a table; see PERFORMANCE.md).
-type benchCase struct {
-	name string
-	cfg  func() Config
-}
-
-func benchCaseFor(name string, runtime time.Duration) func() Config {
-	return func() Config {
-		c, err := ConfigForCase(name)
-		if err != nil {
-			panic(err)
-		}
-		c.Runtime = Duration(runtime)
-		return c
-	}
-}
-
-var benchCases = []benchCase{
-	{"generic-1dd-100M-600s", benchCaseFor("thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 600*time.Second)},
-	{"xfs-100dd-1G-600s", benchCaseFor("thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-X", 600*time.Second)},
-	{"ext4-10dd-8M-600s", benchCaseFor("thresh=8M/ext4-10dd-4k-8p-4096M-8M:10-X", 600*time.Second)},
-	{"ext3-10dd-100M-600s", benchCaseFor("thresh=100M/ext3-10dd-4k-8p-4096M-100M:10-X", 600*time.Second)},
-	{"kara-qd1-ext3-10000M-fsync", func() Config {
-		c := DefaultConfig()
-		c.Device, _ = devices.Preset("kara2016-qd1")
-		c.Kernel, c.Filesystem = "4.6+wbt", "ext3"
-		c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
-		c.Workload = Workload{DD: 1, BS: 1 << 20, Count: 10000, Fsync: true}
-		c.Runtime = Duration(1000 * time.Second)
-		return c
-	}},
-	{"chinner-xfs-100G", func() Config {
-		c := DefaultConfig()
-		c.Device, _ = devices.Preset("chinner2010-vm")
-		c.Kernel, c.Filesystem = "2.6.36-rc1", "xfs"
-		c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
-		c.Workload = Workload{DD: 1, BS: 1 << 20, Count: 100 << 10}
-		c.Runtime = Duration(1000 * time.Second)
-		return c
-	}},
-}
 
 // benchRun runs cfg b.N times and reports sim-s/s, events/run, Mevents/s and the
 // peak live heap of the last run (sampled at every time-series row, outside the
 // timed part's allocation counts but inside its wall time: a few µs per sample).
-func benchRun(b *testing.B, cfg Config) {
+func benchRun(b *testing.B, cfg engine.Config) {
 	if err := cfg.Validate(); err != nil {
 		b.Fatal(err)
 	}
@@ -68,7 +25,7 @@ func benchRun(b *testing.B, cfg Config) {
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		opt := RunOptions{}
+		opt := engine.RunOptions{}
 		if i == b.N-1 {
 			b.StopTimer()
 			runtime.GC()
@@ -76,12 +33,12 @@ func benchRun(b *testing.B, cfg Config) {
 			base = s[0].Value.Uint64()
 			peak = base
 			b.StartTimer()
-			opt.Progress = func(done, total Time) {
+			opt.Progress = func(done, total engine.Time) {
 				metrics.Read(s)
 				peak = max(peak, s[0].Value.Uint64())
 			}
 		}
-		r, err := RunWith(context.Background(), cfg, opt)
+		r, err := engine.RunWith(context.Background(), cfg, opt)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -95,39 +52,30 @@ func benchRun(b *testing.B, cfg Config) {
 	b.ReportMetric(float64(peak-min(base, peak))/(1<<20), "peak-heap-MB")
 }
 
-// BenchmarkCase runs the representative cases:
+// BenchmarkCase runs the representative cases (harness.BenchCases, the same list
+// as "wblab bench"):
 //
 //	go test -run '^$' -bench 'Case' -benchtime 3x ./engine
 //	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run '^$' -bench Case -benchtime 3x ./engine
-func BenchmarkCase(b *testing.B) {
-	for _, c := range benchCases {
-		b.Run(c.name, func(b *testing.B) { benchRun(b, c.cfg()) })
-	}
-}
+func BenchmarkCase(b *testing.B) { benchCases(b, harness.BenchCases(false)) }
 
 // BenchmarkScaleDD: cost against dd count (1 → 10 → 100 → 1000) at thresh=1G.
-func BenchmarkScaleDD(b *testing.B) {
-	for _, n := range []int{1, 10, 100, 1000} {
-		b.Run(fmt.Sprintf("dd=%d", n), func(b *testing.B) {
-			benchRun(b, benchCaseFor(fmt.Sprintf("thresh=1G/generic-%ddd-4k-8p-4096M-1024M:10-X", n), 60*time.Second)())
-		})
-	}
-}
+func BenchmarkScaleDD(b *testing.B) { benchCases(b, harness.BenchCasesWithPrefix("scale-dd/")) }
 
 // BenchmarkScaleTime: cost against simulated time (xfs, 100 dd, thresh=1G).
-func BenchmarkScaleTime(b *testing.B) {
-	for _, s := range []int{60, 600, 3600} {
-		b.Run(fmt.Sprintf("sim=%ds", s), func(b *testing.B) {
-			benchRun(b, benchCaseFor("thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-X", time.Duration(s)*time.Second)())
-		})
-	}
-}
+func BenchmarkScaleTime(b *testing.B) { benchCases(b, harness.BenchCasesWithPrefix("scale-time/")) }
 
 // BenchmarkScaleThresh: cost against the dirty threshold (ext4, 10 dd, 8 GB).
-func BenchmarkScaleThresh(b *testing.B) {
-	for _, th := range []string{"1M", "8M", "100M", "1024M", "4096M"} {
-		b.Run("thresh="+th, func(b *testing.B) {
-			benchRun(b, benchCaseFor(fmt.Sprintf("thresh=%s/ext4-10dd-4k-8p-8192M-%s:10-X", th, th), 600*time.Second)())
+func BenchmarkScaleThresh(b *testing.B) { benchCases(b, harness.BenchCasesWithPrefix("scale-thresh/")) }
+
+func benchCases(b *testing.B, cs []harness.BenchCase) {
+	for _, c := range cs {
+		b.Run(c.Name, func(b *testing.B) {
+			cfg, err := c.Config()
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchRun(b, cfg)
 		})
 	}
 }

@@ -15,10 +15,10 @@ import (
 )
 
 // Config is one simulated machine and workload. The zero value is not valid; start
-// from DefaultConfig or ParseCase(...).Config(). All sizes are bytes, all times are
+// from DefaultConfig or harness.ConfigForCase. All sizes are bytes, all times are
 // Durations (JSON: "600s", "100ms"), ratios are percent like the sysctls.
 type Config struct {
-	Case       string           `json:"case,omitempty"`     // the harness case name this config came from (informational)
+	Case       string           `json:"case,omitempty"`     // the run's label: the harness case name it came from (harness.CaseOf)
 	Filesystem string           `json:"fs"`                 // generic (ext3, ext4, xfs, btrfs come with their models)
 	Kernel     string           `json:"kernel"`             // a kernel preset name (see kernel.Presets)
 	Variants   kernel.Overrides `json:"variants,omitempty"` // switches overriding the preset's, by name
@@ -194,6 +194,7 @@ func FirstPageConfig() Config {
 	c := DefaultConfig()
 	c.Filesystem = "ext4"
 	c.Detail = true
+	c.Case = "thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X" // harness.CaseOf(c), tested there
 	return c
 }
 

@@ -11,12 +11,13 @@ import (
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/harness"
 )
 
 // TestOneDiskListIsTheSingleDiskMachine: a machine given as a one-entry disk list
 // gives byte-identical Results to the Config it came from.
 func TestOneDiskListIsTheSingleDiskMachine(t *testing.T) {
-	cfg, err := engine.ConfigForCase("thresh=100M/ext4-2dd-4k-8p-4096M-100M:10-X")
+	cfg, err := harness.ConfigForCase("thresh=100M/ext4-2dd-4k-8p-4096M-100M:10-X")
 	require.NoError(t, err)
 	cfg.Runtime = engine.Duration(20 * time.Second)
 	r1, err := engine.Run(context.Background(), cfg)

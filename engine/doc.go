@@ -6,9 +6,9 @@
 //
 // A Config describes one machine and workload: filesystem, kernel preset and
 // switches, device, CPUs, memory, the vm.dirty_* sysctls, the dd writers, the run
-// length and a seed. Build one with DefaultConfig or ConfigForCase, which reads the
-// source threads' case names ("thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X", see
-// ParseCase). Config.Validate rejects every invalid field with an error that starts
+// length and a seed. Build one with DefaultConfig, or with harness.ConfigForCase, which
+// reads the source threads' case names ("thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X");
+// Config.Case is that name, the run's label. Config.Validate rejects every invalid field with an error that starts
 // with the field's name and gives the allowed range; Run validates first and never
 // panics on a valid Config.
 //

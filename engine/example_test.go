@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 // Run one of the Wu 2011 thread's cases for a simulated minute.
 func Example() {
-	cfg, err := engine.ConfigForCase("thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X")
+	cfg, err := harness.ConfigForCase("thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X")
 	if err != nil {
 		panic(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 	"github.com/wblab/wblab/tests/determinism"
 )
 
@@ -32,7 +33,7 @@ type goldenCase struct {
 
 func goldenCaseConfig(name string, runtime time.Duration, edit func(*engine.Config)) func() engine.Config {
 	return func() engine.Config {
-		c, err := engine.ConfigForCase(name)
+		c, err := harness.ConfigForCase(name)
 		if err != nil {
 			panic(err)
 		}

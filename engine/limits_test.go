@@ -138,22 +138,3 @@ func TestLimits(t *testing.T) {
 }
 
 const c4096MB = 4096 << 20
-
-// TestLimitsFromCaseNames: the same limits reached through a case name.
-func TestLimitsFromCaseNames(t *testing.T) {
-	for _, tc := range []struct{ name, want string }{
-		{"thresh=100M/generic-100000dd-4k-8p-4096M-100M:10-X", "case.dd"},
-		{"thresh=100M/generic-1dd-4k-8p-1048576M-100M:10-X", "case.memory"},
-		{"thresh=100M/generic-1dd-4k-100000p-4096M-100M:10-X", "case.cpus"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := ConfigForCase(tc.name)
-			if err == nil {
-				err = c.Validate()
-			}
-			require.Error(t, err)
-			require.Contains(t, err.Error(), tc.want)
-			t.Logf("refused: %v", err)
-		})
-	}
-}

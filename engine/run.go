@@ -150,13 +150,10 @@ func (s *Machine) Result() *Result {
 	k, cfg := s.k, s.cfg
 	runtime := s.w.Now().Seconds()
 	r := &Result{
-		Case: CaseOf(cfg).String(), Kernel: cfg.Kernel, Device: cfg.Device.Name, Filesystem: cfg.Filesystem,
+		Case: cfg.Case, Kernel: cfg.Kernel, Device: cfg.Device.Name, Filesystem: cfg.Filesystem,
 		Seed: cfg.Seed, RuntimeS: runtime, Events: s.w.Events(), BusyLoops: k.BusyLoops(),
 		WrittenMB: mb(k.G.NrWritten), DirtiedMB: mb(k.G.NrDirtied),
 		SwitchActivity: k.SwitchActivity(),
-	}
-	if cfg.Case != "" {
-		r.Case = cfg.Case
 	}
 	if bw, _, ok := k.HarnessWriteBW(); ok {
 		r.WriteBWMBps, r.WriteBWMethod = bw/pagesPerMB, "harness"

@@ -14,11 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// runCase runs a case with invariants checked after every event.
-func runCase(t testing.TB, name string, runtime time.Duration, mutate func(*Config)) *Result {
+// runCase runs the harness case thresh=100M/<fs>-<dd>dd-4k-8p-4096M-100M:10-X
+// (DefaultConfig with that filesystem and dd count) with invariants checked after
+// every event.
+func runCase(t testing.TB, fs string, dd int, runtime time.Duration, mutate func(*Config)) *Result {
 	t.Helper()
-	cfg, err := ConfigForCase(name)
-	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.Filesystem, cfg.Workload.DD = fs, dd
+	var err error
 	// these tests' numbers are the simple device's (60 MiB/s fixed rate), not the
 	// default wu2011-hdd's
 	cfg.Device, err = devices.Preset("simple")
@@ -55,7 +58,7 @@ func meanAfter(t *testing.T, r *Result, name string, from float64) float64 {
 }
 
 func TestDirtySettlesAroundSetpoint(t *testing.T) {
-	r := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 120*time.Second, nil)
+	r := runCase(t, "generic", 1, 120*time.Second, nil)
 	setpoint := meanAfter(t, r, "setpoint_MB", 30)
 	assert.InDelta(t, 87.5, setpoint, 0.5)
 	total := meanAfter(t, r, "dirty_MB", 30) + meanAfter(t, r, "writeback_MB", 30)
@@ -70,7 +73,7 @@ func TestDirtySettlesAroundSetpoint(t *testing.T) {
 }
 
 func TestDirtyRateConvergesToBandwidth(t *testing.T) {
-	r := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 120*time.Second, nil)
+	r := runCase(t, "generic", 1, 120*time.Second, nil)
 	devMBps := float64(r.Iostat.WriteMBps)
 	require.Greater(t, devMBps, 50.0)
 	assert.InEpsilon(t, devMBps, r.Tasks[0].RateMBps, 0.05, "dd rate vs device write rate")
@@ -80,7 +83,7 @@ func TestDirtyRateConvergesToBandwidth(t *testing.T) {
 }
 
 func TestTenDDFairness(t *testing.T) {
-	r := runCase(t, "thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X", 120*time.Second, nil)
+	r := runCase(t, "generic", 10, 120*time.Second, nil)
 	require.Len(t, r.Tasks, 10)
 	share := r.Iostat.WriteMBps / 10
 	for _, task := range r.Tasks {
@@ -92,7 +95,7 @@ func TestTenDDFairness(t *testing.T) {
 func TestKupdateWritesSmallFileAfterExpiry(t *testing.T) {
 	// 1 MB written once stays far below the background threshold: only kupdate
 	// writes it, once dirty_expire (30 s) has passed, on a 5 s flusher period.
-	r := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 45*time.Second, func(c *Config) {
+	r := runCase(t, "generic", 1, 45*time.Second, func(c *Config) {
 		c.Workload.Count = 256
 		c.SampleInterval = Duration(100 * time.Millisecond)
 	})
@@ -112,7 +115,7 @@ func TestKupdateWritesSmallFileAfterExpiry(t *testing.T) {
 }
 
 func TestFsyncReturnsAfterPagesWritten(t *testing.T) {
-	r := runCase(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 60*time.Second, func(c *Config) {
+	r := runCase(t, "generic", 1, 60*time.Second, func(c *Config) {
 		c.Workload.Count = 50 * 256 // 50 MB, below the threshold: only fsync writes it out
 		c.Workload.Fsync = true
 	})
@@ -134,7 +137,7 @@ func TestFsyncReturnsAfterPagesWritten(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	run := func() []byte {
-		r := runCase(t, "thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X", 30*time.Second, func(c *Config) { c.TraceLines = 1000 })
+		r := runCase(t, "generic", 10, 30*time.Second, func(c *Config) { c.TraceLines = 1000 })
 		b, err := json.Marshal(r)
 		require.NoError(t, err)
 		return append(b, []byte(r.Trace[len(r.Trace)-1])...)
@@ -147,9 +150,8 @@ func TestDeterministic(t *testing.T) {
 func TestSeedVariesEveryFilesystem(t *testing.T) {
 	for _, fsName := range []string{"generic", "ext4", "btrfs", "xfs", "ext3"} {
 		t.Run(fsName, func(t *testing.T) {
-			name := "thresh=100M/" + fsName + "-2dd-4k-8p-4096M-100M:10-X"
-			a := runCase(t, name, 30*time.Second, nil)
-			b := runCase(t, name, 30*time.Second, func(c *Config) { c.Seed = 7 })
+			a := runCase(t, fsName, 2, 30*time.Second, nil)
+			b := runCase(t, fsName, 2, 30*time.Second, func(c *Config) { c.Seed = 7 })
 			assert.Equal(t, uint64(7), b.Seed)
 			ja, err := json.Marshal(a)
 			require.NoError(t, err)
@@ -164,7 +166,7 @@ func TestSeedVariesEveryFilesystem(t *testing.T) {
 // TestSwitchActivityListsEveryPath: the Result counts every switch-guarded path,
 // and a dd workload reaches balance_dirty_pages of its throttling design.
 func TestSwitchActivityListsEveryPath(t *testing.T) {
-	r := runCase(t, "thresh=100M/ext4-2dd-4k-8p-4096M-100M:10-X", 20*time.Second, nil)
+	r := runCase(t, "ext4", 2, 20*time.Second, nil)
 	for _, p := range kernel.ActivityPaths() {
 		_, ok := r.SwitchActivity[p.Name]
 		assert.True(t, ok, p.Name)
@@ -242,7 +244,7 @@ func TestRunCancelled(t *testing.T) {
 }
 
 func TestReadersGiveWBTItsLatencySignal(t *testing.T) {
-	r := runCase(t, "thresh=100M/generic-2dd-4k-8p-4096M-100M:10-X", 4*time.Second, func(c *Config) {
+	r := runCase(t, "generic", 2, 4*time.Second, func(c *Config) {
 		dev, blk, err := devices.ParseSpec("nvme,wbt=on") // the case's 3.1 kernel has no wbt: switch it on for this disk
 		require.NoError(t, err)
 		c.Device, c.Block = dev, blk
@@ -268,7 +270,7 @@ func TestReadersGiveWBTItsLatencySignal(t *testing.T) {
 }
 
 func TestSeriesColumnsComplete(t *testing.T) {
-	r := runCase(t, "thresh=100M/generic-2dd-4k-8p-4096M-100M:10-X", 10*time.Second, nil)
+	r := runCase(t, "generic", 2, 10*time.Second, nil)
 	require.Len(t, r.Series.Data, len(r.Series.Names))
 	seen := map[string]bool{}
 	for i, name := range r.Series.Names {

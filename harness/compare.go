@@ -143,7 +143,7 @@ func deltaPct(base, test float64) float64 { return stats.DeltaPct(base, test) }
 
 // CompareConfig is the harness's run of a case under a kernel.
 func CompareConfig(name, kernelName string, opt CompareOptions) (engine.Config, error) {
-	c, err := engine.ParseCase(name)
+	c, err := ParseCase(name)
 	if err != nil {
 		return engine.Config{}, err
 	}

@@ -119,7 +119,7 @@ func TestCompareSeeds(t *testing.T) {
 }
 
 func TestRunSeeds(t *testing.T) {
-	cfg, err := engine.ConfigForCase("thresh=100M/btrfs-2dd-4k-8p-4096M-100M:10-X")
+	cfg, err := ConfigForCase("thresh=100M/btrfs-2dd-4k-8p-4096M-100M:10-X")
 	require.NoError(t, err)
 	cfg.Runtime = engine.Duration(20e9)
 	cfg.Seed = 3
@@ -139,7 +139,7 @@ func TestRunSeeds(t *testing.T) {
 }
 
 func TestRunAllKeepsOrderAndStopsOnError(t *testing.T) {
-	cfg, err := engine.ConfigForCase("thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X")
+	cfg, err := ConfigForCase("thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X")
 	require.NoError(t, err)
 	cfg.Runtime = engine.Duration(5e9)
 	cfgs := engine.SeedConfigs(cfg, 5)

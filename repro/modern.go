@@ -27,7 +27,7 @@ var modernVs2011 = Experiment{
 		"Compare the pause chart, the request size and the device queue of A and B.",
 	Mode: "ab", TestKernel: modernTest,
 	Setup: func() (engine.Config, error) {
-		c, err := engine.ConfigForCase(modernCases[1])
+		c, err := harness.ConfigForCase(modernCases[1])
 		c.Kernel = modernBase
 		return c, err
 	},

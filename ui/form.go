@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 // Field is one form control. ID is also its URL hash key.
@@ -347,6 +348,7 @@ func (f Form) Config() (engine.Config, *FieldError) {
 	if ferr != nil {
 		return cfg, ferr
 	}
+	cfg.Case = harness.CaseOf(cfg).String() // the run's label in cards and exports
 	if err := cfg.Validate(); err != nil {
 		return cfg, &FieldError{Field: fieldOf(err.Error(), f), Msg: err.Error()}
 	}
@@ -411,7 +413,7 @@ func sortedKeys(f Form) []string {
 
 // ApplyCase sets the controls a case name carries, keeping the others.
 func (f Form) ApplyCase(name string) (Form, *FieldError) {
-	c, err := engine.ParseCase(strings.TrimSpace(name))
+	c, err := harness.ParseCase(strings.TrimSpace(name))
 	if err != nil {
 		return f, &FieldError{Field: "case", Msg: err.Error()}
 	}
@@ -439,7 +441,7 @@ func (f Form) CaseName() string {
 	if err != nil {
 		return ""
 	}
-	return engine.CaseOf(cfg).String()
+	return harness.CaseOf(cfg).String()
 }
 
 // traceWindow renders a config's trace window ("" for the whole run).

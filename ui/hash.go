@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 // HashVersion is the v= of the URL hash format this build writes and reads.
@@ -37,7 +38,7 @@ func EncodeHash(s State) string {
 	name := f.CaseName()
 	base := FormFromConfig(engine.DefaultConfig())
 	if name != "" {
-		if cfg, err := engine.ConfigForCase(name); err == nil {
+		if cfg, err := harness.ConfigForCase(name); err == nil {
 			base = FormFromConfig(cfg)
 		}
 		add("case", name)

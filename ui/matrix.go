@@ -59,7 +59,7 @@ func (t Table) Setup() engine.Config {
 // SetupDiffs lists where base (A's config) and test (B's) differ from the thread's
 // setup for case name, as "field ours (thread: theirs)".
 func (t Table) SetupDiffs(name string, base, test engine.Config) []string {
-	c, err := engine.ParseCase(name)
+	c, err := harness.ParseCase(name)
 	if err != nil {
 		return nil
 	}

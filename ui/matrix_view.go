@@ -9,6 +9,7 @@ import (
 
 	"github.com/vugu/vugu"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 // MatrixView runs a case list on the base (A) and test (B) kernels and shows the
@@ -105,7 +106,7 @@ func (c *MatrixView) start(cfg, bcfg engine.Config, seeds int) {
 	c.M = m
 	for i, name := range m.Cases {
 		for col, base := range []engine.Config{cfg, bcfg} {
-			cc, err := engine.ParseCase(name)
+			cc, err := harness.ParseCase(name)
 			if err != nil {
 				m.Cells[i][col].Err = err.Error()
 				continue
@@ -201,7 +202,7 @@ func (c *MatrixView) Open(name string) {
 	if name == "TOTAL" || c.M == nil {
 		return
 	}
-	cc, err := engine.ParseCase(name)
+	cc, err := harness.ParseCase(name)
 	if err != nil {
 		return
 	}

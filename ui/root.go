@@ -5,6 +5,7 @@ import (
 
 	"github.com/vugu/vugu"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 // Root is the page: it composes the components (root.vugu) and holds what they share,
@@ -154,7 +155,7 @@ func (c *Root) Run() {
 		c.Form.setErr(err)
 		return
 	}
-	c.Form.CaseBox = engine.CaseOf(cfg).String()
+	c.Form.CaseBox = harness.CaseOf(cfg).String()
 	c.saveHash()
 	switch c.Mode {
 	case "ab":

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 func TestHashSeeds(t *testing.T) {
@@ -48,7 +49,7 @@ func TestMatrixSeedsPairedDelta(t *testing.T) {
 // TestSwitchRowsAndNeverRan runs an A/B pair whose kernels differ in switches that
 // never run on ext4 1dd.
 func TestSwitchRowsAndNeverRan(t *testing.T) {
-	cfg, err := engine.ConfigForCase("thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X")
+	cfg, err := harness.ConfigForCase("thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X")
 	require.NoError(t, err)
 	cfg.Runtime = engine.Duration(10e9)
 	bcfg := cfg

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 func init() {
@@ -37,66 +38,6 @@ allocations and bytes per run, and the peak live heap during the run.
 
 Wall time depends on the machine and its load; simulated results do not.
 `
-
-// benchCase is one representative case.
-type benchCase struct {
-	name string
-	cfg  func() (engine.Config, error)
-}
-
-func caseCfg(name string, runtime time.Duration) func() (engine.Config, error) {
-	return func() (engine.Config, error) {
-		c, err := engine.ConfigForCase(name)
-		c.Runtime = engine.Duration(runtime)
-		return c, err
-	}
-}
-
-// benchCases are the threads' representative cases (issue 7). engine/bench_test.go
-// runs the same set as Go benchmarks.
-func benchCases(scale bool) []benchCase {
-	cs := []benchCase{
-		{"generic-1dd-100M-600s", caseCfg("thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 600*time.Second)},
-		{"xfs-100dd-1G-600s", caseCfg("thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-X", 600*time.Second)},
-		{"ext4-10dd-8M-600s", caseCfg("thresh=8M/ext4-10dd-4k-8p-4096M-8M:10-X", 600*time.Second)},
-		{"ext3-10dd-100M-600s", caseCfg("thresh=100M/ext3-10dd-4k-8p-4096M-100M:10-X", 600*time.Second)},
-		{"kara-qd1-ext3-10000M-fsync", func() (engine.Config, error) {
-			c := engine.DefaultConfig()
-			dev, err := engine.DevicePreset("kara2016-qd1")
-			c.Device, c.Kernel, c.Filesystem = dev, "4.6+wbt", "ext3"
-			c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
-			c.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: 10000, Fsync: true}
-			c.Runtime = engine.Duration(1000 * time.Second)
-			return c, err
-		}},
-		{"chinner-xfs-100G", func() (engine.Config, error) {
-			c := engine.DefaultConfig()
-			dev, err := engine.DevicePreset("chinner2010-vm")
-			c.Device, c.Kernel, c.Filesystem = dev, "2.6.36-rc1", "xfs"
-			c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
-			c.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: 100 << 10}
-			c.Runtime = engine.Duration(1000 * time.Second)
-			return c, err
-		}},
-	}
-	if !scale {
-		return cs
-	}
-	for _, n := range []int{1, 10, 100, 1000} {
-		cs = append(cs, benchCase{fmt.Sprintf("scale-dd/generic-%ddd-1G-60s", n),
-			caseCfg(fmt.Sprintf("thresh=1G/generic-%ddd-4k-8p-4096M-1024M:10-X", n), 60*time.Second)})
-	}
-	for _, s := range []int{60, 600, 3600} {
-		cs = append(cs, benchCase{fmt.Sprintf("scale-time/xfs-100dd-1G-%ds", s),
-			caseCfg("thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-X", time.Duration(s)*time.Second)})
-	}
-	for _, th := range []string{"1M", "8M", "100M", "1G", "4G"} {
-		mb := map[string]string{"1M": "1M", "8M": "8M", "100M": "100M", "1G": "1024M", "4G": "4096M"}[th]
-		cs = append(cs, benchCase{fmt.Sprintf("scale-thresh/ext4-10dd-%s-600s", th),
-			caseCfg(fmt.Sprintf("thresh=%s/ext4-10dd-4k-8p-8192M-%s:10-X", th, mb), 600*time.Second)})
-	}
-	return cs
-}
 
 // benchRow is one measured case.
 type benchRow struct {
@@ -172,10 +113,10 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "wblab bench: --runs: %d out of range [1, 100]\n", *runs)
 		return exitUsage
 	}
-	cases := benchCases(*scale || *only != "")
+	cases := harness.BenchCases(*scale || *only != "")
 	if *list {
 		for _, c := range cases {
-			fmt.Fprintln(stdout, c.name)
+			fmt.Fprintln(stdout, c.Name)
 		}
 		return exitOK
 	}
@@ -184,17 +125,17 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		for _, n := range strings.Split(*only, ",") {
 			want[strings.TrimSpace(n)] = true
 		}
-		var sel []benchCase
+		var sel []harness.BenchCase
 		for _, c := range cases {
-			if want[c.name] {
+			if want[c.Name] {
 				sel = append(sel, c)
-				delete(want, c.name)
+				delete(want, c.Name)
 			}
 		}
 		if len(want) > 0 {
 			var names []string
 			for _, c := range cases {
-				names = append(names, c.name)
+				names = append(names, c.Name)
 			}
 			fmt.Fprintf(stderr, "wblab bench: --case: unknown %v (cases: %s)\n", sortedKeys(want), strings.Join(names, ", "))
 			return exitUsage
@@ -206,17 +147,17 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "case\tsim s\twall s\tsim-s/s\tevents\tMevents/s\tallocs/run\tMB alloc/run\tpeak heap MB\twrite_bw MB/s\t")
 	for _, c := range cases {
-		cfg, err := c.cfg()
+		cfg, err := c.Config()
 		if err == nil {
 			err = cfg.Validate()
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "wblab bench: %s: %v\n", c.name, err)
+			fmt.Fprintf(stderr, "wblab bench: %s: %v\n", c.Name, err)
 			return exitFailed
 		}
-		r, err := benchOne(ctx, c.name, cfg, *runs)
+		r, err := benchOne(ctx, c.Name, cfg, *runs)
 		if err != nil {
-			fmt.Fprintf(stderr, "wblab bench: %s: %v\n", c.name, err)
+			fmt.Fprintf(stderr, "wblab bench: %s: %v\n", c.Name, err)
 			return exitFailed
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.3f\t%.0f\t%d\t%.2f\t%d\t%.1f\t%.1f\t%.2f\t\n", r.name, r.simS, r.wallS, r.simS/r.wallS,

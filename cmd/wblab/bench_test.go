@@ -8,19 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBenchCasesValid: every bench case (scaling series included) is a valid config.
-func TestBenchCasesValid(t *testing.T) {
-	names := map[string]bool{}
-	for _, c := range benchCases(true) {
-		cfg, err := c.cfg()
-		require.NoError(t, err, c.name)
-		require.NoError(t, cfg.Validate(), c.name)
-		require.False(t, names[c.name], "duplicate %s", c.name)
-		names[c.name] = true
-	}
-	require.Len(t, benchCases(false), 6)
-}
-
 func TestBenchCommand(t *testing.T) {
 	code, out, errOut := runArgs(t, "bench", "--runs", "1", "--case", "kara-qd1-ext3-10000M-fsync")
 	require.Equal(t, exitOK, code, errOut)

@@ -105,7 +105,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return exitUsage
 		}
 		for _, c := range cases {
-			if _, err := engine.ParseCase(c); err != nil {
+			if _, err := harness.ParseCase(c); err != nil {
 				fmt.Fprintf(stderr, "wblab compare: %v\n", err)
 				return exitUsage
 			}

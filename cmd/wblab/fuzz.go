@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 func init() {
@@ -182,7 +183,7 @@ func runFlags(cfg engine.Config) ([]string, bool) {
 	if cfg.Workload.Readers > 0 || cfg.Workload.ReadBS != 0 || cfg.Workload.ReadRandom || cfg.TraceLines != 0 {
 		return nil, false
 	}
-	args := []string{"run", engine.CaseOf(cfg).String(), "--kernel", cfg.Kernel}
+	args := []string{"run", harness.CaseOf(cfg).String(), "--kernel", cfg.Kernel}
 	if len(cfg.Variants) > 0 {
 		var kv []string
 		for _, n := range sortedKeys(cfg.Variants) {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 // Exit statuses.
@@ -148,7 +149,7 @@ func seconds(d engine.Duration) string {
 	return strconv.FormatFloat(time.Duration(d).Seconds(), 'f', -1, 64) + "s"
 }
 
-func defaultCase() string { return engine.CaseOf(engine.DefaultConfig()).String() }
+func defaultCase() string { return harness.CaseOf(engine.DefaultConfig()).String() }
 
 func helpCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -175,7 +176,7 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 
 func runHelp() string {
 	d := engine.DefaultConfig()
-	dc := engine.CaseOf(d)
+	dc := harness.CaseOf(d)
 	var kernels []string
 	for _, p := range engine.KernelPresets() {
 		kernels = append(kernels, p.Name)
@@ -359,7 +360,7 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 
-	for _, part := range engine.CaseParts {
+	for _, part := range harness.CaseParts {
 		if part == "kernel" {
 			continue // --kernel names a preset, not a release
 		}
@@ -496,10 +497,10 @@ func clampInt(n int64) int {
 // buildConfig turns the parsed flags into a validated Config.
 func buildConfig(o *runOpts) (engine.Config, error) {
 	cfg := engine.DefaultConfig()
-	c := engine.CaseOf(cfg)
+	c := harness.CaseOf(cfg)
 	if o.caseName != "" {
 		var err error
-		if c, err = engine.ParseCase(o.caseName); err != nil {
+		if c, err = harness.ParseCase(o.caseName); err != nil {
 			return cfg, usageError{err}
 		}
 	}
@@ -509,7 +510,7 @@ func buildConfig(o *runOpts) (engine.Config, error) {
 		}
 	}
 	// The parts checked together (dirty and background at most the memory).
-	c, err := engine.ParseCase(c.String())
+	c, err := harness.ParseCase(c.String())
 	if err != nil {
 		return cfg, usageError{err}
 	}
@@ -526,7 +527,7 @@ func buildConfig(o *runOpts) (engine.Config, error) {
 	if o.trace != "" && cfg.TraceLines == 0 {
 		return cfg, badInput("--trace-lines: 0 with --trace %s; want [1, %d]", o.trace, engine.MaxTraceLines)
 	}
-	cfg.Case = engine.CaseOf(cfg).String()
+	cfg.Case = harness.CaseOf(cfg).String()
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 func init() {
@@ -24,8 +25,8 @@ func sweepHelp() string {
 Runs the Wu 2011 harness's dd case over a grid (in parallel, one run per CPU) and
 prints, per filesystem, write_bw (MB/s, MB = 2^20 bytes) by dirty threshold (rows)
 and number of dd writers (columns), each with the disk's seeks per second and the
-average request size in KiB. Defaults: --fs ` + strings.Join(engine.SweepFilesystems, ",") + `,
---thresh ` + joinMB(engine.SweepThresholdsMB) + `, --dd ` + joinInts(engine.SweepWriters) + `, --runtime 600s, the default
+average request size in KiB. Defaults: --fs ` + strings.Join(harness.SweepFilesystems, ",") + `,
+--thresh ` + joinMB(harness.SweepThresholdsMB) + `, --dd ` + joinInts(harness.SweepWriters) + `, --runtime 600s, the default
 kernel (` + engine.DefaultConfig().Kernel + `) and device (wu2011-hdd), seed 1.
 --thresh takes sizes in [8M, 4096M] (k/M/G binary suffixes; whole MiB), --dd counts
 in [1, 10000]. --json prints {"kernel","device","runtime_s","seed","filesystems",
@@ -74,7 +75,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "wblab sweep: unexpected argument %q (see wblab help sweep)\n", pos[0])
 		return exitUsage
 	}
-	var opt engine.SweepOptions
+	var opt harness.SweepOptions
 	for f, v := range flags {
 		switch f {
 		case "help", "h":
@@ -122,11 +123,11 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitUsage
 		}
 	}
-	if _, _, err := engine.SweepConfigs(opt); err != nil {
+	if _, _, err := harness.SweepConfigs(opt); err != nil {
 		fmt.Fprintf(stderr, "wblab sweep: %v\n", err)
 		return exitUsage
 	}
-	sw, err := engine.RunSweep(ctx, opt)
+	sw, err := harness.RunSweep(ctx, opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "wblab sweep: %v\n", err)
 		return exitFailed

@@ -24,6 +24,7 @@ import (
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/harness"
 )
 
 // Named is one config of the set.
@@ -48,7 +49,7 @@ func Configs() []Named {
 	for _, fs := range engine.Filesystems() {
 		for i, tc := range threadCases {
 			name := replaceFS(tc, fs)
-			c, err := engine.ConfigForCase(name)
+			c, err := harness.ConfigForCase(name)
 			if err != nil {
 				panic(fmt.Sprintf("determinism: %s: %v", name, err))
 			}
@@ -57,7 +58,7 @@ func Configs() []Named {
 		}
 	}
 	// The Kara QD=1 fsync case and a traced run.
-	kara, _ := engine.ConfigForCase("thresh=100M/ext3-1dd-1M-8p-4096M-100M:10-X")
+	kara, _ := harness.ConfigForCase("thresh=100M/ext3-1dd-1M-8p-4096M-100M:10-X")
 	kara.Device, _ = devices.Preset("kara2016-qd1")
 	kara.Workload.Count, kara.Workload.Fsync = 300, true
 	kara.Runtime = engine.Duration(10 * time.Second)

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/harness"
 )
 
 // tablesCSV is the thread's tables, relative to this package: CI clones the repo
@@ -44,7 +45,7 @@ type fcase struct {
 	name   string
 	thread float64 // MB/s
 	got    float64 // MB/s
-	c      engine.Case
+	c      harness.Case
 }
 
 // loadBaseline reads the baseline rows (base_kernel ioless-full, table T1) of the
@@ -78,7 +79,7 @@ func loadBaseline(t *testing.T) []*fcase {
 		}
 		v, err := strconv.ParseFloat(r[col["base_write_bw_MBps"]], 64)
 		require.NoError(t, err, r)
-		c, err := engine.ParseCase(r[col["case"]])
+		c, err := harness.ParseCase(r[col["case"]])
 		require.NoError(t, err, r)
 		seen[r[col["case"]]] = true
 		out = append(out, &fcase{name: r[col["case"]], thread: v, c: c})
@@ -100,7 +101,7 @@ func runAll(t *testing.T, cases []*fcase) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			cfg, err := engine.ConfigForCase(fc.name)
+			cfg, err := harness.ConfigForCase(fc.name)
 			if err != nil {
 				errs[i] = err
 				return
@@ -132,7 +133,7 @@ func TestCalibrationWu2011Baseline(t *testing.T) {
 		t.Skip("fidelity: 24 cases of 600 s; skipped with -short")
 	}
 	cases := loadBaseline(t)
-	cfg, err := engine.ConfigForCase(cases[0].name)
+	cfg, err := harness.ConfigForCase(cases[0].name)
 	require.NoError(t, err)
 	require.Equal(t, "wu2011-hdd", cfg.Device.Name, "a thread case runs on the thread's disk by default")
 

@@ -82,7 +82,7 @@ func runTables(t *testing.T, names []string, runtimeS, seeds int) map[string]*ta
 				if _, ok := idx[kk]; ok {
 					continue
 				}
-				cfg, err := engine.ConfigForCase(c)
+				cfg, err := harness.ConfigForCase(c)
 				require.NoError(t, err)
 				cfg.Kernel, cfg.Runtime = k, engine.Duration(time.Duration(runtimeS)*time.Second)
 				idx[kk] = len(keys)

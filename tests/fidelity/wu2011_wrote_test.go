@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/harness"
 )
 
 // wroteProfile runs a Wu 2011 case under kernel k with a seed and returns the mean
@@ -15,7 +16,7 @@ import (
 // are skipped), and the run's switch activity.
 func wroteProfile(t *testing.T, c, k string, seed uint64) (early, low float64, act map[string]int64) {
 	t.Helper()
-	cfg, err := engine.ConfigForCase(c)
+	cfg, err := harness.ConfigForCase(c)
 	require.NoError(t, err)
 	cfg.Kernel, cfg.Seed = k, seed
 	r, err := engine.Run(context.Background(), cfg)

@@ -1,11 +1,11 @@
-package engine
+package harness
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine"
 )
 
 // Case is a harness case name in the threads' (pre-release) form, parsed
@@ -100,13 +100,13 @@ func ParseCase(s string) (Case, error) {
 	if c.FS, err = parseFS(parts[0]); err != nil {
 		return Case{}, err
 	}
-	if c.DD, err = parseCount(partDD, parts[1], "dd", MaxDD); err != nil {
+	if c.DD, err = parseCount(partDD, parts[1], "dd", engine.MaxDD); err != nil {
 		return Case{}, err
 	}
 	if c.BS, err = parseBS(parts[2]); err != nil {
 		return Case{}, err
 	}
-	if c.CPUs, err = parseCount(partCPUs, parts[3], "p", MaxCPUs); err != nil {
+	if c.CPUs, err = parseCount(partCPUs, parts[3], "p", engine.MaxCPUs); err != nil {
 		return Case{}, err
 	}
 	if c.Memory, err = parseMemory(parts[4]); err != nil {
@@ -218,13 +218,13 @@ func tooLarge(v string) bool {
 func parseBS(v string) (Size, error) {
 	n, _, ok := parseSizeText(v)
 	if tooLarge(v) {
-		return Size{}, caseErr(partBS, "%q is too large; want a multiple of 512 in [512, %d] (512 to 64M)", v, MaxBS)
+		return Size{}, caseErr(partBS, "%q is too large; want a multiple of 512 in [512, %d] (512 to 64M)", v, engine.MaxBS)
 	}
 	if !ok {
 		return Size{}, caseErr(partBS, "%q is not a block size; want bytes with an optional k/M suffix like 512, 4k, 64k or 1M", v)
 	}
-	if n < 512 || n > MaxBS || n%512 != 0 {
-		return Size{}, caseErr(partBS, "%q = %d bytes; want a multiple of 512 in [512, %d] (512 to 64M)", v, n, MaxBS)
+	if n < 512 || n > engine.MaxBS || n%512 != 0 {
+		return Size{}, caseErr(partBS, "%q = %d bytes; want a multiple of 512 in [512, %d] (512 to 64M)", v, n, engine.MaxBS)
 	}
 	return Size{Bytes: n, Text: v}, nil
 }
@@ -232,13 +232,13 @@ func parseBS(v string) (Size, error) {
 func parseMemory(v string) (Size, error) {
 	n, suffixed, ok := parseSizeText(v)
 	if tooLarge(v) {
-		return Size{}, caseErr(partMemory, "%q is too large; want a whole number of MiB in [%dM, %dM]", v, MinMemoryMB, MaxMemoryMB)
+		return Size{}, caseErr(partMemory, "%q is too large; want a whole number of MiB in [%dM, %dM]", v, engine.MinMemoryMB, engine.MaxMemoryMB)
 	}
 	if !ok || !suffixed {
 		return Size{}, caseErr(partMemory, "%q is not a memory size; want a size with an M or G suffix like 4096M or 4G", v)
 	}
-	if n%(1<<20) != 0 || n < MinMemoryMB<<20 || n > MaxMemoryMB<<20 {
-		return Size{}, caseErr(partMemory, "%q = %d bytes; want a whole number of MiB in [%dM, %dM]", v, n, MinMemoryMB, MaxMemoryMB)
+	if n%(1<<20) != 0 || n < engine.MinMemoryMB<<20 || n > engine.MaxMemoryMB<<20 {
+		return Size{}, caseErr(partMemory, "%q = %d bytes; want a whole number of MiB in [%dM, %dM]", v, n, engine.MinMemoryMB, engine.MaxMemoryMB)
 	}
 	return Size{Bytes: n, Text: v}, nil
 }
@@ -434,7 +434,7 @@ func kernelFromRelease(rel string) (string, bool) {
 		if cand == "" {
 			continue
 		}
-		if p, err := kernel.LookupPreset(cand); err == nil {
+		if p, err := engine.LookupKernel(cand); err == nil {
 			return p.Name, true
 		}
 	}
@@ -445,7 +445,7 @@ func kernelFromRelease(rel string) (string, bool) {
 // CPUs, memory, the dirty and background thresholds (setting one form zeroes the other,
 // as the kernel's sysctl handlers do), Case, and Kernel when the release names a preset
 // (X leaves cfg.Kernel alone). Apply does not validate; see ConfigForCase.
-func (c Case) Apply(cfg *Config) {
+func (c Case) Apply(cfg *engine.Config) {
 	cfg.Filesystem = c.FS
 	cfg.Workload.DD = c.DD
 	cfg.Workload.BS = c.BS.Bytes
@@ -470,7 +470,7 @@ func (c Case) Apply(cfg *Config) {
 // threshold is in bytes, kernel X). Fields a case name cannot carry (device, runtime,
 // count, seed, …) are not represented; a dirty_bytes value that is not a whole number
 // of KiB is rounded up to one.
-func CaseOf(cfg Config) Case {
+func CaseOf(cfg engine.Config) Case {
 	if c, err := ParseCase(cfg.Case); err == nil {
 		probe := cfg
 		c.Apply(&probe)
@@ -506,7 +506,7 @@ func CaseOf(cfg Config) Case {
 }
 
 // sameCaseFields compares the fields Apply sets (other than Case).
-func sameCaseFields(a, b Config) bool {
+func sameCaseFields(a, b engine.Config) bool {
 	return a.Filesystem == b.Filesystem && a.Kernel == b.Kernel &&
 		a.Workload.DD == b.Workload.DD && a.Workload.BS == b.Workload.BS &&
 		a.CPUs == b.CPUs && a.MemoryMB == b.MemoryMB &&
@@ -516,18 +516,18 @@ func sameCaseFields(a, b Config) bool {
 
 // ConfigForCase returns DefaultConfig with the case applied, validated. A release
 // naming no kernel preset is an error (use X to keep the default kernel).
-func ConfigForCase(s string) (Config, error) {
+func ConfigForCase(s string) (engine.Config, error) {
 	c, err := ParseCase(s)
 	if err != nil {
-		return Config{}, err
+		return engine.Config{}, err
 	}
 	if _, err := c.KernelPreset(); err != nil {
-		return Config{}, err
+		return engine.Config{}, err
 	}
-	cfg := DefaultConfig()
+	cfg := engine.DefaultConfig()
 	c.Apply(&cfg)
 	if err := cfg.Validate(); err != nil {
-		return Config{}, err
+		return engine.Config{}, err
 	}
 	return cfg, nil
 }
@@ -535,7 +535,7 @@ func ConfigForCase(s string) (Config, error) {
 // kernelPresetNames lists the kernel preset names for error messages.
 func kernelPresetNames() []string {
 	var names []string
-	for _, p := range kernel.Presets() {
+	for _, p := range engine.KernelPresets() {
 		names = append(names, p.Name)
 	}
 	return names
@@ -555,19 +555,19 @@ func (c *Case) Set(part, value string) error {
 	case "fs":
 		c.FS, err = parseFS(value)
 	case "dd":
-		c.DD, err = parseCount(partDD, strings.TrimSuffix(value, "dd")+"dd", "dd", MaxDD)
+		c.DD, err = parseCount(partDD, strings.TrimSuffix(value, "dd")+"dd", "dd", engine.MaxDD)
 	case "bs":
 		c.BS, err = parseBS(value)
 	case "cpus":
-		c.CPUs, err = parseCount(partCPUs, strings.TrimSuffix(value, "p")+"p", "p", MaxCPUs)
+		c.CPUs, err = parseCount(partCPUs, strings.TrimSuffix(value, "p")+"p", "p", engine.MaxCPUs)
 	case "memory":
 		c.Memory, err = parseMemory(value)
 	case "dirty", "background":
 		var l Limit
 		if part == "dirty" {
-			l, err = parseDirty(value, MaxMemoryMB<<20)
+			l, err = parseDirty(value, engine.MaxMemoryMB<<20)
 		} else {
-			l, err = parseBackground(value, MaxMemoryMB<<20)
+			l, err = parseBackground(value, engine.MaxMemoryMB<<20)
 		}
 		if err != nil {
 			return err
@@ -602,7 +602,7 @@ func (c *Case) syncDir() {
 	}
 	c.Dir = "thresh=" + dv
 	if hasBg {
-		if b, err := parseBackground(bv, MaxMemoryMB<<20); err != nil || b.Bytes != c.Background.Bytes || b.Ratio != c.Background.Ratio {
+		if b, err := parseBackground(bv, engine.MaxMemoryMB<<20); err != nil || b.Bytes != c.Background.Bytes || b.Ratio != c.Background.Ratio {
 			bv = c.Background.String()
 		}
 		c.Dir += ":" + bv

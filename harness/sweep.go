@@ -1,9 +1,11 @@
-package engine
+package harness
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/wblab/wblab/engine"
 )
 
 // Sweep defaults (issue 17): the dirty thresholds and writer counts of the Wu 2011
@@ -21,7 +23,7 @@ type SweepOptions struct {
 	Filesystems  []string
 	ThresholdsMB []int64
 	Writers      []int
-	Runtime      Duration
+	Runtime      engine.Duration
 	Kernel       string
 	Seed         uint64
 }
@@ -65,7 +67,7 @@ func sweepCase(fs string, threshMB int64, dd int) string {
 }
 
 // SweepConfigs are the sweep's runs, filesystem-major, then threshold, then writers.
-func SweepConfigs(opt SweepOptions) ([]Config, []SweepCell, error) {
+func SweepConfigs(opt SweepOptions) ([]engine.Config, []SweepCell, error) {
 	fss, ths, dds := opt.Filesystems, opt.ThresholdsMB, opt.Writers
 	if len(fss) == 0 {
 		fss = SweepFilesystems
@@ -76,7 +78,7 @@ func SweepConfigs(opt SweepOptions) ([]Config, []SweepCell, error) {
 	if len(dds) == 0 {
 		dds = SweepWriters
 	}
-	var cfgs []Config
+	var cfgs []engine.Config
 	var cells []SweepCell
 	for _, fs := range fss {
 		for _, th := range ths {
@@ -112,7 +114,7 @@ func RunSweep(ctx context.Context, opt SweepOptions) (*Sweep, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := RunAll(ctx, cfgs)
+	res, err := engine.RunAll(ctx, cfgs)
 	if err != nil {
 		return nil, err
 	}

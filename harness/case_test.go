@@ -1,4 +1,4 @@
-package engine
+package harness
 
 import (
 	"encoding/csv"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wblab/wblab/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -215,10 +217,10 @@ func TestCaseStringCanonical(t *testing.T) {
 func TestCaseApply(t *testing.T) {
 	tests := []struct {
 		name  string
-		start func(*Config)
-		check func(t *testing.T, cfg Config)
+		start func(*engine.Config)
+		check func(t *testing.T, cfg engine.Config)
 	}{
-		{"thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X", nil, func(t *testing.T, cfg Config) {
+		{"thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X", nil, func(t *testing.T, cfg engine.Config) {
 			assert.Equal(t, "ext4", cfg.Filesystem)
 			assert.Equal(t, 10, cfg.Workload.DD)
 			assert.Equal(t, int64(4096), cfg.Workload.BS)
@@ -228,9 +230,9 @@ func TestCaseApply(t *testing.T) {
 			assert.Equal(t, 0, cfg.DirtyRatio)
 			assert.Equal(t, 10, cfg.DirtyBackgroundRatio)
 			assert.Equal(t, int64(0), cfg.DirtyBackgroundBytes)
-			assert.Equal(t, DefaultConfig().Kernel, cfg.Kernel)
+			assert.Equal(t, engine.DefaultConfig().Kernel, cfg.Kernel)
 		}},
-		{"nfs-10dd-1M-1p-32069M-20:10-X", func(c *Config) { c.DirtyBytes = 1 << 30; c.DirtyBackgroundBytes = 1 << 20 }, func(t *testing.T, cfg Config) {
+		{"nfs-10dd-1M-1p-32069M-20:10-X", func(c *engine.Config) { c.DirtyBytes = 1 << 30; c.DirtyBackgroundBytes = 1 << 20 }, func(t *testing.T, cfg engine.Config) {
 			assert.Equal(t, "nfs", cfg.Filesystem)
 			assert.Equal(t, int64(1<<20), cfg.Workload.BS)
 			assert.Equal(t, 1, cfg.CPUs)
@@ -240,7 +242,7 @@ func TestCaseApply(t *testing.T) {
 			assert.Equal(t, int64(0), cfg.DirtyBackgroundBytes, "the ratio form zeroes dirty_background_bytes")
 			assert.Equal(t, 10, cfg.DirtyBackgroundRatio)
 		}},
-		{"thresh=1G:500M/generic-100dd-64k-4p-8G-1G:500M-3.1.0-rc9-ioless-full+", func(c *Config) { c.Kernel = "other"; c.DirtyRatio = 20 }, func(t *testing.T, cfg Config) {
+		{"thresh=1G:500M/generic-100dd-64k-4p-8G-1G:500M-3.1.0-rc9-ioless-full+", func(c *engine.Config) { c.Kernel = "other"; c.DirtyRatio = 20 }, func(t *testing.T, cfg engine.Config) {
 			assert.Equal(t, "generic", cfg.Filesystem)
 			assert.Equal(t, 100, cfg.Workload.DD)
 			assert.Equal(t, int64(64<<10), cfg.Workload.BS)
@@ -256,7 +258,7 @@ func TestCaseApply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := ParseCase(tt.name)
 			require.NoError(t, err)
-			cfg := DefaultConfig()
+			cfg := engine.DefaultConfig()
 			if tt.start != nil {
 				tt.start(&cfg)
 			}
@@ -269,11 +271,11 @@ func TestCaseApply(t *testing.T) {
 }
 
 func TestCaseOf(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := engine.DefaultConfig()
 	assert.Equal(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", CaseOf(cfg).String())
 
 	cfg.DirtyBytes, cfg.DirtyBackgroundBytes, cfg.DirtyBackgroundRatio = 1<<30, 999<<20, 0
-	cfg.Workload = Workload{DD: 100, BS: 1 << 20}
+	cfg.Workload = engine.Workload{DD: 100, BS: 1 << 20}
 	c := CaseOf(cfg)
 	assert.Equal(t, "thresh=1G:999M/generic-100dd-1M-8p-4096M-1024M:999M-X", c.String())
 	again, err := ParseCase(c.String())
@@ -284,7 +286,7 @@ func TestCaseOf(t *testing.T) {
 	assert.Equal(t, "generic-100dd-1M-8p-4096M-20:999M-X", CaseOf(cfg).String())
 
 	// A stale Case string is not trusted.
-	cfg = DefaultConfig()
+	cfg = engine.DefaultConfig()
 	cfg.Case = "thresh=1G/generic-100dd-4k-8p-4096M-1024M:10-X"
 	assert.Equal(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", CaseOf(cfg).String())
 	// A matching one keeps its spelling.
@@ -292,7 +294,7 @@ func TestCaseOf(t *testing.T) {
 	assert.Equal(t, cfg.Case, CaseOf(cfg).String())
 
 	// Apply(CaseOf(cfg)) leaves the case fields unchanged.
-	cfg = DefaultConfig()
+	cfg = engine.DefaultConfig()
 	cfg.DirtyBytes, cfg.DirtyRatio, cfg.CPUs, cfg.MemoryMB = 0, 15, 3, 1000
 	probe := cfg
 	CaseOf(cfg).Apply(&probe)
@@ -305,7 +307,7 @@ func TestConfigForCase(t *testing.T) {
 	assert.Equal(t, int64(1<<30), cfg.DirtyBytes)
 	assert.Equal(t, 100, cfg.Workload.DD)
 	assert.Equal(t, "thresh=1G/generic-100dd-4k-8p-4096M-1024M:10-X", cfg.Case)
-	assert.Equal(t, DefaultConfig().Runtime, cfg.Runtime)
+	assert.Equal(t, engine.DefaultConfig().Runtime, cfg.Runtime)
 
 	cfg, err = ConfigForCase("generic-1dd-4k-8p-4096M-20:10-3.1.0-rc9-ioless-full+")
 	require.NoError(t, err)
@@ -404,4 +406,31 @@ func TestCaseSet(t *testing.T) {
 	assert.Equal(t, "thresh=1000M:10/generic-1dd-64k-8p-4096M-1000M:10-X", c.String())
 	_, err = ParseCase(c.String())
 	require.NoError(t, err)
+}
+
+// TestLimitsFromCaseNames: the same limits reached through a case name.
+func TestLimitsFromCaseNames(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"thresh=100M/generic-100000dd-4k-8p-4096M-100M:10-X", "case.dd"},
+		{"thresh=100M/generic-1dd-4k-8p-1048576M-100M:10-X", "case.memory"},
+		{"thresh=100M/generic-1dd-4k-100000p-4096M-100M:10-X", "case.cpus"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ConfigForCase(tc.name)
+			if err == nil {
+				err = c.Validate()
+			}
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+			t.Logf("refused: %v", err)
+		})
+	}
+}
+
+// TestFirstPageConfigCase: the page's first config carries its own case name.
+func TestFirstPageConfigCase(t *testing.T) {
+	cfg := engine.FirstPageConfig()
+	probe := cfg
+	probe.Case = ""
+	assert.Equal(t, CaseOf(probe).String(), cfg.Case)
 }

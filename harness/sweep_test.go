@@ -1,8 +1,10 @@
-package engine
+package harness
 
 import (
 	"context"
 	"testing"
+
+	"github.com/wblab/wblab/engine"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -14,7 +16,7 @@ import (
 // files, each a seek), and one writer does not.
 func TestSweepShape(t *testing.T) {
 	sw, err := RunSweep(context.Background(), SweepOptions{Filesystems: []string{"ext4"},
-		ThresholdsMB: []int64{8, 100}, Writers: []int{1, 10}, Runtime: Duration(60 * time.Second)})
+		ThresholdsMB: []int64{8, 100}, Writers: []int{1, 10}, Runtime: engine.Duration(60 * time.Second)})
 	require.NoError(t, err)
 	require.Len(t, sw.Cells, 4)
 	get := func(th int64, dd int) SweepCell {

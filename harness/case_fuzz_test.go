@@ -1,8 +1,10 @@
-package engine
+package harness
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/wblab/wblab/engine"
 )
 
 // FuzzParseCase checks that ParseCase never panics, that every error names a part
@@ -47,7 +49,7 @@ func FuzzParseCase(f *testing.F) {
 			back.Background.Bytes != c.Background.Bytes || back.Background.Ratio != c.Background.Ratio {
 			t.Fatalf("canonical %q (from %q) parsed to %#v", n.String(), s, back)
 		}
-		cfg := DefaultConfig()
+		cfg := engine.DefaultConfig()
 		c.Apply(&cfg)
 		_ = cfg.Validate()
 		_ = CaseOf(cfg).String()
