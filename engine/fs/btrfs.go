@@ -81,7 +81,6 @@ type Btrfs struct {
 	t *journal // the transaction commit (btree pages + superblock)
 
 	worker, endio *workerPool
-	calls         callPool[daCursor]
 	csumPending   int64 // pages not yet covered by a checksum leaf
 
 	Bumps int64
@@ -112,17 +111,14 @@ func (b *Btrfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) 
 
 // Writepages is extent_writepages → extent_write_cache_pages → __extent_writepage.
 func (b *Btrfs) Writepages(wc *kernel.WritebackCtx) bool {
-	c, fresh := callState(&b.calls, wc)
-	if fresh {
-		c.start(wc)
+	if !wc.WalkStarted() {
 		wc.Th.Sub.StartPlug()
 	}
-	blocked := daWalk(wc, c, func(s, e int64) (int64, bool) { return b.writeRange(wc, s, e) })
-	if c.finished {
+	// extent_write_cache_pages (2.6.3x, the versions read) looks pages up by
+	// PAGECACHE_TAG_DIRTY only: no TOWRITE tagging
+	blocked := wc.WalkDirty(false, func(s, e int64) (int64, bool) { return b.writeRange(wc, s, e) })
+	if wc.WalkDone() {
 		wc.Th.Sub.FinishPlug()
-	}
-	if !blocked {
-		b.calls.end(wc)
 	}
 	return blocked
 }

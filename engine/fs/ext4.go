@@ -125,10 +125,9 @@ func numDirtyPages(in *kernel.Inode, index, maxPages int64) int64 {
 	return min(n, maxPages)
 }
 
-// ext4Call is one ext4_da_writepages call in progress: the walk's cursor and the
-// nr_to_write bump, held until it is given back.
+// ext4Call is one ext4_da_writepages call in progress: the nr_to_write bump, held
+// until it is given back (the walk's cursor is the WritebackCtx's).
 type ext4Call struct {
-	daCursor
 	bump     int64
 	bumpHeld bool
 }
@@ -138,7 +137,6 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 	wbc := &wc.Wbc
 	c, fresh := callState(&e.calls, wc)
 	if fresh {
-		c.start(wc)
 		// the nr_to_write bump
 		maxPages := e.P.MaxWritebackMBBump << 8
 		desired := int64(0)
@@ -164,8 +162,10 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 		c.bumpHeld = true
 		wc.Th.Sub.StartPlug()
 	}
-	blocked := daWalk(wc, &c.daCursor, func(s, end int64) (int64, bool) { return e.mapAndSubmit(wc, s, end) })
-	if c.finished && c.bumpHeld {
+	// write_cache_pages_da (v3.2) looks pages up by PAGECACHE_TAG_TOWRITE for
+	// WB_SYNC_ALL and tagged_writepages, after tag_pages_for_writeback
+	blocked := wc.WalkDirty(true, func(s, end int64) (int64, bool) { return e.mapAndSubmit(wc, s, end) })
+	if wc.WalkDone() && c.bumpHeld {
 		// the walk is over (even if its last submission blocked): unplug and give
 		// the bump back now, since the caller may not call again
 		wc.Th.Sub.FinishPlug()

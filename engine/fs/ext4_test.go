@@ -109,3 +109,48 @@ func TestExt4DDKeepsInvariants(t *testing.T) {
 		assert.Greater(t, mbps, 30.0)
 	}
 }
+
+// TestWalkDirtyTagsIntegrityWalks: a WB_SYNC_ALL ->writepages call through
+// kernel.WalkDirty writes only the pages dirty when it started on a filesystem
+// whose walk tags PAGECACHE_TAG_TOWRITE (ext4's write_cache_pages_da, v3.2), and
+// also the pages dirtied meanwhile on one whose walk does not (btrfs's
+// extent_write_cache_pages of 2.6.3x).
+func TestWalkDirtyTagsIntegrityWalks(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		fs        kernel.Filesystem
+		wantWrote int64
+	}{
+		{"ext4 tags", NewExt4(), 4000},
+		{"btrfs does not", NewBtrfs(), 8000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, k := testKernel(t, "simple", tc.fs, 1<<30, nil)
+			in := k.NewInode()
+			dirty(k, in, 4000)
+			th := k.NewThread("fsync")
+			wc := &kernel.WritebackCtx{K: k, Th: th, In: in,
+				Wbc: kernel.WritebackControl{SyncMode: kernel.WBSyncAll, NrToWrite: 1<<63 - 1, RangeEnd: 1<<63 - 1}}
+			writer := k.NewThread("writer")
+			calls, done := 0, false
+			th.Task.Resume = func() {
+				if done {
+					return
+				}
+				calls++
+				if !tc.fs.Writepages(wc) {
+					done = true
+				} else if calls == 1 {
+					k.DirtyPages(writer, in, 4000, 4000, 4000*kernel.PageSize) // dirtied during the walk
+				}
+			}
+			th.Task.Start()
+			for !done && w.Step() {
+			}
+			require.True(t, done)
+			require.Greater(t, calls, 1, "the walk blocked at least once")
+			assert.Equal(t, tc.wantWrote, in.Writeback.Count()+in.Written())
+			require.NoError(t, k.CheckInvariants())
+		})
+	}
+}

@@ -96,8 +96,6 @@ type Xfs struct {
 	k   *kernel.Kernel
 	bdi *kernel.BDI // the disk it is mounted on
 
-	calls callPool[daCursor]
-
 	// the xfsdatad worker and its queue of ioends waiting for xfs_end_io
 	worker     *kernel.Thread
 	workq      ioendRing
@@ -183,15 +181,8 @@ func (x *Xfs) Writepages(wc *kernel.WritebackCtx) bool {
 	if x.k.P.Variants.WCPTerminateLE0 || wc.Wbc.SyncMode != kernel.WBSyncNone {
 		return wc.WriteCachePages()
 	}
-	c, fresh := callState(&x.calls, wc)
-	if fresh {
-		c.start(wc)
-	}
-	if daWalk(wc, c, func(s, e int64) (int64, bool) { return x.oldRuleStep(wc, s, e) }) {
-		return true
-	}
-	x.calls.end(wc)
-	return false
+	// 2.6.36-rc1's generic write_cache_pages, its steady state batched (oldRuleStep)
+	return wc.WalkDirty(true, func(s, e int64) (int64, bool) { return x.oldRuleStep(wc, s, e) })
 }
 
 // oldRuleStep is write_cache_pages with the 2.6.36-rc1 nr_to_write rule over the

@@ -35,8 +35,118 @@ type wcpCursor struct {
 	cycled, done   bool
 	rangeWhole     bool
 	tagged         bool
+	finished       bool    // WalkDirty: the walk ended; the call returns at its next entry
 	towrite        PageSet // PAGECACHE_TAG_TOWRITE
 }
+
+// begin is write_cache_pages' entry (v3.2): the range, range_cyclic's start at
+// mapping->writeback_index, and for a tagged walk tag_pages_for_writeback.
+func (c *wcpCursor) begin(wc *WritebackCtx, tagged bool) {
+	in, wbc := wc.In, &wc.Wbc
+	*c = wcpCursor{started: true, towrite: c.towrite} // TOWRITE tags outlive a walk, as in the page cache
+	if wbc.RangeCyclic {
+		c.writebackIndex = in.WritebackIndex
+		c.index = c.writebackIndex
+		c.cycled = c.index == 0
+		c.end = longMax
+	} else {
+		c.index, c.end = wbc.RangeStart, wbc.RangeEnd
+		c.rangeWhole = wbc.RangeStart == 0 && wbc.RangeEnd == longMax
+		c.cycled = true
+	}
+	c.tagged = tagged
+	c.retry(in)
+}
+
+// wrap is the end of write_cache_pages' walk: once around to the start of the file
+// for range_cyclic (true: walk on), else the writeback_index update (false).
+func (c *wcpCursor) wrap(wc *WritebackCtx) bool {
+	if !c.cycled && !c.done {
+		c.cycled = true
+		c.index, c.end = 0, c.writebackIndex-1
+		c.retry(wc.In)
+		return true
+	}
+	if wc.Wbc.RangeCyclic || (c.rangeWhole && wc.Wbc.NrToWrite > 0) {
+		wc.In.WritebackIndex = max(c.doneIndex, 0)
+	}
+	return false
+}
+
+// integrityTagged reports whether write_cache_pages (v3.2) looks pages up by
+// PAGECACHE_TAG_TOWRITE: WB_SYNC_ALL and tagged_writepages walks.
+func (wc *WritebackCtx) integrityTagged() bool {
+	return wc.Wbc.SyncMode == WBSyncAll || wc.Wbc.TaggedWritepages
+}
+
+// WalkStep is the body of a filesystem's page walk: it writes from the dirty run
+// [s, e) (dirty, not under writeback, TOWRITE-tagged in a tagged walk) and returns
+// the pages it consumed (≥ 1) and whether the walk is done.
+type WalkStep func(s, e int64) (consumed int64, done bool)
+
+// WalkDirty is the page walk the filesystems' own copies of write_cache_pages
+// share: ext4's write_cache_pages_da (v3.2), btrfs's extent_write_cache_pages and
+// XFS's batched 2.6.36-rc1 steady state. It is write_cache_pages' walk (v3.2)
+// with step as the per-page body: the range and range_cyclic wrap, PageWriteback
+// skipped for WB_SYNC_NONE and waited on (wait_on_page_writeback) otherwise, the
+// writeback_index update, and with tagged the PAGECACHE_TAG_TOWRITE lookup of
+// integrity walks (WB_SYNC_ALL, tagged_writepages). It reports true when the thread
+// blocked (call again on resume) and false when the walk has ended; WalkDone tells
+// whether it has ended even when the last step blocked.
+func (wc *WritebackCtx) WalkDirty(tagged bool, step WalkStep) bool {
+	in, wbc, c, th := wc.In, &wc.Wbc, &wc.wcp, wc.Th
+	if c.finished {
+		return false
+	}
+	if !c.started {
+		c.begin(wc, tagged && wc.integrityTagged())
+	}
+	for {
+		for !c.done && c.index <= c.end {
+			run, ok := c.nextRun(in)
+			if !ok {
+				break
+			}
+			s, e := run.Start, run.End
+			if wb, ok := in.Writeback.Next(s); ok && wb.Start < e {
+				if wb.Start == s {
+					if wbc.SyncMode == WBSyncNone {
+						c.index = min(e, wb.End) // PageWriteback: skip
+						c.doneIndex = c.index - 1
+						continue
+					}
+					th.Sub.FlushPlug()       // schedule() flushes a sleeping task's plug
+					th.Task.Wait(&in.wbWait) // wait_on_page_writeback
+					return true
+				}
+				e = wb.Start
+			}
+			n, done := step(s, e)
+			c.index = s + max(n, 1)
+			c.doneIndex = c.index - 1
+			if done {
+				c.done = true
+				c.wrap(wc)
+				c.finished = true
+			}
+			if th.Sub.Blocked() || th.YieldCPU() {
+				return true
+			}
+		}
+		if c.wrap(wc) {
+			continue
+		}
+		break
+	}
+	c.finished = true
+	return false
+}
+
+// WalkDone reports whether wc's WalkDirty walk has ended.
+func (wc *WritebackCtx) WalkDone() bool { return wc.wcp.finished }
+
+// WalkStarted reports whether wc's WalkDirty walk has begun (a resumed call).
+func (wc *WritebackCtx) WalkStarted() bool { return wc.wcp.started }
 
 // TryLocks reports whether ->writepage gives up on a busy lock rather than waiting
 // for it: WB_SYNC_NONE writeback, and before 2.6.37 (Variants.WbcNonblocking) only
@@ -193,19 +303,7 @@ func (wc *WritebackCtx) afterWritepageCalls(n int64) {
 func (wc *WritebackCtx) WriteCachePages() bool {
 	k, in, wbc, c, th := wc.K, wc.In, &wc.Wbc, &wc.wcp, wc.Th
 	if !c.started {
-		*c = wcpCursor{started: true, towrite: c.towrite}
-		if wbc.RangeCyclic {
-			c.writebackIndex = in.WritebackIndex
-			c.index = c.writebackIndex
-			c.cycled = c.index == 0
-			c.end = longMax
-		} else {
-			c.index, c.end = wbc.RangeStart, wbc.RangeEnd
-			c.rangeWhole = wbc.RangeStart == 0 && wbc.RangeEnd == longMax
-			c.cycled = true
-		}
-		c.tagged = wbc.SyncMode == WBSyncAll || wbc.TaggedWritepages
-		c.retry(in)
+		c.begin(wc, wc.integrityTagged())
 	}
 	fs, q := in.bdi.FS, in.bdi.Q
 	onePage := in.bdi.onePage
@@ -270,17 +368,10 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 				return true
 			}
 		}
-		if !c.cycled && !c.done {
-			// wrap around to the start of the file once
-			c.cycled = true
-			c.index, c.end = 0, c.writebackIndex-1
-			c.retry(in)
+		if c.wrap(wc) {
 			continue
 		}
 		break
-	}
-	if wbc.RangeCyclic || (c.rangeWhole && wbc.NrToWrite > 0) {
-		in.WritebackIndex = c.doneIndex
 	}
 	c.started = false
 	return false
