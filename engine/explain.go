@@ -133,8 +133,21 @@ func lookupDoc(docs []Doc, name string) (Doc, bool) {
 	return Doc{}, false
 }
 
-// SeriesDoc explains a series column or a chart's derived series.
-func SeriesDoc(col string) (Doc, bool) { return lookupDoc(seriesDocs, col) }
+// SeriesDoc explains a series column or a chart's derived series. A column
+// without an entry in seriesDocs is explained by its own row in Columns (its
+// one-line doc and kernel counterpart), so adding a column is one row there;
+// seriesDocs adds the function, healthy and pathological text.
+func SeriesDoc(col string) (Doc, bool) {
+	if d, ok := lookupDoc(seriesDocs, col); ok {
+		return d, true
+	}
+	for _, c := range Columns {
+		if c.Name == col {
+			return Doc{Name: c.Name, Meaning: c.Doc, Kernel: c.Kernel}, true
+		}
+	}
+	return Doc{}, false
+}
 
 // CardDoc explains a summary figure ("fs-NAME" for a filesystem counter).
 func CardDoc(id string) (Doc, bool) {
@@ -148,7 +161,3 @@ func CardDoc(id string) (Doc, bool) {
 	}
 	return Doc{}, false
 }
-
-// SeriesDocs lists the explanations of the series columns and derived series, in
-// table order.
-func SeriesDocs() []Doc { return append([]Doc(nil), seriesDocs...) }

@@ -10,7 +10,7 @@ import (
 func TestEveryColumnExplained(t *testing.T) {
 	for _, c := range Columns[1:] { // time_s is the time axis
 		d, ok := SeriesDoc(c.Name)
-		if assert.True(t, ok, "series %s has no explanation in explain.go", c.Name) {
+		if assert.True(t, ok, "series %s has no explanation", c.Name) {
 			assert.NotEmpty(t, d.Meaning, c.Name)
 			assert.NotEmpty(t, d.Kernel+d.Function, "%s: no kernel variable or function", c.Name)
 		}
