@@ -19,7 +19,7 @@ type Time = sim.Time
 type RunOptions struct {
 	// Progress, when set, is called from the simulation loop at every time-series
 	// sample with the simulated time reached and the run length.
-	Progress func(done, total sim.Time)
+	Progress func(done, total Time)
 	// Sample, when set, is called at every time-series sample, before Progress, with
 	// the new row: one value per SeriesNames entry, in order. The row is the
 	// callee's to keep (the page streams rows to its charts while a run goes).

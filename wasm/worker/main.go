@@ -18,7 +18,6 @@ import (
 
 	"github.com/hack-pad/safejs"
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/engine/sim"
 )
 
 // chunkEvery is the least wall time between two chunk or progress messages of a run
@@ -162,7 +161,7 @@ func run(j job) {
 	last := time.Now()
 	var rows []float64 // row-major, not yet posted
 	sent, cols := 0, len(engine.SeriesNames())
-	flush := func(done, total sim.Time) {
+	flush := func(done, total engine.Time) {
 		n := len(rows) / cols
 		data, err := float64Array(rows)
 		if err != nil {
@@ -185,7 +184,7 @@ func run(j job) {
 	if j.stream {
 		opt.Sample = func(row []float64) { rows = append(rows, row...) }
 	}
-	opt.Progress = func(done, total sim.Time) {
+	opt.Progress = func(done, total engine.Time) {
 		if j.stream && sent == 0 && len(rows) > 0 {
 			flush(done, total) // the first rows at once
 			yield()
@@ -212,7 +211,7 @@ func run(j job) {
 		return
 	}
 	if j.stream && len(rows) > 0 {
-		flush(sim.Time(res.RuntimeS*1e9), sim.Time(res.RuntimeS*1e9))
+		flush(engine.Time(res.RuntimeS*1e9), engine.Time(res.RuntimeS*1e9))
 	}
 	if j.summary { // what a matrix cell shows: no series, tasks, inodes, trace
 		res = &engine.Result{Case: res.Case, Kernel: res.Kernel, Device: res.Device, Filesystem: res.Filesystem,
