@@ -362,3 +362,31 @@ func TestSampleRowsAreTheSeries(t *testing.T) {
 		}
 	}
 }
+
+// TestWCPNrToWriteLE0CountsEveryFilesystem: write_cache_pages' nr_to_write <= 0
+// check is counted on the generic walk and on XFS's batched 2.6.36-rc1 steady
+// state (which once counted nothing: Chinner's switch looked as if it never ran).
+func TestWCPNrToWriteLE0CountsEveryFilesystem(t *testing.T) {
+	for _, kernelName := range []string{"2.6.36-rc1", "2.6.36-rc1+fix"} {
+		for _, fs := range []string{"xfs", "generic"} {
+			t.Run(kernelName+"/"+fs, func(t *testing.T) {
+				c := DefaultConfig()
+				c.Kernel, c.Filesystem, c.Runtime = kernelName, fs, Duration(5*time.Second)
+				dev, err := devices.Preset("chinner2010-vm")
+				require.NoError(t, err)
+				c.Device = dev
+				r, err := Run(context.Background(), c)
+				require.NoError(t, err)
+				n := r.SwitchActivity["write_cache_pages.nr_to_write_le0"]
+				t.Logf("%.1f MB/s, %d checks found nr_to_write <= 0", r.WriteBWMBps, n)
+				if fs == "xfs" {
+					assert.Positive(t, n, "XFS clusters nr_to_write below 0")
+				}
+				if fs == "xfs" && kernelName == "2.6.36-rc1" {
+					// every one-page call of the old rule's steady state is one check
+					assert.Greater(t, n, 100*r.SwitchActivity["writeback_chunk_size.scaled"]+1000)
+				}
+			})
+		}
+	}
+}

@@ -207,6 +207,7 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 			wbc.NrToWrite--
 			return n, wbc.NrToWrite == 0
 		}
+		x.k.Fired(kernel.ActWCPNrToWriteLE0) // clustering drove it <= 0: the old rule goes on
 		return n, false
 	}
 	xi := wc.In.FS.(*xfsInode)
@@ -251,6 +252,8 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 		i += k
 	}
 	wc.Th.Charge(cpu)
+	// each of these calls found nr_to_write <= 0 and did not stop the loop
+	x.k.FiredN(kernel.ActWCPNrToWriteLE0, x.WritepageCalls-calls0)
 	if i > s {
 		xi.mapper.set(x.k.W.Now(), cpu, x.WritepageCalls-calls0, x.P.BmapiHold)
 		wc.WritePages(s, i-s)

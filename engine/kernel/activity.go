@@ -136,6 +136,9 @@ func (k *Kernel) fired(id ActivityID) { k.act.n[id]++ }
 // Fired counts one run of path id from a filesystem's switch-guarded path.
 func (k *Kernel) Fired(id ActivityID) { k.fired(id) }
 
+// FiredN counts n runs of path id from a filesystem's switch-guarded path.
+func (k *Kernel) FiredN(id ActivityID, n int64) { k.firedN(id, n) }
+
 // firedN counts n runs of path id.
 func (k *Kernel) firedN(id ActivityID, n int64) { k.act.n[id] += n }
 
