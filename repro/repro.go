@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/wblab/wblab/engine"
 )
@@ -90,21 +89,8 @@ func runAll(ctx context.Context, cfgs []engine.Config) ([]*engine.Result, error)
 	return res, nil
 }
 
-// parallel runs jobs 0..n-1 on at most engine.Workers() goroutines at once (the
-// same bound as engine.RunAll's pool) and waits for them.
-func parallel(n int, job func(i int)) {
-	sem := make(chan struct{}, engine.Workers())
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			job(i)
-		}()
-	}
-	wg.Wait()
-}
+// parallel runs jobs 0..n-1 through engine's one worker pool and waits for them.
+func parallel(n int, job func(i int)) { engine.Parallel(context.Background(), n, job) }
 
 // ddRateMBps is the first dd's rate (bytes written by write() over its lifetime).
 func ddRateMBps(r *engine.Result) float64 {
