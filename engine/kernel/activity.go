@@ -40,27 +40,36 @@ type ActivityID uint8
 
 // Counted paths.
 const (
-	ActPagesSkipped        ActivityID = iota // writeback_single_inode calls that left pages_skipped > 0
-	ActWriteInodeFailed                      // ->write_inode returned an error
-	ActISyncSkip                             // WB_SYNC_NONE writeback found the inode under I_SYNC
-	ActNoProgressMoreIO                      // wb_writeback pass without progress, b_more_io not empty
-	ActInodeWaitWriteback                    // wb_writeback slept in inode_wait_for_writeback
-	ActBusyLoop                              // wb_writeback retried at once without progress
-	ActMoreIOWaitOnly                        // pass without progress, only b_more_io_wait left: loop ends
-	ActGrabSuperFailed                       // grab_super_passive failed
-	ActWCPNrToWriteLE0                       // ->writepage calls write_cache_pages' check found nr_to_write <= 0
-	ActChunkScaled                           // writeback_chunk_size calls where the scaled chunk is not 4 MB
-	ActKupdateEarly                          // kupdate runs started early for b_more_io_wait, and retry sleeps
-	ActLastActiveDiffers                     // flusher passes whose progress differs from pages written
-	ActBdpIOFull                             // balance_dirty_pages calls in the IO-full design (dirtier writes back)
-	ActBdpIOLess                             // balance_dirty_pages calls in the IO-less design
-	ActLockBlocking                          // WB_SYNC_NONE ->writepage lock decisions that block (no wbc->nonblocking)
-	ActLockTrylock                           // WB_SYNC_NONE ->writepage lock decisions that trylock
-	ActMarkDirtyLeftQueued                   // __mark_inode_dirty left an I_SYNC_QUEUED inode in place
-	ActMarkDirtyLeftISync                    // __mark_inode_dirty left an inode under I_SYNC in place
-	ActBackgroundCutoff                      // background wb_writeback loops after the work's first jiffy
-	ActWakeupDelayedKept                     // delayed flusher wakeups left pending (queue_delayed_work)
-	ActExt4NrToWriteRaise                    // ext4_da_writepages calls that raised nr_to_write
+	ActPagesSkipped         ActivityID = iota // writeback_single_inode calls that left pages_skipped > 0
+	ActWriteInodeFailed                       // ->write_inode returned an error
+	ActISyncSkip                              // WB_SYNC_NONE writeback found the inode under I_SYNC
+	ActNoProgressMoreIO                       // wb_writeback pass without progress, b_more_io not empty
+	ActInodeWaitWriteback                     // wb_writeback slept in inode_wait_for_writeback
+	ActBusyLoop                               // wb_writeback retried at once without progress
+	ActMoreIOWaitOnly                         // pass without progress, only b_more_io_wait left: loop ends
+	ActGrabSuperFailed                        // grab_super_passive failed
+	ActWCPNrToWriteLE0                        // ->writepage calls write_cache_pages' check found nr_to_write <= 0
+	ActChunkScaled                            // writeback_chunk_size calls where the scaled chunk is not 4 MB
+	ActKupdateEarly                           // kupdate runs started early for b_more_io_wait, and retry sleeps
+	ActLastActiveDiffers                      // flusher passes whose progress differs from pages written
+	ActBdpIOFull                              // balance_dirty_pages calls in the IO-full design (dirtier writes back)
+	ActBdpIOLess                              // balance_dirty_pages calls in the IO-less design
+	ActLockBlocking                           // WB_SYNC_NONE ->writepage lock decisions that block (no wbc->nonblocking)
+	ActLockTrylock                            // WB_SYNC_NONE ->writepage lock decisions that trylock
+	ActMarkDirtyLeftQueued                    // __mark_inode_dirty left an I_SYNC_QUEUED inode in place
+	ActMarkDirtyLeftISync                     // __mark_inode_dirty left an inode under I_SYNC in place
+	ActBackgroundCutoff                       // background wb_writeback loops after the work's first jiffy
+	ActWakeupDelayedKept                      // delayed flusher wakeups left pending (queue_delayed_work)
+	ActExt4NrToWriteRaise                     // ext4_da_writepages calls that raised nr_to_write
+	ActCongestionWait                         // congestion_wait sleeps (2.6.30 pdflush and balance_dirty_pages)
+	ActDomainLimitsDiffer                     // global_dirty_limits calls where domain_dirty_limits' rounding differs
+	ActPosRatioDiffers                        // position-ratio calls where the v6 clamp and | 1 divisors differ
+	ActMaxPauseDiffers                        // max-pause calls where wb_max_pause differs from bdi_max_pause
+	ActDirtyExceededDiffers                   // dirty_exceeded decisions where && (v6) and || (v3.2) differ
+	ActBalancedAboveWriteBW                   // ratelimit updates whose balanced rate exceeds write_bw (the v6 cap)
+	ActBandwidthUpdate                        // write-bandwidth updates (where the switch puts them)
+	ActBdpStrictLimit                         // IO-less balance_dirty_pages calls on a strictlimit bdi
+	ActWriteoutSeveralBdis                    // completions counted into the writeout fraction of one of several bdis
 	numActivities
 )
 
@@ -91,27 +100,45 @@ var requeueDocs = [numCauses]string{
 }
 
 var activityPaths = [numActivities]ActivityPath{
-	ActPagesSkipped:        {"pages_skipped", "writeback_single_inode calls that ended with pages_skipped > 0", []string{"pages_skipped_requeue_wait", "no_redirty_on_pages_skipped", "requeue_inode", "wrote_minus_skipped"}},
-	ActWriteInodeFailed:    {"write_inode_failed", "->write_inode calls that failed (XFS EAGAIN on the ILOCK)", []string{"write_inode_requeue_wait"}},
-	ActISyncSkip:           {"i_sync_skip", "WB_SYNC_NONE writebacks that found the inode under I_SYNC", []string{"i_sync_requeue_wait", "sb_inodes_i_sync_check"}},
-	ActNoProgressMoreIO:    {"wb_writeback.no_progress_more_io", "wb_writeback passes without progress with b_more_io not empty (wait, busy loop or exit)", []string{"i_sync_requeue_wait", "remove_more_io_wait"}},
-	ActInodeWaitWriteback:  {"inode_wait_for_writeback", "wb_writeback sleeps on the I_SYNC of b_more_io's tail", []string{"i_sync_requeue_wait", "remove_more_io_wait"}},
-	ActBusyLoop:            {"wb_writeback.busy_loop", "wb_writeback passes retried at once without progress", []string{"i_sync_requeue_wait", "remove_more_io_wait"}},
-	ActMoreIOWaitOnly:      {"wb_writeback.more_io_wait_only", "passes without progress that end with only b_more_io_wait inodes left", []string{"more_io_wait"}},
-	ActGrabSuperFailed:     {"grab_super_failed", "grab_super_passive failures (one superblock, never unmounted: cannot fire)", []string{"grab_super_requeue_wait"}},
-	ActWCPNrToWriteLE0:     {"write_cache_pages.nr_to_write_le0", "->writepage calls after which write_cache_pages found nr_to_write <= 0 (2.6.36-rc1 continues, the fix stops)", []string{"wcp_terminate_le0"}},
-	ActChunkScaled:         {"writeback_chunk_size.scaled", "writeback_chunk_size calls where the scaled chunk is not MAX_WRITEBACK_PAGES", []string{"scaled_chunk"}},
-	ActKupdateEarly:        {"kupdate.retry_early", "kupdate runs started early while b_more_io_wait is not empty, and the short retry sleeps", []string{"kupdate_retry_early"}},
-	ActLastActiveDiffers:   {"last_active.progress_differs", "flusher passes whose progress (pages plus inodes cleaned) differs from pages written", []string{"last_active_progress"}},
-	ActBdpIOFull:           {"balance_dirty_pages.io_full", "balance_dirty_pages calls where the dirtier writes back itself (IO-full)", []string{"io_full_throttle", "io_full_pause_backoff"}},
-	ActBdpIOLess:           {"balance_dirty_pages.io_less", "balance_dirty_pages calls of the IO-less design", []string{"io_full_throttle"}},
-	ActLockBlocking:        {"writepage_lock.blocking", "WB_SYNC_NONE ->writepage lock decisions that wait (no wbc->nonblocking)", []string{"wbc_nonblocking"}},
-	ActLockTrylock:         {"writepage_lock.trylock", "WB_SYNC_NONE ->writepage lock decisions that trylock", []string{"wbc_nonblocking"}},
-	ActMarkDirtyLeftQueued: {"mark_inode_dirty.left_queued", "__mark_inode_dirty calls that left an I_SYNC_QUEUED inode in place", []string{"i_sync_queued"}},
-	ActMarkDirtyLeftISync:  {"mark_inode_dirty.left_i_sync", "__mark_inode_dirty calls that left an inode under I_SYNC in place", []string{"i_sync_queued"}},
-	ActBackgroundCutoff:    {"background.later_loops", "background wb_writeback loops after the work's first jiffy (start-of-work vs per-loop cut-off)", []string{"dirtied_before_each_loop"}},
-	ActWakeupDelayedKept:   {"wb_wakeup_delayed.kept_pending", "delayed flusher wakeups that left a pending timer alone", []string{"workqueue_flusher"}},
-	ActExt4NrToWriteRaise:  {"ext4_da_writepages.nr_to_write_raise", "ext4_da_writepages calls that raised nr_to_write (the 128 MB bump, or 2.6.30's s_mb_stream_request)", []string{"ext4_writeback_bump"}},
+	ActPagesSkipped:         {"pages_skipped", "writeback_single_inode calls that ended with pages_skipped > 0", []string{"pages_skipped_requeue_wait", "no_redirty_on_pages_skipped", "requeue_inode", "wrote_minus_skipped"}},
+	ActWriteInodeFailed:     {"write_inode_failed", "->write_inode calls that failed (XFS EAGAIN on the ILOCK)", []string{"write_inode_requeue_wait"}},
+	ActISyncSkip:            {"i_sync_skip", "WB_SYNC_NONE writebacks that found the inode under I_SYNC", []string{"i_sync_requeue_wait", "sb_inodes_i_sync_check"}},
+	ActNoProgressMoreIO:     {"wb_writeback.no_progress_more_io", "wb_writeback passes without progress with b_more_io not empty (wait, busy loop or exit)", []string{"i_sync_requeue_wait", "remove_more_io_wait"}},
+	ActInodeWaitWriteback:   {"inode_wait_for_writeback", "wb_writeback sleeps on the I_SYNC of b_more_io's tail", []string{"i_sync_requeue_wait", "remove_more_io_wait"}},
+	ActBusyLoop:             {"wb_writeback.busy_loop", "wb_writeback passes retried at once without progress", []string{"i_sync_requeue_wait", "remove_more_io_wait"}},
+	ActMoreIOWaitOnly:       {"wb_writeback.more_io_wait_only", "passes without progress that end with only b_more_io_wait inodes left", []string{"more_io_wait"}},
+	ActGrabSuperFailed:      {"grab_super_failed", "grab_super_passive failures (one superblock, never unmounted: cannot fire)", []string{"grab_super_requeue_wait"}},
+	ActWCPNrToWriteLE0:      {"write_cache_pages.nr_to_write_le0", "->writepage calls after which write_cache_pages found nr_to_write <= 0 (2.6.36-rc1 continues, the fix stops)", []string{"wcp_terminate_le0"}},
+	ActChunkScaled:          {"writeback_chunk_size.scaled", "writeback_chunk_size calls where the scaled chunk is not MAX_WRITEBACK_PAGES", []string{"scaled_chunk"}},
+	ActKupdateEarly:         {"kupdate.retry_early", "kupdate runs started early while b_more_io_wait is not empty, and the short retry sleeps", []string{"kupdate_retry_early"}},
+	ActLastActiveDiffers:    {"last_active.progress_differs", "flusher passes whose progress (pages plus inodes cleaned) differs from pages written", []string{"last_active_progress"}},
+	ActBdpIOFull:            {"balance_dirty_pages.io_full", "balance_dirty_pages calls where the dirtier writes back itself (IO-full)", []string{"io_full_throttle", "io_full_pause_backoff"}},
+	ActBdpIOLess:            {"balance_dirty_pages.io_less", "balance_dirty_pages calls of the IO-less design (the v3.2 or the v3.3+/v6 think-time loop)", []string{"io_full_throttle", "bdp_think_time"}},
+	ActLockBlocking:         {"writepage_lock.blocking", "WB_SYNC_NONE ->writepage lock decisions that wait (no wbc->nonblocking)", []string{"wbc_nonblocking"}},
+	ActLockTrylock:          {"writepage_lock.trylock", "WB_SYNC_NONE ->writepage lock decisions that trylock", []string{"wbc_nonblocking"}},
+	ActMarkDirtyLeftQueued:  {"mark_inode_dirty.left_queued", "__mark_inode_dirty calls that left an I_SYNC_QUEUED inode in place", []string{"i_sync_queued"}},
+	ActMarkDirtyLeftISync:   {"mark_inode_dirty.left_i_sync", "__mark_inode_dirty calls that left an inode under I_SYNC in place", []string{"i_sync_queued"}},
+	ActBackgroundCutoff:     {"background.later_loops", "background wb_writeback loops after the work's first jiffy (start-of-work vs per-loop cut-off)", []string{"dirtied_before_each_loop"}},
+	ActWakeupDelayedKept:    {"wb_wakeup_delayed.kept_pending", "delayed flusher wakeups that left a pending timer alone", []string{"workqueue_flusher"}},
+	ActExt4NrToWriteRaise:   {"ext4_da_writepages.nr_to_write_raise", "ext4_da_writepages calls that raised nr_to_write (the 128 MB bump, or 2.6.30's s_mb_stream_request)", []string{"ext4_writeback_bump"}},
+	ActCongestionWait:       {"congestion_wait", "congestion_wait(WRITE, HZ/10) sleeps of 2.6.30's pdflush and balance_dirty_pages", []string{"pdflush", "io_full_throttle", "io_full_pause_backoff"}},
+	ActDomainLimitsDiffer:   {"domain_dirty_limits.rounding_differs", "global_dirty_limits calls where converting the ratios per PAGE_SIZE (v6) gives other thresholds than ratio * avail / 100", []string{"domain_dirty_limits"}},
+	ActPosRatioDiffers:      {"pos_ratio.v6_differs", "balance_dirty_pages and ratelimit-update position ratios that the v6 clamp to [0, 2] and the | 1 divisors change", []string{"pos_ratio_clamp"}},
+	ActMaxPauseDiffers:      {"max_pause.v6_differs", "balance_dirty_pages max-pause computations where wb_max_pause (v6) and bdi_max_pause (v3.2) differ", []string{"wb_max_pause"}},
+	ActDirtyExceededDiffers: {"dirty_exceeded.v6_differs", "balance_dirty_pages dirty_exceeded decisions where v6's && and v3.2's || differ", []string{"dirty_exceeded_v6"}},
+	ActBalancedAboveWriteBW: {"balanced_dirty_ratelimit.above_write_bw", "dirty-ratelimit updates whose balanced rate is above write_bw (v6 caps it there)", []string{"balanced_rate_cap"}},
+	ActBandwidthUpdate:      {"write_bandwidth.updates", "write-bandwidth updates: from wb_writeback and balance_dirty_pages (v3.2), or do_writepages, IO completion and balance_dirty_pages (v6)", []string{"bandwidth_from_writepages"}},
+	ActBdpStrictLimit:       {"balance_dirty_pages.strictlimit", "IO-less balance_dirty_pages calls on a BDI_CAP_STRICTLIMIT bdi", []string{"strictlimit_cap"}},
+	ActWriteoutSeveralBdis:  {"writeout_fraction.completions", "completions counted into a bdi's writeout fraction on a machine with several disks (one disk: the fraction is 1)", []string{"fprop_completions"}},
+}
+
+// UncountedSwitches names the switches with no counted path and why: compare
+// cannot say of them that they never ran. TestEverySwitchCounted keeps this list
+// and ActivityPaths covering every switch.
+var UncountedSwitches = map[string]string{
+	"block_v6": "decided once when the machine is built (the block layer of every disk: blk-mq tags, " +
+		"max_sectors_kb, plugging); every request goes through it, so it runs whenever there is IO",
+	"trace_v66": "changes only the wording of trace lines, never the simulated run",
 }
 
 // pathsOutsideKernel are counted elsewhere (the pdflush pool, blk-wbt) and read
@@ -119,6 +146,7 @@ var activityPaths = [numActivities]ActivityPath{
 var pathsOutsideKernel = []ActivityPath{
 	{"pdflush.thread_start", "pdflush threads started at run time (beyond MIN_PDFLUSH_THREADS)", []string{"pdflush"}},
 	{"pdflush.thread_exit", "pdflush threads that exited after a second idle", []string{"pdflush"}},
+	{"pdflush.operations", "pdflush_operation calls (wb_kupdate from wb_timer, background_writeout from balance_dirty_pages), with or without an idle thread", []string{"pdflush"}},
 	{"wbt_throttle.max", "writes that waited in wbt_wait under wb_max (sync, meta, recent wait)", []string{"wbt", "wbt_draft", "wbt_qd1", "wbt_v6"}},
 	{"wbt_throttle.normal", "writes that waited in wbt_wait under wb_normal", []string{"wbt", "wbt_draft", "wbt_qd1", "wbt_v6"}},
 	{"wbt_throttle.background", "writes that waited in wbt_wait under wb_background", []string{"wbt", "wbt_draft", "wbt_qd1", "wbt_v6"}},
@@ -174,6 +202,7 @@ func (k *Kernel) SwitchActivity() map[string]int64 {
 	}
 	ps := k.PdflushStats()
 	m["pdflush.thread_start"], m["pdflush.thread_exit"] = int64(ps.Started), int64(ps.Exited)
+	m["pdflush.operations"] = ps.Operations + ps.Failed
 	st := k.Q.WBT()
 	m["wbt_throttle.max"], m["wbt_throttle.normal"], m["wbt_throttle.background"] =
 		st.ThrottledMax, st.ThrottledNormal, st.ThrottledBackground

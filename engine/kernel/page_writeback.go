@@ -25,9 +25,15 @@ func roundupPow2(x int64) int64 {
 // dirtyLimits computes global_dirty_limits (v3.2) without tracing: background and
 // dirty thresholds in pages.
 func (k *Kernel) dirtyLimits() (background, dirty int64) {
+	return k.dirtyLimitsWith(k.P.Variants.DomainDirtyLimits)
+}
+
+// dirtyLimitsWith is dirtyLimits with the ratio conversion chosen: domain true is
+// domain_dirty_limits (v6), false global_dirty_limits (v3.2).
+func (k *Kernel) dirtyLimitsWith(domain bool) (background, dirty int64) {
 	avail := k.dirtyableMem
 	ratio := func(r int) int64 { return int64(r) * avail / 100 }
-	if k.P.Variants.DomainDirtyLimits {
+	if domain {
 		// domain_dirty_limits (v6): per-PAGE_SIZE ratios for precision
 		ratio = func(r int) int64 { return int64(r) * PageSize / 100 * avail / PageSize }
 	}
@@ -50,6 +56,9 @@ func (k *Kernel) dirtyLimits() (background, dirty int64) {
 // globalDirtyLimits is global_dirty_limits (v3.2), which emits global_dirty_state.
 func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
 	background, dirty = k.dirtyLimits()
+	if b, d := k.dirtyLimitsWith(!k.P.Variants.DomainDirtyLimits); b != background || d != dirty {
+		k.fired(ActDomainLimitsDiffer)
+	}
 	if th == k.flusher.th {
 		k.flusherGDS.add(gdsSample{k.W.Now(), k.G.NrWritten})
 	}
@@ -122,10 +131,22 @@ func posRatioPolynomV6(setpoint, dirty, limit int64) int64 {
 	return min(max(p, 0), 2<<ratelimitCalcShift)
 }
 
-// bdiPositionRatio is bdi_position_ratio (v3.2): the global control line times the
-// bdi's linear line (slope 1/(8*write_bw)) and the bdi reserve area. With
-// PosRatioClamp it is wb_position_ratio (v6): clamped polynom, "| 1" divisors.
+// bdiPositionRatio is the position ratio of balance_dirty_pages and the ratelimit
+// update (positionRatio), counting the calls where the other setting of
+// PosRatioClamp gives another value.
 func (k *Kernel) bdiPositionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty int64) int64 {
+	v6 := k.P.Variants.PosRatioClamp
+	pos := k.positionRatio(b, thresh, bg, dirty, bdiThresh, bdiDirty, v6)
+	if pos != k.positionRatio(b, thresh, bg, dirty, bdiThresh, bdiDirty, !v6) {
+		k.fired(ActPosRatioDiffers)
+	}
+	return pos
+}
+
+// positionRatio is bdi_position_ratio (v3.2): the global control line times the
+// bdi's linear line (slope 1/(8*write_bw)) and the bdi reserve area. With v6 it is
+// wb_position_ratio (v6.1): clamped polynom, "| 1" divisors.
+func (k *Kernel) positionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty int64, v6 bool) int64 {
 	writeBW := b.AvgWriteBandwidth
 	freerun := (thresh + bg) / 2
 	limit := max(thresh, k.globalDirtyLimit)
@@ -133,7 +154,6 @@ func (k *Kernel) bdiPositionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty
 		return 0
 	}
 	setpoint := (freerun + limit) / 2
-	v6 := k.P.Variants.PosRatioClamp
 	var pos int64
 	if v6 {
 		pos = posRatioPolynomV6(setpoint, dirty, limit)
@@ -185,13 +205,23 @@ func (k *Kernel) bdiPositionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty
 	return pos
 }
 
-// bdiMaxPause is bdi_max_pause (v3.2), in jiffies; with WbMaxPause it is
-// wb_max_pause (v6): wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, at most
-// MAX_PAUSE (the pool would drain in 1/8 of the pause).
+// bdiMaxPause is balance_dirty_pages' max pause (maxPause), counting the calls
+// where the other setting of WbMaxPause gives another value.
 func (k *Kernel) bdiMaxPause(b *BDI, bdiDirty int64) int64 {
+	t := k.maxPause(b, bdiDirty, k.P.Variants.WbMaxPause)
+	if t != k.maxPause(b, bdiDirty, !k.P.Variants.WbMaxPause) {
+		k.fired(ActMaxPauseDiffers)
+	}
+	return t
+}
+
+// maxPause is bdi_max_pause (v3.2), in jiffies; with v6 it is wb_max_pause
+// (v6.1): wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, at most MAX_PAUSE
+// (the pool would drain in 1/8 of the pause).
+func (k *Kernel) maxPause(b *BDI, bdiDirty int64, v6 bool) int64 {
 	hz := k.W.HZ()
 	bw := b.AvgWriteBandwidth
-	if k.P.Variants.WbMaxPause {
+	if v6 {
 		t := bdiDirty/(1+bw/roundupPow2(1+hz/8)) + 1
 		return min(t, max(hz/5, 1))
 	}
@@ -297,6 +327,9 @@ func (k *Kernel) bdiUpdateDirtyRatelimit(b *BDI, thresh, bg, dirty, bdiThresh, b
 	pos := k.bdiPositionRatio(b, thresh, bg, dirty, bdiThresh, bdiDirty)
 	taskRatelimit := dirtyRatelimit*pos>>ratelimitCalcShift + 1
 	balanced := taskRatelimit * writeBW / (dirtyRate | 1)
+	if balanced > writeBW {
+		k.fired(ActBalancedAboveWriteBW)
+	}
 	if k.P.Variants.BalancedRateCap {
 		balanced = min(balanced, writeBW) // v6: never above the write bandwidth
 	}
@@ -354,6 +387,7 @@ func (k *Kernel) bdiUpdateBandwidth(b *BDI, thresh, bg, dirty, bdiThresh, bdiDir
 	dirtied, written := b.Stats.Dirtied, b.Stats.Written
 	// skip quiet periods: at least 1 s idle between two flusher runs
 	if k.P.Variants.BandwidthFromWritepages || !(elapsed > k.W.HZ() && b.bwTimeStamp < startTime) {
+		k.fired(ActBandwidthUpdate)
 		if thresh != 0 {
 			k.globalUpdateBandwidth(thresh, dirty)
 			k.bdiUpdateDirtyRatelimit(b, thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed)
@@ -378,6 +412,7 @@ func (k *Kernel) wbBandwidthEstimateStart(b *BDI) {
 // bandwidth only, elapsed >= 1, no idle skip (the callers check BANDWIDTH_INTERVAL
 // where they do: do_writepages does, the delayed work after IO completion does not).
 func (k *Kernel) wbUpdateBandwidthV6(b *BDI) {
+	k.fired(ActBandwidthUpdate)
 	now := k.W.Jiffies()
 	elapsed := max(now-b.bwTimeStamp, 1)
 	k.bdiUpdateWriteBandwidth(b, elapsed, b.Stats.Written)
@@ -503,6 +538,9 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 	}
 	if !resume {
 		k.fired(ActBdpIOLess)
+		if k.mappingBDI(th).Knobs.StrictLimit {
+			k.fired(ActBdpStrictLimit)
+		}
 	}
 	if k.P.Variants.BdpThinkTime {
 		return k.balanceDirtyPagesV6(th, resume)
@@ -604,10 +642,15 @@ func wbBgThresh(bdiThresh, bg, thresh int64) int64 {
 // || nr_dirty > thresh; v6 (DirtyExceededV6) wb_dirty > wb_thresh && (dirty >
 // thresh || strictlimit).
 func (k *Kernel) dirtyExceeded(b *BDI, bdiDirty, bdiThresh, dirty, thresh int64) bool {
-	if k.P.Variants.DirtyExceededV6 {
-		return bdiDirty > bdiThresh && (dirty > thresh || b.Knobs.StrictLimit)
+	v6 := bdiDirty > bdiThresh && (dirty > thresh || b.Knobs.StrictLimit)
+	v32 := bdiDirty > bdiThresh || dirty > thresh
+	if v6 != v32 {
+		k.fired(ActDirtyExceededDiffers)
 	}
-	return bdiDirty > bdiThresh || dirty > thresh
+	if k.P.Variants.DirtyExceededV6 {
+		return v6
+	}
+	return v32
 }
 
 // bdpEnter starts a balance_dirty_pages call: fresh locals, its CPU cost.
@@ -777,6 +820,6 @@ func (k *Kernel) TaskRatelimitOn(b *BDI) int64 {
 		return 0
 	}
 	bdiDirty := b.Stats.Reclaimable + b.Stats.Writeback
-	pos := k.bdiPositionRatio(b, thresh, bg, nrDirty, k.bdiDirtyLimit(b, thresh), bdiDirty)
+	pos := k.positionRatio(b, thresh, bg, nrDirty, k.bdiDirtyLimit(b, thresh), bdiDirty, k.P.Variants.PosRatioClamp)
 	return b.DirtyRatelimit * pos >> ratelimitCalcShift
 }

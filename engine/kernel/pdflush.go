@@ -233,6 +233,7 @@ func (k *Kernel) syncSingleInodeRequeue(in *Inode, wbc *WritebackControl) {
 // the queue leaves write congestion (EndIO wakes the queue) or 100 ms pass; the
 // sleep and the wake-up cost a schedule() each.
 func (k *Kernel) congestionWait(th *Thread) {
+	k.fired(ActCongestionWait)
 	th.Charge(k.P.Costs.SleepWake)
 	th.Task.WaitTimeout(&k.congestionWQ, k.W.JiffiesToTime(max(k.W.HZ()/10, 1)))
 }

@@ -132,6 +132,7 @@ func (k *Kernel) bdiWriteoutInc(b *BDI, n int64) {
 	if len(k.bdis) == 1 || n <= 0 {
 		return // the fraction is 1 (writeoutFraction); nothing reads the counts
 	}
+	k.fired(ActWriteoutSeveralBdis)
 	maxFrac := int64(b.Knobs.MaxRatio) << fracShift / 100
 	g := &k.completions
 	if k.P.Variants.FpropCompletions {

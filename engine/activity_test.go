@@ -1,0 +1,69 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/harness"
+)
+
+// TestV6SwitchesRun: every switch the 6.1 preset sets differently from the v3.2
+// baseline, and that has counted paths, counts a run in at least one of three 6.1
+// machines (ext4 2dd under dirty_ratio 20; a fast and a slow disk; the slow one
+// with strictlimit), unless notHere names why its path cannot fire in them.
+func TestV6SwitchesRun(t *testing.T) {
+	notHere := map[string]string{
+		"sb_inodes_i_sync_check": "needs a second writer of the inode (fsync while the flusher writes it); these runs have none",
+		"wrote_minus_skipped":    "needs pages_skipped: ext4 never skips a page here (XFS's ILOCK trylock does)",
+	}
+	ratio, err := harness.ConfigForCase("ext4-2dd-4k-8p-4096M-20:10-6.1")
+	require.NoError(t, err)
+	ratio.Runtime = engine.Duration(20 * time.Second)
+	two := twoDiskConfig(t)
+	strict := twoDiskConfig(t)
+	strict.Disks[0].BDI.StrictLimit = true
+	ran := map[string]int64{}
+	for _, cfg := range []engine.Config{ratio, two, strict} {
+		r, err := engine.Run(context.Background(), cfg)
+		require.NoError(t, err)
+		for name, n := range r.SwitchActivity {
+			ran[name] += n
+		}
+	}
+	v6, err := kernel.LookupPreset("6.1")
+	require.NoError(t, err)
+	base, err := kernel.LookupPreset(kernel.DefaultPreset)
+	require.NoError(t, err)
+	for _, sw := range kernel.Switches {
+		a, _ := v6.Variants.Get(sw.Name)
+		b, _ := base.Variants.Get(sw.Name)
+		if a == b {
+			continue
+		}
+		if _, uncounted := kernel.UncountedSwitches[sw.Name]; uncounted {
+			continue
+		}
+		t.Run(sw.Name, func(t *testing.T) {
+			var paths []string
+			var n int64
+			for _, p := range kernel.ActivityPaths() {
+				for _, s := range p.Switches {
+					if s == sw.Name {
+						paths = append(paths, p.Name)
+						n += ran[p.Name]
+					}
+				}
+			}
+			if why, ok := notHere[sw.Name]; ok {
+				assert.Zero(t, n, "%s ran in %v: drop it from notHere", sw.Name, paths)
+				t.Skipf("%s: %s", sw.Name, why)
+			}
+			assert.Positive(t, n, "none of %v ran", paths)
+		})
+	}
+}
