@@ -111,8 +111,8 @@ func axboeCPU(k *kernel.Kernel, writers []*kernel.Thread) (o axboeOutcome) {
 
 // axboeSequential is test 1: one dd writing a file of sizeMB with bs=1M; TPS is its
 // MB/s from start to exit.
-func axboeSequential(ctx context.Context, kernelName string, sizeMB int64) (axboeOutcome, error) {
-	w, k, err := axboeMachine(kernelName, 1, sim.Time(sizeMB)*sim.Second)
+func axboeSequential(ctx context.Context, kernelName string, seed uint64, sizeMB int64) (axboeOutcome, error) {
+	w, k, err := axboeMachine(kernelName, seed, sim.Time(sizeMB)*sim.Second)
 	if err != nil {
 		return axboeOutcome{}, err
 	}
@@ -137,8 +137,8 @@ func axboeSequential(ctx context.Context, kernelName string, sizeMB int64) (axbo
 
 // axboeRandom is test 2: 16 processes writing 4 KiB at random offsets of their own
 // 1 GB files for runtime; TPS is write() calls per second.
-func axboeRandom(ctx context.Context, kernelName string, runtime sim.Time) (axboeOutcome, error) {
-	w, k, err := axboeMachine(kernelName, 1, runtime)
+func axboeRandom(ctx context.Context, kernelName string, seed uint64, runtime sim.Time) (axboeOutcome, error) {
+	w, k, err := axboeMachine(kernelName, seed, runtime)
 	if err != nil {
 		return axboeOutcome{}, err
 	}
@@ -168,19 +168,37 @@ func axboeRandom(ctx context.Context, kernelName string, runtime sim.Time) (axbo
 	return o, nil
 }
 
+// axboeSeeds is how many seeds each (kernel, test) runs: Axboe ran each test three
+// times on each kernel.
+const axboeSeeds = 3
+
+// axboeSpread is a per-seed figure's mean and range over the seeds.
+type axboeSpread struct{ mean, min, max float64 }
+
+func spreadOf(xs []float64) axboeSpread {
+	s := axboeSpread{min: xs[0], max: xs[0]}
+	for _, x := range xs {
+		s.mean += x / float64(len(xs))
+		s.min, s.max = min(s.min, x), max(s.max, x)
+	}
+	return s
+}
+
 func runAxboe2009(ctx context.Context, quick bool) (*Report, error) {
 	sizeMB, runtime := int64(8192), 120*sim.Second
 	if quick {
 		sizeMB, runtime = 3072, 30*sim.Second
 	}
-	out := make([]axboeOutcome, 4) // seq pdflush, seq per-bdi, rand pdflush, rand per-bdi
-	errs := make([]error, 4)
-	parallel(2*len(axboeKernels), func(j int) {
-		i, kn := j/2, axboeKernels[j/2]
-		if j%2 == 0 {
-			out[i], errs[i] = axboeSequential(ctx, kn, sizeMB)
+	// out[seed][i]: seq pdflush, seq per-bdi, rand pdflush, rand per-bdi
+	out := make([][4]axboeOutcome, axboeSeeds)
+	errs := make([]error, 4*axboeSeeds)
+	parallel(4*axboeSeeds, func(j int) {
+		seed, i := j/4, j%4
+		kn := axboeKernels[i%2]
+		if i < 2 {
+			out[seed][i], errs[j] = axboeSequential(ctx, kn, uint64(seed+1), sizeMB)
 		} else {
-			out[2+i], errs[2+i] = axboeRandom(ctx, kn, runtime)
+			out[seed][i], errs[j] = axboeRandom(ctx, kn, uint64(seed+1), runtime)
 		}
 	})
 	for _, err := range errs {
@@ -189,42 +207,75 @@ func runAxboe2009(ctx context.Context, quick bool) (*Report, error) {
 		}
 	}
 	// CPU is the writers' CPU utilisation over the benchmark (axboeCPU); sys_cpu is
-	// the whole machine's, for comparison.
-	rel := func(a, b float64) float64 { return 100 * b / a }
+	// the whole machine's, for comparison. Ratios are paired by seed.
 	util := func(o axboeOutcome) float64 { return o.benchCPUS / o.elapsedS }
 	sys := func(o axboeOutcome) float64 { return o.sysCPUS / o.elapsedS }
 	own := func(o axboeOutcome) float64 { return float64(o.ownPages) / float64(max(o.allPages, 1)) }
-	f := map[string]float64{
-		"seq_tps": rel(out[0].tps, out[1].tps), "seq_cpu": rel(util(out[0]), util(out[1])),
-		"rand_tps": rel(out[2].tps, out[3].tps), "rand_cpu": rel(util(out[2]), util(out[3])),
-		"seq_sys_cpu": rel(sys(out[0]), sys(out[1])), "rand_sys_cpu": rel(sys(out[2]), sys(out[3])),
-		"seq_pdflush_MBps": out[0].tps, "seq_perbdi_MBps": out[1].tps,
-		"rand_pdflush_tps": out[2].tps, "rand_perbdi_tps": out[3].tps,
-		"seq_pdflush_cpu_util": util(out[0]), "seq_perbdi_cpu_util": util(out[1]),
-		"rand_pdflush_cpu_util": util(out[2]), "rand_perbdi_cpu_util": util(out[3]),
-		"seq_pdflush_sys_util": sys(out[0]), "seq_perbdi_sys_util": sys(out[1]),
-		"rand_pdflush_sys_util": sys(out[2]), "rand_perbdi_sys_util": sys(out[3]),
-		"seq_pdflush_own_share": own(out[0]), "seq_perbdi_own_share": own(out[1]),
-		"rand_pdflush_own_share": own(out[2]), "rand_perbdi_own_share": own(out[3]),
-		"seq_pdflush_threads": float64(out[0].pd.MaxThreads), "rand_pdflush_threads": float64(out[2].pd.MaxThreads),
+	tps := func(o axboeOutcome) float64 { return o.tps }
+	// over the seeds: fn of run i
+	each := func(i int, fn func(axboeOutcome) float64) axboeSpread {
+		xs := make([]float64, axboeSeeds)
+		for s := range out {
+			xs[s] = fn(out[s][i])
+		}
+		return spreadOf(xs)
 	}
+	// per-bdi over pdflush, ×100, paired by seed: base run i, test run i+1
+	rel := func(i int, fn func(axboeOutcome) float64) axboeSpread {
+		xs := make([]float64, axboeSeeds)
+		for s := range out {
+			xs[s] = 100 * fn(out[s][i+1]) / fn(out[s][i])
+		}
+		return spreadOf(xs)
+	}
+	f := map[string]float64{"seeds": axboeSeeds}
+	put := func(key string, sp axboeSpread) {
+		f[key], f[key+"_min"], f[key+"_max"] = sp.mean, sp.min, sp.max
+	}
+	put("seq_tps", rel(0, tps))
+	put("seq_cpu", rel(0, util))
+	put("rand_tps", rel(2, tps))
+	put("rand_cpu", rel(2, util))
+	put("seq_sys_cpu", rel(0, sys))
+	put("rand_sys_cpu", rel(2, sys))
+	for i, name := range []string{"seq_pdflush", "seq_perbdi", "rand_pdflush", "rand_perbdi"} {
+		unit := "_MBps"
+		if i >= 2 {
+			unit = "_tps"
+		}
+		f[name+unit] = each(i, tps).mean
+		f[name+"_cpu_util"] = each(i, util).mean
+		f[name+"_sys_util"] = each(i, sys).mean
+		f[name+"_own_share"] = each(i, own).mean
+	}
+	maxThreads := func(i int) float64 {
+		return each(i, func(o axboeOutcome) float64 { return float64(o.pd.MaxThreads) }).max
+	}
+	f["seq_pdflush_threads"], f["rand_pdflush_threads"] = maxThreads(0), maxThreads(2)
+
 	var b strings.Builder
-	fmt.Fprintf(&b, "axboe-2009: x25e, ext4, 4 CPUs, 2 GB; test 1: %d MB dd bs=1M, test 2: 16 random 4k writers for %.0f s\n", sizeMB, runtime.Seconds())
+	fmt.Fprintf(&b, "axboe-2009: x25e, ext4, 4 CPUs, 2 GB; test 1: %d MB dd bs=1M, test 2: 16 random 4k writers for %.0f s; seeds 1-%d\n",
+		sizeMB, runtime.Seconds(), axboeSeeds)
 	fmt.Fprintf(&b, "CPU = the writers' own CPU time / run time (ffsb's %%CPU Utilization); sys = the whole machine's\n")
-	fmt.Fprintf(&b, "%-10s %-5s %6s %6s %6s   thread\n", "Kernel", "Test", "TPS", "CPU", "sys")
-	fmt.Fprintf(&b, "%-10s %-5d %6d %6d %6d   100 100\n", "Baseline", 1, 100, 100, 100)
-	fmt.Fprintf(&b, "%-10s %-5d %6.0f %6.0f %6.0f   101  95\n", "Writeback", 1, f["seq_tps"], f["seq_cpu"], f["seq_sys_cpu"])
-	fmt.Fprintf(&b, "%-10s %-5d %6d %6d %6d   100 100\n", "Baseline", 2, 100, 100, 100)
-	fmt.Fprintf(&b, "%-10s %-5d %6.0f %6.0f %6.0f   105  94\n", "Writeback", 2, f["rand_tps"], f["rand_cpu"], f["rand_sys_cpu"])
-	fmt.Fprintf(&b, "absolute (pdflush / per-bdi): test 1 %.1f / %.1f MB/s, test 2 %.0f / %.0f writes/s\n",
-		out[0].tps, out[1].tps, out[2].tps, out[3].tps)
+	fmt.Fprintf(&b, "per-bdi / pdflush × 100, paired by seed: mean [min-max]\n")
+	fmt.Fprintf(&b, "%-10s %-5s %-17s %-17s %-17s  thread\n", "Kernel", "Test", "TPS", "CPU", "sys")
+	cell := func(key string) string {
+		return fmt.Sprintf("%5.1f [%.1f-%.1f]", f[key], f[key+"_min"], f[key+"_max"])
+	}
+	fmt.Fprintf(&b, "%-10s %-5d %-17s %-17s %-17s  100 100\n", "Baseline", 1, "100", "100", "100")
+	fmt.Fprintf(&b, "%-10s %-5d %-17s %-17s %-17s  101  95\n", "Writeback", 1, cell("seq_tps"), cell("seq_cpu"), cell("seq_sys_cpu"))
+	fmt.Fprintf(&b, "%-10s %-5d %-17s %-17s %-17s  100 100\n", "Baseline", 2, "100", "100", "100")
+	fmt.Fprintf(&b, "%-10s %-5d %-17s %-17s %-17s  105  94\n", "Writeback", 2, cell("rand_tps"), cell("rand_cpu"), cell("rand_sys_cpu"))
+	fmt.Fprintf(&b, "absolute, means (pdflush / per-bdi): test 1 %.1f / %.1f MB/s, test 2 %.0f / %.0f writes/s\n",
+		f["seq_pdflush_MBps"], f["seq_perbdi_MBps"], f["rand_pdflush_tps"], f["rand_perbdi_tps"])
 	fmt.Fprintf(&b, "  writers' CPU utilisation: test 1 %.3f / %.3f, test 2 %.3f / %.3f; machine: %.3f / %.3f and %.3f / %.3f\n",
-		util(out[0]), util(out[1]), util(out[2]), util(out[3]), sys(out[0]), sys(out[1]), sys(out[2]), sys(out[3]))
+		f["seq_pdflush_cpu_util"], f["seq_perbdi_cpu_util"], f["rand_pdflush_cpu_util"], f["rand_perbdi_cpu_util"],
+		f["seq_pdflush_sys_util"], f["seq_perbdi_sys_util"], f["rand_pdflush_sys_util"], f["rand_perbdi_sys_util"])
 	fmt.Fprintf(&b, "  pages the writers wrote back themselves: test 1 %.0f%% / %.0f%%, test 2 %.0f%% / %.0f%%\n",
-		100*own(out[0]), 100*own(out[1]), 100*own(out[2]), 100*own(out[3]))
+		100*f["seq_pdflush_own_share"], 100*f["seq_perbdi_own_share"], 100*f["rand_pdflush_own_share"], 100*f["rand_perbdi_own_share"])
 	for i, name := range []string{"test 1", "test 2"} {
-		pd := out[2*i].pd
-		fmt.Fprintf(&b, "  pdflush pool, %s: up to %d threads (%d started, %d exited), pdflush_operation %d ok / %d failed\n",
+		pd := out[0][2*i].pd
+		fmt.Fprintf(&b, "  pdflush pool, %s, seed 1: up to %d threads (%d started, %d exited), pdflush_operation %d ok / %d failed\n",
 			name, pd.MaxThreads, pd.Started, pd.Exited, pd.Operations, pd.Failed)
 	}
 	return &Report{Figures: f, Text: b.String()}, nil

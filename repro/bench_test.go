@@ -18,7 +18,7 @@ func BenchmarkAxboeRandom(b *testing.B) {
 	const runtime = 120 * sim.Second
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		if _, err := axboeRandom(context.Background(), "2.6.30-rc6+per-bdi", runtime); err != nil {
+		if _, err := axboeRandom(context.Background(), "2.6.30-rc6+per-bdi", 1, runtime); err != nil {
 			b.Fatal(err)
 		}
 	}
