@@ -68,6 +68,9 @@ type CompareOptions struct {
 	// TestSeedOffset shifts the test kernel's seeds (a control: the same kernel
 	// twice with other seeds, see Control); 0 pairs equal seeds.
 	TestSeedOffset uint64
+	// Device is the disk of every run, as --device takes it (a preset name with
+	// optional key=value overrides, engine.ParseDevice); "": the case's default.
+	Device string
 }
 
 // Compare runs every case under both kernels with opt.Seeds seeds each (all runs
@@ -155,6 +158,13 @@ func CompareConfig(name, kernelName string, opt CompareOptions) (engine.Config, 
 	}
 	if opt.Seed > 0 {
 		cfg.Seed = opt.Seed
+	}
+	if opt.Device != "" {
+		spec, blk, err := engine.ParseDevice(opt.Device)
+		if err != nil {
+			return engine.Config{}, fmt.Errorf("device: %w", err)
+		}
+		cfg.Device, cfg.Block = spec, blk
 	}
 	if opt.Seeds > 1 && cfg.Seed > ^uint64(0)-uint64(opt.Seeds) {
 		return engine.Config{}, fmt.Errorf("seed: %d too large for %d seeds (at most %d)", cfg.Seed, opt.Seeds, ^uint64(0)-uint64(opt.Seeds))

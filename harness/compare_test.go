@@ -158,3 +158,33 @@ func TestRunAllKeepsOrderAndStopsOnError(t *testing.T) {
 	_, err = engine.RunAll(ctx, engine.SeedConfigs(cfg, 3))
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// TestCompareConfigDevice: --device gives every run of a comparison its disk (the
+// Axboe 2009 cases on the X25-E), with the device's key overrides; a bad device is
+// an error naming the field.
+func TestCompareConfigDevice(t *testing.T) {
+	tests := []struct {
+		name, device, wantDev, wantErr string
+		wantQD                         int
+	}{
+		{"default: the case's disk", "", engine.DefaultDevice, "", 0},
+		{"a preset", "x25e", "x25e", "", 0},
+		{"a preset with an override", "x25e,qd=4", "x25e", "", 4},
+		{"unknown preset", "nope", "", `device: unknown preset "nope"`, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := CompareConfig("ext4-1dd-1M-4p-2048M-20:10-X", "2.6.30-rc6", CompareOptions{Device: tc.device})
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantDev, cfg.Device.Name)
+			if tc.wantQD > 0 {
+				assert.Equal(t, tc.wantQD, cfg.Device.QueueDepth)
+			}
+		})
+	}
+}

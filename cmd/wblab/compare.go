@@ -13,21 +13,23 @@ import (
 
 func init() {
 	commands["compare"] = command{
-		usage: "wblab compare --base K1 --test K2 [--runtime D] [--seeds N] (--matrix NAME | CASE...) [--json]   compare two kernels",
+		usage: "wblab compare --base K1 --test K2 [--runtime D] [--seeds N] [--device D] (--matrix NAME | CASE...) [--json]   compare two kernels",
 		help:  compareHelp(),
 		run:   compareCmd,
 	}
 }
 
 func compareHelp() string {
-	return `Usage: wblab compare --base K1 --test K2 [--runtime D] [--seeds N] [--seed S] (--matrix NAME | CASE...) [--json]
+	return `Usage: wblab compare --base K1 --test K2 [--runtime D] [--seeds N] [--seed S] [--device D] (--matrix NAME | CASE...) [--json]
 
 Runs every case under kernels K1 and K2 (in parallel, one run per CPU) and prints
 the table Wu's harness prints: base write_bw, delta, test write_bw, case, and the
 TOTAL write_bw row. --matrix runs one of the Wu 2011 thread's tables (its cases; its
 kernels unless --base/--test are given): ` + strings.Join(harness.Matrices(), ", ") + `.
 Kernels are preset names; the thread's short names work too (ioless-full,
-more_io_wait-5). --runtime sets each run's length (default 600s).
+more_io_wait-5). --runtime sets each run's length (default 600s). --device gives
+every run the disk as 'wblab run --device' takes it (NAME[,key=value...], e.g. x25e;
+default: the case's, wu2011-hdd).
 --seeds N (1-` + fmt.Sprint(engine.MaxSeeds) + `, default 1) runs every case and kernel with the seeds S..S+N-1
 (--seed S, default 1): figures are means over the seeds, each delta is paired by
 seed with its 95% confidence interval (Student's t) beside it, and a delta whose
@@ -42,7 +44,7 @@ seeds; matrices add the thread's figures).
 }
 
 func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags, cases, err := splitArgs(args, map[string]bool{"base": true, "test": true, "runtime": true, "matrix": true, "seed": true, "seeds": true})
+	flags, cases, err := splitArgs(args, map[string]bool{"base": true, "test": true, "runtime": true, "matrix": true, "seed": true, "seeds": true, "device": true})
 	if err != nil {
 		fmt.Fprintf(stderr, "wblab compare: %v\n", err)
 		return exitUsage
@@ -52,13 +54,20 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		case "help", "h":
 			fmt.Fprint(stdout, compareHelp())
 			return exitOK
-		case "base", "test", "runtime", "matrix", "json", "seed", "seeds":
+		case "base", "test", "runtime", "matrix", "json", "seed", "seeds", "device":
 		default:
 			fmt.Fprintf(stderr, "wblab compare: unknown flag --%s (see wblab help compare)\n", f)
 			return exitUsage
 		}
 	}
 	var opt harness.CompareOptions
+	if s, ok := flags["device"]; ok {
+		if _, _, err := engine.ParseDevice(s); err != nil {
+			fmt.Fprintf(stderr, "wblab compare: --device: %v\n", err)
+			return exitUsage
+		}
+		opt.Device = s
+	}
 	if s, ok := flags["runtime"]; ok {
 		d, err := engine.ParseDuration(s)
 		if err != nil || d < minRuntime || d > maxRuntime {

@@ -75,6 +75,8 @@ func TestCompareCmd(t *testing.T) {
 		{"compare", "--seeds", "0", "--matrix", "wu-2011-T1"},
 		{"compare", "--seeds", "101", "--matrix", "wu-2011-T1"},
 		{"compare", "--seed", "-1", "--matrix", "wu-2011-T1"},
+		{"compare", "--device", "nope", "--matrix", "wu-2011-T1"},
+		{"compare", "--device", "x25e,qd=0", "--matrix", "wu-2011-T1"},
 	} {
 		code, _, _ := expCLI(t, args...)
 		assert.Equal(t, exitUsage, code, args)
