@@ -46,6 +46,7 @@ type axboeOutcome struct {
 	ownPages      int64   // pages the writers wrote back themselves
 	allPages      int64   // pages written back by anyone
 	pd            kernel.PdflushStats
+	act           map[string]int64 // switch_activity of the run
 }
 
 // axboeMachine is the thread's box: Core 2 Quad, 2 GB, X25-E, ext4 (the model's ext4
@@ -106,6 +107,7 @@ func axboeCPU(k *kernel.Kernel, writers []*kernel.Thread) (o axboeOutcome) {
 	}
 	o.sysCPUS = sys.Seconds()
 	o.pd = k.PdflushStats()
+	o.act = k.SwitchActivity()
 	return o
 }
 
@@ -247,6 +249,11 @@ func runAxboe2009(ctx context.Context, quick bool) (*Report, error) {
 		f[name+"_cpu_util"] = each(i, util).mean
 		f[name+"_sys_util"] = each(i, sys).mean
 		f[name+"_own_share"] = each(i, own).mean
+		// the paths behind who writes back: congestion_wait sleeps (2.6.30's
+		// pdflush and balance_dirty_pages) and WB_SYNC_NONE writebacks that found
+		// the inode under I_SYNC (a dirtier finding the flusher on its file)
+		f[name+"_congestion_waits"] = each(i, func(o axboeOutcome) float64 { return float64(o.act["congestion_wait"]) }).mean
+		f[name+"_i_sync_skips"] = each(i, func(o axboeOutcome) float64 { return float64(o.act["i_sync_skip"]) }).mean
 	}
 	maxThreads := func(i int) float64 {
 		return each(i, func(o axboeOutcome) float64 { return float64(o.pd.MaxThreads) }).max
@@ -273,6 +280,9 @@ func runAxboe2009(ctx context.Context, quick bool) (*Report, error) {
 		f["seq_pdflush_sys_util"], f["seq_perbdi_sys_util"], f["rand_pdflush_sys_util"], f["rand_perbdi_sys_util"])
 	fmt.Fprintf(&b, "  pages the writers wrote back themselves: test 1 %.0f%% / %.0f%%, test 2 %.0f%% / %.0f%%\n",
 		100*f["seq_pdflush_own_share"], 100*f["seq_perbdi_own_share"], 100*f["rand_pdflush_own_share"], 100*f["rand_perbdi_own_share"])
+	fmt.Fprintf(&b, "  congestion_wait sleeps: test 1 %.0f / %.0f, test 2 %.0f / %.0f; I_SYNC skips: test 1 %.0f / %.0f, test 2 %.0f / %.0f\n",
+		f["seq_pdflush_congestion_waits"], f["seq_perbdi_congestion_waits"], f["rand_pdflush_congestion_waits"], f["rand_perbdi_congestion_waits"],
+		f["seq_pdflush_i_sync_skips"], f["seq_perbdi_i_sync_skips"], f["rand_pdflush_i_sync_skips"], f["rand_perbdi_i_sync_skips"])
 	for i, name := range []string{"test 1", "test 2"} {
 		pd := out[0][2*i].pd
 		fmt.Fprintf(&b, "  pdflush pool, %s, seed 1: up to %d threads (%d started, %d exited), pdflush_operation %d ok / %d failed\n",

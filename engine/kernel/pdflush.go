@@ -34,11 +34,21 @@ import (
 //     congestion_wait until it is under the limit or has done its chunk.
 //
 // The 2.6.30 sources modelled: mm/pdflush.c (read from the stored torvalds/linux
-// copy), mm/page-writeback.c and fs/fs-writeback.c of 2.6.30 (from memory of that
-// release: background_writeout, wb_kupdate, wb_timer_fn, balance_dirty_pages,
-// writeback_inodes, generic_sync_sb_inodes, __sync_single_inode). Not modelled:
-// task_dirty_limit's per-task share of bdi_thresh, sync_supers() at the start of
-// wb_kupdate, laptop mode.
+// copy); mm/page-writeback.c checked against a stored 2.6.31-era copy
+// (background_writeout, wb_kupdate, wb_timer_fn, get_dirty_limits with
+// task_dirty_limit and clip_bdi_dirty_limit, balance_dirty_pages), which differs
+// from 2.6.30 only in balance_dirty_pages writing back when bdi_nr_reclaimable >
+// bdi_thresh (Kennedy, 2.6.31) where 2.6.30 writes whenever bdi_nr_reclaimable is
+// non-zero, as modelled; fs/fs-writeback.c (generic_sync_sb_inodes,
+// __writeback_single_inode, __sync_single_inode's list placement) checked against
+// the stored copy of the per-bdi series before v4 (generic_sync_bdi_inodes and
+// writeback_single_inode keep 2.6.30's inode walk and placement: I_SYNC →
+// requeue_io for WB_SYNC_NONE; kupdate requeue_io / redirty_tail; redirty_tail
+// otherwise). The per-bdi series' flusher (bdi_flush there, wb_writeback in 2.6.32)
+// has no wbc->nonblocking and no congestion_wait, and its balance_dirty_pages still
+// writes back in the dirtier's context (generic_sync_bdi_inodes(NULL, &wbc); 2.6.32
+// writeback_inodes_wbc). Not modelled: sync_supers() at the start of wb_kupdate,
+// laptop mode, clip_bdi_dirty_limit (a no-op with one disk).
 
 // wbInodesM is writeback_inodes(wbc) → generic_sync_sb_inodes (2.6.30) as a
 // resumable machine: the walk over the superblocks (one per bdi here), newest
