@@ -79,7 +79,8 @@ type wbInodesM struct {
 	wsi      singleInodeWB
 }
 
-// writebackInodes runs m; it reports true when th blocked (call again on resume).
+// writebackInodes is writeback_inodes (fs/fs-writeback.c, 2.6.30): run m over the
+// superblocks; it reports true when th blocked (call again on resume).
 func (k *Kernel) writebackInodes(th *Thread, m *wbInodesM) bool {
 	if !m.walking {
 		m.walking, m.sb = true, len(k.bdis)-1
@@ -248,7 +249,7 @@ func (k *Kernel) congestionWait(th *Thread) {
 	th.Task.WaitTimeout(&k.congestionWQ, k.W.JiffiesToTime(max(k.W.HZ()/10, 1)))
 }
 
-// wakeCongestion is clear_bdi_congested's wake-up of congestion_wait sleepers:
+// wakeCongestion is clear_bdi_congested's wake-up of congestion_wait sleepers (2.6.30):
 // b's queue leaving write congestion wakes every sleeper (one global wait queue).
 func (k *Kernel) wakeCongestion(b *BDI) {
 	if k.congestionWQ.Len() > 0 && !b.Q.Congested(devices.Write) {
@@ -308,6 +309,9 @@ type PdflushStats struct {
 	Failed          int64 // pdflush_operation() calls that found none
 }
 
+// newPdflush is pdflush_init (mm/pdflush.c, 2.6.30: MIN_PDFLUSH_THREADS threads) and
+// page_writeback_init's wb_timer (mm/page-writeback.c, 2.6.30: first expiry one
+// dirty_writeback_interval after boot).
 func newPdflush(k *Kernel) *pdflush {
 	p := &pdflush{}
 	k.pd = p
@@ -341,8 +345,9 @@ func (k *Kernel) startOnePdflushThread(runtime bool) {
 	t.goIdle()
 }
 
-// goIdle is the top of __pdflush's loop: TASK_INTERRUPTIBLE, list_move onto
-// pdflush_list, when_i_went_to_sleep = jiffies, schedule().
+// goIdle is the top of __pdflush's loop (mm/pdflush.c, 2.6.30):
+// TASK_INTERRUPTIBLE, list_move onto pdflush_list, when_i_went_to_sleep = jiffies,
+// schedule().
 func (t *pdflushThread) goIdle() {
 	p := t.k.pd
 	t.fn, t.pc = pdNone, pdIdle
@@ -418,6 +423,10 @@ const (
 	pdDone
 )
 
+// resume is __pdflush's loop (mm/pdflush.c, 2.6.30) running my_work->fn: wb_kupdate
+// or background_writeout (mm/page-writeback.c, 2.6.30), each a loop of
+// writeback_inodes passes of MAX_WRITEBACK_PAGES with congestion_wait when a pass
+// wrote less and met congestion or more_io; then the pool management (pdflushDone).
 func (t *pdflushThread) resume() {
 	k := t.k
 	for {
