@@ -1,6 +1,7 @@
 package fidelity
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,7 +48,7 @@ func TestAxboe2009Figures(t *testing.T) {
 			"I_SYNC) a one-file writer finds the flusher holding I_SYNC and writes almost nothing, so its CPU " +
 			"drops by its writeback share. 95 needs the v4 series' own flusher loop (posted against " +
 			"2.6.30-rc6, not in the stored sources: whether it kept background_writeout's nonblocking back-off " +
-			"is not known) or ffsb's per-write costs (its block size is not in the thread)"},
+			"is not known); a costlier write() path cannot close it (see the figures at the end)"},
 		{"rand_tps", 105, "both designs saturate the X25-E's serial FTL stage with one-page random writes; " +
 			"nothing in the model makes per-bdi writeback cheaper for the device"},
 		{"rand_cpu", 94, "with 16 files the writers write back most pages themselves under both kernels " +
@@ -57,9 +58,31 @@ func TestAxboe2009Figures(t *testing.T) {
 		t.Run(c.key, func(t *testing.T) {
 			got, lo, hi := f[c.key], f[c.key+"_min"], f[c.key+"_max"]
 			if c.gap != "" && (got < c.thread-3 || got > c.thread+3) {
-				t.Skipf("known gap: %s %.1f [seeds %.1f-%.1f], thread %.0f ± 3: %s", c.key, got, lo, hi, c.thread, c.gap)
+				gap := c.gap
+				if c.key == "seq_cpu" {
+					gap += writeCostNeeded(f, c.thread)
+				}
+				t.Skipf("known gap: %s %.1f [seeds %.1f-%.1f], thread %.0f ± 3: %s", c.key, got, lo, hi, c.thread, gap)
 			}
 			assert.InDelta(t, c.thread, got, 3, "seeds %.1f-%.1f", lo, hi)
 		})
 	}
+}
+
+// writeCostNeeded says what test 1's CPU ratio would need if the writer's own
+// writeback stayed what the model measures: the writeback CPU per page the writer
+// sheds under per-bdi (w), the write() CPU per page d with d / (d + w) = ratio,
+// and the CPUs the writer would then use at the measured rate.
+func writeCostNeeded(f map[string]float64, ratio float64) string {
+	pagesPerS := f["seq_pdflush_MBps"] * 256
+	shed := f["seq_pdflush_own_share"] - f["seq_perbdi_own_share"]
+	if pagesPerS <= 0 || shed <= 0 {
+		return ""
+	}
+	w := (f["seq_pdflush_cpu_util"] - f["seq_perbdi_cpu_util"]) / pagesPerS / shed
+	r := ratio / 100
+	d := w * r / (1 - r)
+	return fmt.Sprintf("; the writer sheds %.2f µs of writeback CPU per page, so %.0f would need %.1f µs of write() per page, "+
+		"%.2f CPUs at %.0f MB/s, where the model's write() costs %.2f µs", w*1e6, ratio, d*1e6, (d+w)*pagesPerS,
+		f["seq_pdflush_MBps"], f["seq_perbdi_cpu_util"]/pagesPerS*1e6)
 }
