@@ -70,6 +70,7 @@ const (
 	ActBandwidthUpdate                        // write-bandwidth updates (where the switch puts them)
 	ActBdpStrictLimit                         // IO-less balance_dirty_pages calls on a strictlimit bdi
 	ActWriteoutSeveralBdis                    // completions counted into the writeout fraction of one of several bdis
+	ActFlusherIdle                            // flusher runs that ended idle (how it sleeps and is woken is switched)
 	numActivities
 )
 
@@ -130,6 +131,7 @@ var activityPaths = [numActivities]ActivityPath{
 	ActBandwidthUpdate:      {"write_bandwidth.updates", "write-bandwidth updates: from wb_writeback and balance_dirty_pages (v3.2), or do_writepages, IO completion and balance_dirty_pages (v6)", []string{"bandwidth_from_writepages"}},
 	ActBdpStrictLimit:       {"balance_dirty_pages.strictlimit", "IO-less balance_dirty_pages calls on a BDI_CAP_STRICTLIMIT bdi", []string{"strictlimit_cap"}},
 	ActWriteoutSeveralBdis:  {"writeout_fraction.completions", "completions counted into a bdi's writeout fraction on a machine with several disks (one disk: the fraction is 1)", []string{"fprop_completions"}},
+	ActFlusherIdle:          {"flusher.idle", "flusher runs that ended with no work left: v6 wb_workfn returns after wb_wakeup_delayed, v3.2 bdi_writeback_thread sleeps dirty_writeback_interval", []string{"workqueue_flusher"}},
 }
 
 // UncountedSwitches names the switches with no counted path and why: compare

@@ -272,6 +272,7 @@ func (f *Flusher) resume() {
 				continue
 			}
 			f.Stats.IdleSleeps++
+			k.fired(ActFlusherIdle)
 			if k.P.Variants.WorkqueueFlusher {
 				// wb_workfn (v6): wb_wakeup_delayed when dirty IO remains; the
 				// work then waits to be queued (timer, wb_wakeup, new works)
