@@ -15,7 +15,8 @@ import (
 // TestV6SwitchesRun: every switch the 6.1 preset sets differently from the v3.2
 // baseline, and that has counted paths, counts a run in at least one of three 6.1
 // machines (ext4 2dd under dirty_ratio 20; a fast and a slow disk; the slow one
-// with strictlimit), unless notHere names why its path cannot fire in them.
+// with strictlimit; the two disks with page reclaim, applications holding 3.5 GiB),
+// unless notHere names why its path cannot fire in them.
 func TestV6SwitchesRun(t *testing.T) {
 	notHere := map[string]string{
 		"sb_inodes_i_sync_check": "needs a second writer of the inode (fsync while the flusher writes it); these runs have none",
@@ -27,8 +28,10 @@ func TestV6SwitchesRun(t *testing.T) {
 	two := twoDiskConfig(t)
 	strict := twoDiskConfig(t)
 	strict.Disks[0].BDI.StrictLimit = true
+	reclaim := twoDiskConfig(t)
+	reclaim.Reclaim = &engine.ReclaimConfig{AnonMB: 3584, Swap: true}
 	ran := map[string]int64{}
-	for _, cfg := range []engine.Config{ratio, two, strict} {
+	for _, cfg := range []engine.Config{ratio, two, strict, reclaim} {
 		r, err := engine.Run(context.Background(), cfg)
 		require.NoError(t, err)
 		for name, n := range r.SwitchActivity {

@@ -28,6 +28,10 @@ type Config struct {
 	Block    devices.BlockOverrides `json:"block,omitempty"`
 	CPUs     int                    `json:"cpus"`
 	MemoryMB int64                  `json:"memory_MB"`
+	// Reclaim turns on the page-reclaim model (kernel vmscan.go): the memory
+	// applications hold and whether there is swap; the page cache starts as the
+	// rest, full of clean pages. nil: the page cache never fills.
+	Reclaim *ReclaimConfig `json:"reclaim,omitempty"`
 	HZ       int                    `json:"hz"`
 
 	// vm.* sysctls. A _bytes value wins over its _ratio (the kernel zeroes the other).
@@ -67,6 +71,12 @@ type Config struct {
 	Detail bool `json:"detail,omitempty"`
 	// CheckInvariants checks the model's invariants after every event (tests).
 	CheckInvariants bool `json:"check_invariants,omitempty"`
+}
+
+// ReclaimConfig is the memory beside the page cache, for page reclaim.
+type ReclaimConfig struct {
+	AnonMB int64 `json:"anon_MB"` // memory held by applications, never reclaimed (no swap-out is modelled)
+	Swap   bool  `json:"swap"`    // a swap device is configured (the kernels of 2.6.32-3.13 then count anon as dirtyable)
 }
 
 // Workload is what the simulated user runs: N dd writers started together, as the
@@ -280,6 +290,9 @@ func (c *Config) Validate() error {
 		rng("workload.readers", int64(c.Workload.Readers), 0, MaxReaders),
 		rng("workload.read_bs", c.Workload.ReadBS, 0, MaxBS),
 		drng("runtime", c.Runtime, minRuntime, maxRuntime),
+	}
+	if c.Reclaim != nil {
+		checks = append(checks, rng("reclaim.anon_MB", c.Reclaim.AnonMB, 0, c.MemoryMB*7/8))
 	}
 	if c.DirtyBytes != 0 {
 		checks = append(checks, rng("dirty_bytes", c.DirtyBytes, 2*4096, memBytes))

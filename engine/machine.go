@@ -116,6 +116,9 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 		DirtyExpireCs: cfg.DirtyExpireCs, DirtyWritebackCs: cfg.DirtyWritebackCs,
 		Variants: variants, Costs: kernel.DefaultCosts(), BdiName: disk.BDI,
 	}
+	if cfg.Reclaim != nil {
+		p.Reclaim = &kernel.Reclaim{AnonMB: cfg.Reclaim.AnonMB, Swap: cfg.Reclaim.Swap}
+	}
 	k, err := kernel.New(w, p, q, f)
 	if err != nil {
 		return nil, err

@@ -8,12 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestUSBStickStallRemedies: what the remedies do to the stick in the model —
-// dirty_bytes=16M and strictlimit with max_ratio=1 keep the stick's dirty pages
-// near its small limit, so the copier runs at the stick's speed and the final
-// sync is short; max_ratio alone does not bind while the system stays below the
-// free-run ceiling; per-bdi limits keep the editor's saves on the fast disk short
-// on every kernel.
+// TestUSBStickStallRemedies: what page reclaim and the remedies do in the model.
+// On the kernels before 3.14 (dirtyable memory counts the applications' memory
+// with swap on) the stick's dirty and writeback pages fill the page cache, and
+// the reader's and editor's page allocations sleep in direct reclaim: the
+// reader's p99 and the fast disk's throughput suffer. With 1 GiB more page cache,
+// or on 6.1 (no anon in dirtyable memory), nothing sleeps. dirty_bytes=16M and
+// strictlimit with max_ratio=1 keep the stick's dirty pages small, so the copier
+// runs at the stick's speed and the final sync is short; max_ratio alone does not
+// bind below the free-run ceiling.
 func TestUSBStickStallRemedies(t *testing.T) {
 	e, err := LookupExperiment("usb-stick-stall")
 	require.NoError(t, err)
@@ -21,17 +24,25 @@ func TestUSBStickStallRemedies(t *testing.T) {
 	require.NoError(t, err)
 	t.Log("\n" + r.Text)
 	f := r.Figures
-	base := "6_1."
-	for _, remedy := range []string{"6_1_dirty_bytes_16M.", "6_1_strict+max_ratio_1."} {
-		assert.Less(t, f[remedy+"sync_s"], f[base+"sync_s"]/10, remedy)
-		assert.Less(t, f[remedy+"stick_dirty_MB"], 32.0, remedy)
-		assert.Greater(t, f[remedy+"copier_exit_s"], 2*f[base+"copier_exit_s"], remedy+": the copier waits for the stick")
+	roomy := "3_2_apps_3_GiB."
+	for _, k := range []string{"2_6_30_pdflush.", "3_1_IO-full.", "3_2_IO-less."} {
+		assert.Greater(t, f[k+"reclaim_sleep_s"], 10.0, k+"direct reclaim sleeps")
+		assert.Greater(t, f[k+"reader_p99_ms"], 5*f[roomy+"reader_p99_ms"], k+"reader stalls")
+		assert.Less(t, f[k+"fast_MBps"], 0.7*f[roomy+"fast_MBps"], k+"fast disk slowed")
 	}
-	assert.Greater(t, f["6_1_stick_max_ratio_1.stick_dirty_MB"], 300.0, "max_ratio alone: below freerun nothing throttles")
+	for _, k := range []string{roomy, "6_1.", "3_2_dirty_bytes_16M."} {
+		assert.Zero(t, f[k+"reclaim_sleep_s"], k)
+	}
+	assert.Equal(t, f["3_2_IO-less.stick_dirty_MB"], f["3_2_stick_max_ratio_1.stick_dirty_MB"],
+		"3.2 max_ratio: below freerun nothing throttles")
+	for _, remedy := range []string{"6_1_dirty_bytes_16M.", "6_1_strict+max_ratio_1.", "3_2_dirty_bytes_16M."} {
+		assert.Less(t, f[remedy+"sync_s"], 2.5, remedy)
+		assert.Less(t, f[remedy+"stick_dirty_MB"], 32.0, remedy)
+		assert.Greater(t, f[remedy+"copier_exit_s"], 100.0, remedy+": the copier waits for the stick")
+	}
 	assert.Less(t, f["6_1_stick_max_ratio_1.stick_thresh_MB"], 8.0)
 	for _, k := range []string{"2_6_30_pdflush.", "3_1_IO-full.", "3_2_IO-less.", "6_1."} {
 		assert.InDelta(t, 8, f[k+"stick_MBps"], 1, k+"stick throughput")
-		assert.Less(t, f[k+"editor_p99_ms"], 1000.0, k+"editor saves")
 		assert.Positive(t, f[k+"sync_s"], k)
 	}
 }

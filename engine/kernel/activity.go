@@ -71,6 +71,9 @@ const (
 	ActBdpStrictLimit                         // IO-less balance_dirty_pages calls on a strictlimit bdi
 	ActWriteoutSeveralBdis                    // completions counted into the writeout fraction of one of several bdis
 	ActFlusherIdle                            // flusher runs that ended idle (how it sleeps and is woken is switched)
+	ActDirtyableAnon                          // dirty-limit computations of the page-reclaim model with anonymous memory
+	ActZoneWatermarks                         // zone watermarks set up (page-reclaim model)
+	ActReclaimPassEnd                         // reclaim priority passes whose end decides a throttle (page-reclaim model)
 	numActivities
 )
 
@@ -130,6 +133,9 @@ var activityPaths = [numActivities]ActivityPath{
 	ActBalancedAboveWriteBW: {"balanced_dirty_ratelimit.above_write_bw", "dirty-ratelimit updates whose balanced rate is above write_bw (v6 caps it there)", []string{"balanced_rate_cap"}},
 	ActBandwidthUpdate:      {"write_bandwidth.updates", "write-bandwidth updates: from wb_writeback and balance_dirty_pages (v3.2), or do_writepages, IO completion and balance_dirty_pages (v6)", []string{"bandwidth_from_writepages"}},
 	ActBdpStrictLimit:       {"balance_dirty_pages.strictlimit", "IO-less balance_dirty_pages calls on a BDI_CAP_STRICTLIMIT bdi", []string{"strictlimit_cap"}},
+	ActDirtyableAnon:        {"dirtyable_memory.anon", "dirty-limit computations of the page-reclaim model on a machine with anonymous memory (whether it counts as dirtyable)", []string{"dirtyable_lru_anon", "dirtyable_no_anon"}},
+	ActZoneWatermarks:       {"zone_watermarks.setup", "zone watermark setups of the page-reclaim model (min + min/4 or watermark_scale_factor spacing)", []string{"watermark_scale"}},
+	ActReclaimPassEnd:       {"vmscan.pass_end", "kswapd and direct-reclaim priority passes whose end decides the throttle (congestion_wait, wait_iff_congested or reclaim_throttle)", []string{"wait_iff_congested", "reclaim_throttle"}},
 	ActWriteoutSeveralBdis:  {"writeout_fraction.completions", "completions counted into a bdi's writeout fraction on a machine with several disks (one disk: the fraction is 1)", []string{"fprop_completions"}},
 	ActFlusherIdle:          {"flusher.idle", "flusher runs that ended with no work left: v6 wb_workfn returns after wb_wakeup_delayed, v3.2 bdi_writeback_thread sleeps dirty_writeback_interval", []string{"workqueue_flusher"}},
 }

@@ -59,6 +59,10 @@ type Inode struct {
 
 	Dirty     PageSet // PAGECACHE_TAG_DIRTY
 	Writeback PageSet // PG_writeback
+	// page-reclaim model (vmscan.go): pages in the page cache, PG_reclaim, and the
+	// truncate generation of the LRU entries
+	cached, pgReclaim PageSet
+	lruGen            uint32
 
 	// FS is the filesystem's private per-inode state.
 	FS any

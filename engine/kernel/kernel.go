@@ -46,6 +46,7 @@ type Kernel struct {
 	threads []*Thread
 	flusher *Flusher
 	pd      *pdflush // the pdflush pool (Variants.Pdflush)
+	mm      *mm      // page reclaim (vmscan.go; nil: not modelled)
 
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID      int
@@ -154,6 +155,9 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 		k.tf = trace.NewFormatter(trace.V66)
 	}
 	k.dirtyableMem = dirtyableMemory(p.MemoryMB)
+	if p.Reclaim != nil {
+		k.initReclaim(p.Reclaim)
+	}
 	bg, thresh := k.dirtyLimits()
 	_ = bg
 	k.globalDirtyLimit = thresh
@@ -165,6 +169,9 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	}
 	if err := fs.Mount(k, k.BDI); err != nil {
 		return nil, err
+	}
+	if k.mm != nil {
+		k.startKswapd()
 	}
 	return k, nil
 }
@@ -329,6 +336,9 @@ func (k *Kernel) Threads() []*Thread { return k.threads }
 // Charge adds CPU cost to be consumed at the thread's next yield.
 func (th *Thread) Charge(c sim.Time) { th.cost += c }
 
+// Pending is the CPU cost charged and not yet consumed.
+func (th *Thread) Pending() sim.Time { return th.cost }
+
 // YieldCPU consumes the pending CPU cost as one burst. It reports true when the
 // thread now runs a burst (blocked until Resume).
 func (th *Thread) YieldCPU() bool {
@@ -431,6 +441,9 @@ func (k *Kernel) EndPageWriteback(in *Inode, index, pages int64) {
 	}
 	if k.P.Variants.BandwidthFromWritepages && n > 0 && in.Writeback.Empty() {
 		k.wbInodeWritebackEnd(b)
+	}
+	if k.mm != nil {
+		k.rotateReclaimable(in, index, pages)
 	}
 	k.wakeCongestion(b)
 }

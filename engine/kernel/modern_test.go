@@ -274,10 +274,14 @@ func TestPreset61(t *testing.T) {
 	v := p.Variants
 	assert.True(t, v.DirtiedBeforeEachLoop && v.ISyncQueued && v.RequeueInode && v.SbInodesISyncCheck &&
 		v.WorkqueueFlusher && v.BandwidthFromWritepages && v.WroteMinusSkipped)
-	assert.False(t, v.MoreIOWait || v.IOFullThrottle || v.Pdflush)
+	assert.False(t, v.MoreIOWait || v.IOFullThrottle || v.Pdflush || v.WaitIffCongested)
+	assert.True(t, v.ReclaimThrottle && v.DirtyableNoAnon)
 	old, err := LookupPreset(DefaultPreset)
 	require.NoError(t, err)
 	for _, n := range VariantNames() {
+		if n == "wait_iff_congested" {
+			continue // replaced by reclaim_throttle in v5.16
+		}
 		if b, _ := old.Variants.Get(n); b {
 			got, _ := v.Get(n)
 			assert.True(t, got, "6.1 keeps %s", n)

@@ -32,6 +32,9 @@ func (k *Kernel) dirtyLimits() (background, dirty int64) {
 // domain_dirty_limits (v6), false global_dirty_limits (v3.2).
 func (k *Kernel) dirtyLimitsWith(domain bool) (background, dirty int64) {
 	avail := k.dirtyableMem
+	if k.mm != nil {
+		avail = k.dirtyableReclaim()
+	}
 	ratio := func(r int) int64 { return int64(r) * avail / 100 }
 	if domain {
 		// domain_dirty_limits (v6): per-PAGE_SIZE ratios for precision

@@ -23,6 +23,9 @@ type Params struct {
 
 	Variants Variants
 	Costs    Costs
+	// Reclaim models the memory beside the page cache and page reclaim
+	// (vmscan.go); nil: the page cache never fills.
+	Reclaim *Reclaim
 
 	// BdiName is the device's major:minor as trace lines print it ("8:0").
 	BdiName string

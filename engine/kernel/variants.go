@@ -170,6 +170,34 @@ type Variants struct {
 	// its own limit, also below the global free-run ceiling.
 	StrictLimitCap bool
 
+	// Page reclaim (vmscan.go; only with Params.Reclaim).
+
+	// DirtyableLRUAnon is 2.6.28-2.6.31 determine_dirtyable_memory: free pages plus
+	// global_lru_pages(), anonymous pages included with or without swap. Off:
+	// global_reclaimable_pages() (anonymous pages only with swap).
+	DirtyableLRUAnon bool
+	// DirtyableNoAnon is 3.14's global_dirtyable_memory (commit a1c3bfb2, "do not
+	// count anon pages as dirtyable memory"): free pages less totalreserve_pages,
+	// plus the file LRU.
+	DirtyableNoAnon bool
+	// WatermarkScale is v4.6's __setup_per_zone_wmarks with
+	// watermark_scale_factor 10: low and high are min + max(min/4, 0.1 % of the
+	// zone) and twice that. Off: min + min/4 and min + min/2.
+	WatermarkScale bool
+	// WaitIffCongested is 2.6.37-5.15 reclaim (commit 0e093d99): direct reclaim's
+	// nap in do_try_to_free_pages is wait_iff_congested(HZ/10), which sleeps only
+	// while a bdi is congested and the zone is marked ZONE_CONGESTED (every dirty
+	// page reclaim met sat on a congested queue). Off (and ReclaimThrottle off):
+	// 2.6.30's unconditional congestion_wait(WRITE, HZ/10) below priority
+	// DEF_PRIORITY-2.
+	WaitIffCongested bool
+	// ReclaimThrottle is v5.16+ reclaim_throttle: kswapd sleeps up to HZ/10 when it
+	// meets PG_reclaim pages still under writeback (VMSCAN_THROTTLE_WRITEBACK,
+	// woken after SWAP_CLUSTER_MAX pages per sleeper complete), direct reclaim
+	// sleeps one jiffy on a congested lruvec or no progress, unless at most half of
+	// the reclaimable pages wait for writeback (skip_throttle_noprogress).
+	ReclaimThrottle bool
+
 	// v6.x block layer (kernel-notes §3, §7.1).
 
 	// WBTV6 selects the v6 rq_depth limits for blk-wbt:
@@ -329,6 +357,21 @@ var Switches = []Switch{
 	{"strictlimit_cap", "3.12+: BDI_CAP_STRICTLIMIT bdis are throttled against their own limit",
 		"balance_dirty_pages, wb_position_ratio (strictlimit branches), mm/page-writeback.c v6.1", notesV6,
 		func(v *Variants) *bool { return &v.StrictLimitCap }},
+	{"dirtyable_lru_anon", "2.6.28-2.6.31: dirtyable memory counts anonymous pages even without swap (global_lru_pages)",
+		"determine_dirtyable_memory, mm/page-writeback.c v2.6.30", "v2.6.32 global_reclaimable_pages replaced global_lru_pages there",
+		func(v *Variants) *bool { return &v.DirtyableLRUAnon }},
+	{"dirtyable_no_anon", "3.14+: dirtyable memory is free + file LRU - reserve, never anonymous pages",
+		"global_dirtyable_memory, mm/page-writeback.c v3.14 / v6.1", "commit a1c3bfb2 (v3.14), \"do not count anon pages as dirtyable memory\"",
+		func(v *Variants) *bool { return &v.DirtyableNoAnon }},
+	{"watermark_scale", "4.6+: zone watermarks spaced by watermark_scale_factor (0.1 % of memory) instead of min/4",
+		"__setup_per_zone_wmarks, mm/page_alloc.c v4.6", "commit 795ae7a0 (v4.6), watermark_scale_factor",
+		func(v *Variants) *bool { return &v.WatermarkScale }},
+	{"wait_iff_congested", "2.6.37-5.15: direct reclaim naps only while a bdi is congested and the zone is marked congested",
+		"wait_iff_congested, mm/backing-dev.c; do_try_to_free_pages, shrink_page_list, mm/vmscan.c v3.1", "commit 0e093d99 (v2.6.37)",
+		func(v *Variants) *bool { return &v.WaitIffCongested }},
+	{"reclaim_throttle", "5.16+: reclaim_throttle on writeback (kswapd, HZ/10) and congestion/no progress (direct, 1 jiffy)",
+		"reclaim_throttle, shrink_node, shrink_folio_list, mm/vmscan.c v6.1", "Mel Gorman's reclaim throttling series (v5.16)",
+		func(v *Variants) *bool { return &v.ReclaimThrottle }},
 	{"wbt_v6", "blk-wbt v6 limits: max_depth <= 2 → normal = max, background = 1",
 		"rq_depth_calc_max_depth, calc_wb_limits, block/blk-wbt.c v6.1", notesV6,
 		func(v *Variants) *bool { return &v.WBTV6 }},
@@ -414,7 +457,15 @@ type Preset struct {
 const DefaultPreset = "3.1.0-rc9-ioless-full"
 
 // v32 is the v3.2 writeback code the Wu 2011 series was written against.
-var v32 = Variants{WCPTerminateLE0: true, ScaledChunk: true, Ext4WritebackBump: true}
+var v32 = Variants{WCPTerminateLE0: true, ScaledChunk: true, Ext4WritebackBump: true, WaitIffCongested: true}
+
+// v46 is v4.6's base: v3.2's writeback with the reclaim and dirtyable-memory
+// rules of 3.14 and 4.6.
+func v46() Variants {
+	v := v32
+	v.DirtyableNoAnon, v.WatermarkScale = true, true
+	return v
+}
 
 // wu2011 composes the Wu 2011 series on top of the baseline: patches by number
 // (1-7), plus Kara's I_SYNC patch, "remove redirty_tail() on pages_skipped" and the
@@ -496,18 +547,18 @@ var presets = []Preset{
 	// kernel has the switches of 2.6.36-rc1: the model does not tell them apart,
 	// and PresetFor names the earlier one.
 	{Name: "2.6.30-rc6", Doc: "Axboe 2009 baseline: pdflush pool, background_writeout/wb_kupdate, congestion waits, IO-full throttling",
-		Variants: Variants{Pdflush: true, IOFullThrottle: true, WbcNonblocking: true}},
+		Variants: Variants{Pdflush: true, IOFullThrottle: true, WbcNonblocking: true, DirtyableLRUAnon: true}},
 	{Name: "2.6.30-rc6+per-bdi", Doc: "Axboe 2009: per-bdi flusher threads with a work list (IO-full throttling)",
-		Variants: Variants{IOFullThrottle: true, WbcNonblocking: true}},
+		Variants: Variants{IOFullThrottle: true, WbcNonblocking: true, DirtyableLRUAnon: true}},
 
 	// Kara/Axboe 2016 (../threads/kara-2016-wbt-ext3-discussion.txt): v4.6 with the
 	// wb-buf-throttle drafts (RWB_DEF_DEPTH 64) and the QD=1 limits patch.
 	{Name: "4.6", Doc: "Kara 2016: v4.6 without blk-wbt",
-		Variants: withWBT(v32, false, false, 0)},
+		Variants: withWBT(v46(), false, false, 0)},
 	{Name: "4.6+wbt", Doc: "Kara 2016: v4.6 with the 2016 blk-wbt draft (depth 64)",
-		Variants: withWBT(v32, true, false, 64)},
+		Variants: withWBT(v46(), true, false, 64)},
 	{Name: "4.6+wbt+qd1", Doc: "Kara 2016: v4.6 with blk-wbt and Axboe's QD=1 limits patch (2/2/1, 1/1/1)",
-		Variants: withWBT(v32, true, true, 64)},
+		Variants: withWBT(v46(), true, true, 64)},
 
 	// Linux 6.1 (kernel-notes "v6.x" paragraphs of §1-§3, §6.3).
 	{Name: "6.1", Doc: "Linux 6.1: dirtied_before per loop, requeue_inode, I_SYNC_QUEUED, wb_workfn, v6 bandwidth and throttling",
@@ -523,6 +574,7 @@ func v61() Variants {
 	v.DomainDirtyLimits, v.PosRatioClamp, v.BdpThinkTime = true, true, true
 	v.WbMaxPause, v.DirtyExceededV6, v.BalancedRateCap = true, true, true
 	v.FpropCompletions, v.StrictLimitCap = true, true
+	v.DirtyableNoAnon, v.WatermarkScale, v.WaitIffCongested, v.ReclaimThrottle = true, true, false, true
 	// blk-wbt on by default with the merged RWB_DEF_DEPTH 16, the QD=1 rule and
 	// the v6 limits; blk-mq block layer
 	v = withWBT(v, true, true, 16)

@@ -29,6 +29,8 @@ type DD struct {
 	state int
 	fs    *kernel.Fsync
 	bdp   balance
+	alloc kernel.Alloc // page-cache pages for the batch (page-reclaim model)
+	newPg int64        // first page the batch adds to the page cache
 
 	Started, Ended sim.Time
 	Done           bool
@@ -36,6 +38,7 @@ type DD struct {
 
 const (
 	ddWrite = iota
+	ddAlloc
 	ddDirtied
 	ddBalance
 	ddFsync
@@ -97,8 +100,31 @@ func (d *DD) resume() {
 				n = min(n, (d.total-d.pos+d.chunk-1)/d.chunk)
 			}
 			d.batch = n
+			if k.ReclaimOn() {
+				// grab_cache_page_write_begin: the pages past the cached ones
+				end := d.pos + n*d.chunk
+				if d.total > 0 {
+					end = min(end, d.total)
+				}
+				d.newPg = (d.pos + kernel.PageSize - 1) / kernel.PageSize
+				d.alloc.StartAlloc((end-1)/kernel.PageSize - d.newPg + 1)
+				d.state = ddAlloc
+				continue
+			}
 			d.state = ddDirtied
 			th.Task.Compute(d.cost(n))
+			return
+		case ddAlloc:
+			if k.AllocStep(th, &d.alloc) {
+				return
+			}
+			end := d.pos + d.batch*d.chunk
+			if d.total > 0 {
+				end = min(end, d.total)
+			}
+			k.PageCacheAdd(d.in, d.newPg, (end-1)/kernel.PageSize-d.newPg+1)
+			d.state = ddDirtied
+			th.Task.Compute(d.cost(d.batch))
 			return
 		case ddDirtied:
 			n := d.batch

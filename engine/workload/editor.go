@@ -23,14 +23,16 @@ type Editor struct {
 	batch int64
 	fs    *kernel.Fsync
 	bdp   balance
-	began sim.Time // this save's first write()
-	next  sim.Time // next save
+	alloc kernel.Alloc // the batch's new page-cache pages (page-reclaim model)
+	began sim.Time     // this save's first write()
+	next  sim.Time     // next save
 
 	lat, writeLat latHist
 }
 
 const (
 	edWrite = iota
+	edAlloc
 	edDirtied
 	edBalance
 	edFsync
@@ -71,10 +73,31 @@ func (e *Editor) resume() {
 			}
 			n := min(k.RatelimitRoom(th), (e.bytes-e.pos+kernel.PageSize-1)/kernel.PageSize)
 			e.batch = n
+			if k.ReclaimOn() {
+				if e.pos == 0 {
+					// with the page-reclaim model a save writes the file anew
+					// (open with O_TRUNC): its clean pages are freed, and the
+					// write allocates new ones
+					k.TruncatePages(e.in)
+				}
+				e.alloc.StartAlloc(n)
+				e.state = edAlloc
+				continue
+			}
 			e.state = edDirtied
 			c := &k.P.Costs
 			fsCost := e.in.BDI().FS.WriteBegin(th, e.in, e.pos/kernel.PageSize, n)
 			th.Task.Compute(sim.Time(n)*(c.WriteSyscall+c.CopyPage+c.NewDirtyPage) + fsCost)
+			return
+		case edAlloc:
+			if k.AllocStep(th, &e.alloc) {
+				return
+			}
+			k.PageCacheAdd(e.in, e.pos/kernel.PageSize, e.batch)
+			e.state = edDirtied
+			c := &k.P.Costs
+			fsCost := e.in.BDI().FS.WriteBegin(th, e.in, e.pos/kernel.PageSize, e.batch)
+			th.Task.Compute(sim.Time(e.batch)*(c.WriteSyscall+c.CopyPage+c.NewDirtyPage) + fsCost)
 			return
 		case edDirtied:
 			end := min(e.pos+e.batch*kernel.PageSize, e.bytes)

@@ -23,6 +23,9 @@ type Reader struct {
 
 	wq      sim.WaitQueue
 	waiting bool
+	alloc   kernel.Alloc // the read's page-cache pages (page-reclaim model)
+	idx     int64        // the read in progress
+	inAlloc bool
 	issued  sim.Time
 	lat     latHist
 }
@@ -105,14 +108,30 @@ func (r *Reader) resume() {
 		r.th.Task.Wait(&r.wq)
 		return
 	}
-	var idx int64
-	if r.random {
-		idx = r.k.W.Rand.Int64N(r.span-r.pages) / r.pages * r.pages
-	} else {
-		idx = r.next
-		r.next = (r.next + r.pages) % (r.span - r.pages)
+	if !r.inAlloc {
+		var idx int64
+		if r.random {
+			idx = r.k.W.Rand.Int64N(r.span-r.pages) / r.pages * r.pages
+		} else {
+			idx = r.next
+			r.next = (r.next + r.pages) % (r.span - r.pages)
+		}
+		r.idx = idx
+		r.issued = r.k.W.Now()
+		if r.k.ReclaimOn() {
+			// the read allocates its page-cache pages first (page_cache_alloc)
+			r.alloc.StartAlloc(r.pages)
+			r.inAlloc = true
+		}
 	}
-	r.issued = r.k.W.Now()
+	if r.inAlloc {
+		if r.k.AllocStep(r.th, &r.alloc) {
+			return
+		}
+		r.inAlloc = false
+		r.k.PageCacheAdd(nil, 0, r.pages)
+	}
+	idx := r.idx
 	r.waiting = true
 	b := devices.Bio{Sector: r.base + idx*devices.PageSectors, Pages: r.pages, Op: devices.Read,
 		Flags: devices.FlagSync, Owner: r, Index: idx}
