@@ -381,9 +381,11 @@ var DiskKeys = []struct{ Key, Doc string }{
 	{"editors", "editors saving a small file with fsync every interval"},
 	{"editor_bytes", "bytes per save (default 16k)"},
 	{"editor_interval", "time between saves (default 1s)"},
-	{"min_ratio", "bdi min_ratio, percent (2.6.24+)"},
-	{"max_ratio", "bdi max_ratio, percent (2.6.24+, default 100)"},
-	{"strictlimit", "BDI_CAP_STRICTLIMIT (3.12+ kernels; on/off)"},
+	{"min_ratio", "bdi min_ratio, percent (2.6.25+)"},
+	{"max_ratio", "bdi max_ratio, percent (2.6.25+, default 100)"},
+	{"strictlimit", "/sys/class/bdi strict_limit (6.3+: variant bdi_knobs_v63 on 6.1; before, only FUSE mounts; on/off)"},
+	{"min_bytes", "bdi min_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold"},
+	{"max_bytes", "bdi max_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold"},
 }
 
 // ParseDisk parses the --disk form "DEVICE[,key=value...]": a device preset, then
@@ -461,6 +463,10 @@ func ParseDisk(text string) (DiskConfig, error) {
 			err = num(&d.BDI.MaxRatio, 1, 100)
 		case "strictlimit":
 			d.BDI.StrictLimit, err = onOff(key, v)
+		case "min_bytes":
+			err = size(&d.BDI.MinBytes)
+		case "max_bytes":
+			err = size(&d.BDI.MaxBytes)
 		default:
 			devParts = append(devParts, kv)
 		}
@@ -559,6 +565,12 @@ func (d DiskConfig) String() string {
 	}
 	if d.BDI.StrictLimit {
 		add("strictlimit", onOff(true))
+	}
+	if d.BDI.MinBytes != 0 {
+		add("min_bytes", devices.FormatBytes(d.BDI.MinBytes))
+	}
+	if d.BDI.MaxBytes != 0 {
+		add("max_bytes", devices.FormatBytes(d.BDI.MaxBytes))
 	}
 	return b.String()
 }

@@ -99,6 +99,14 @@ func TestDisksValidate(t *testing.T) {
 			c.Kernel = "2.6.30-rc6"
 			c.Disks[0].BDI.StrictLimit = true
 		}},
+		{"strictlimit before 6.3", "disks[0].bdi.strictlimit: before Linux 6.3", func(c *engine.Config) {
+			c.Kernel = "6.1"
+			c.Disks[0].BDI.StrictLimit = true
+		}},
+		{"max_bytes before 6.3", "disks[0].bdi.max_bytes: this kernel has no max_bytes knob", func(c *engine.Config) {
+			c.Kernel = "6.1"
+			c.Disks[0].BDI.MaxBytes = 16 << 20
+		}},
 		{"too many", "disks:", func(c *engine.Config) {
 			for len(c.Disks) < engine.MaxDisks {
 				c.Disks = append(c.Disks, c.Disks[0])
@@ -121,7 +129,7 @@ func TestDisksValidate(t *testing.T) {
 func TestParseDiskRoundTrip(t *testing.T) {
 	for _, text := range []string{
 		"usb2-stick,fs=ext4,dd=1,bs=1M,count=1024,max_ratio=5",
-		"nvme,qd=32,fs=xfs,readers=2,read_random=on,editors=1,editor_bytes=64k,editor_interval=500ms,min_ratio=10,strictlimit=on",
+		"nvme,qd=32,fs=xfs,readers=2,read_random=on,editors=1,editor_bytes=64k,editor_interval=500ms,min_ratio=10,strictlimit=on,max_bytes=16M,min_bytes=1M",
 	} {
 		d, err := engine.ParseDisk(text)
 		require.NoError(t, err, text)

@@ -25,7 +25,7 @@ var usbStickStall = Experiment{
 	Doc: "dd bs=1M of 1 GiB to a usb2-stick (ext4) next to a wu2011-hdd (ext4) with an editor (16 KiB + fsync every 1 s) " +
 		"and a random 4k reader, on a 4 GiB desktop whose applications hold 3.5 GiB (swap on) with page reclaim; " +
 		"2.6.30 pdflush, 3.1 IO-full, 3.2 IO-less and 6.1, 3.2 with 1 GiB more page cache, and the remedies dirty_bytes=16M, " +
-		"the stick's max_ratio=1 (3.2 and 6.1), strictlimit (alone and with max_ratio=1), wbt off: editor and reader latency, " +
+		"the stick's max_ratio=1 (3.2 and 6.1), 6.3's strict_limit (alone, with max_ratio=1, with max_bytes=16M), wbt off: editor and reader latency, " +
 		"per-bdi thresholds and dirty pages, direct-reclaim sleeps, copier exit, final sync",
 	Look: "A 1 GiB copy to a slow USB stick runs beside the 2011 HDD, where an editor saves a small file with fsync every " +
 		"second and a reader reads at random; A has 3.2's IO-less throttling and B has Linux 6.1's. The page's cards are the " +
@@ -57,15 +57,22 @@ var usbCases = []usbCase{
 	{name: "3.2 stick max_ratio=1", kernel: kernel.DefaultPreset, edit: func(c *engine.Config) { c.BDI = &kernel.BdiKnobs{MaxRatio: 1} }},
 	{name: "6.1 dirty_bytes=16M", kernel: "6.1", edit: smallDirtyBytes},
 	{name: "6.1 stick max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) { c.BDI = &kernel.BdiKnobs{MaxRatio: 1} }},
-	{name: "6.1 stick strictlimit", kernel: "6.1", edit: func(c *engine.Config) {
+	// strictlimit and max_bytes are 6.3's sysfs knobs (before 6.3 only FUSE mounts
+	// get BDI_CAP_STRICTLIMIT): the 6.1 preset with the bdi_knobs_v63 variant
+	{name: "6.1+6.3 knobs strictlimit", kernel: "6.1", variants: knobsV63, edit: func(c *engine.Config) {
 		c.BDI = &kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}
 	}},
 	// strictlimit with a small max_ratio: the usual advice (FUSE's setting)
-	{name: "6.1 strict+max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) {
+	{name: "6.1+6.3 knobs strict+max_ratio=1", kernel: "6.1", variants: knobsV63, edit: func(c *engine.Config) {
 		c.BDI = &kernel.BdiKnobs{MaxRatio: 1, StrictLimit: true}
+	}},
+	{name: "6.1+6.3 knobs strict+max_bytes=16M", kernel: "6.1", variants: knobsV63, edit: func(c *engine.Config) {
+		c.BDI = &kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true, MaxBytes: 16 << 20}
 	}},
 	{name: "6.1 wbt off", kernel: "6.1", variants: kernel.Overrides{"wbt": false}},
 }
+
+var knobsV63 = kernel.Overrides{"bdi_knobs_v63": true}
 
 func smallDirtyBytes(c *engine.Config) {
 	c.DirtyRatio, c.DirtyBackgroundRatio, c.DirtyBytes, c.DirtyBackgroundBytes = 0, 0, 16<<20, 8<<20
@@ -203,9 +210,9 @@ func runUSBStickStall(ctx context.Context, quick bool) (*Report, error) {
 	fmt.Fprintf(&b, "USB-stick stall: dd bs=1M count=%d to usb2-stick/ext4 beside wu2011-hdd/ext4 (editor 16 KiB+fsync every 1 s, random 4k reader);\n", copyMB)
 	fmt.Fprintf(&b, "4 GiB RAM of which applications hold %d MiB (swap on), the rest page cache with page reclaim; dirty_ratio 20,\n", usbAnonMB)
 	fmt.Fprintf(&b, "background 10; means of %d seeds (editor p99 range in brackets); latencies over the copy and the sync after it,\nthroughputs while the copy runs\n\n", usbSeeds)
-	fmt.Fprintf(&b, "%-24s %9s %18s %9s %9s %8s %8s %8s %8s %8s %8s %8s\n", "kernel / remedy", "edit p50", "edit p99 [min-max]", "edit max",
+	fmt.Fprintf(&b, "%-34s %9s %18s %9s %9s %8s %8s %8s %8s %8s %8s %8s\n", "kernel / remedy", "edit p50", "edit p99 [min-max]", "edit max",
 		"read p99", "stick", "fast", "copier", "sync", "stick", "stick", "reclaim")
-	fmt.Fprintf(&b, "%-24s %9s %18s %9s %9s %8s %8s %8s %8s %8s %8s %8s\n", "", "ms", "ms", "ms", "ms", "MB/s", "MB/s", "exit s", "s", "thr MB", "dirty MB", "sleep s")
+	fmt.Fprintf(&b, "%-34s %9s %18s %9s %9s %8s %8s %8s %8s %8s %8s %8s\n", "", "ms", "ms", "ms", "ms", "MB/s", "MB/s", "exit s", "s", "thr MB", "dirty MB", "sleep s")
 	for _, c := range usbCases {
 		var outs []usbOutcome
 		for s := uint64(1); s <= usbSeeds; s++ {
@@ -258,7 +265,7 @@ func runUSBStickStall(ctx context.Context, quick bool) (*Report, error) {
 				synced = " (sync unfinished at the run's end)"
 			}
 		}
-		fmt.Fprintf(&b, "%-24s %9.1f %7.1f [%4.0f-%4.0f] %9.1f %9.1f %8.2f %8.3f %8.1f %8.1f %8.1f %8.1f %8.1f%s\n", c.name,
+		fmt.Fprintf(&b, "%-34s %9.1f %7.1f [%4.0f-%4.0f] %9.1f %9.1f %8.2f %8.3f %8.1f %8.1f %8.1f %8.1f %8.1f%s\n", c.name,
 			figs["editor_p50_ms"], sp.Mean, sp.Min, sp.Max, figs["editor_max_ms"], figs["reader_p99_ms"],
 			figs["stick_MBps"], figs["fast_MBps"], figs["copier_exit_s"], figs["sync_s"],
 			figs["stick_thresh_MB"], figs["stick_dirty_MB"], figs["reclaim_sleep_s"], synced)

@@ -146,6 +146,8 @@ var activityPaths = [numActivities]ActivityPath{
 var UncountedSwitches = map[string]string{
 	"block_v6": "decided once when the machine is built (the block layer of every disk: blk-mq tags, " +
 		"max_sectors_kb, plugging); every request goes through it, so it runs whenever there is IO",
+	"bdi_knobs_v63": "decides which bdi knobs the machine accepts and converts max_bytes/min_bytes once when it is built; " +
+		"the knobs' effect is counted by their own paths (balance_dirty_pages.strictlimit, writeout_fraction.completions)",
 	"trace_v66": "changes only the wording of trace lines, never the simulated run",
 }
 

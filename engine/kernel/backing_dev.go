@@ -27,6 +27,9 @@ type BDI struct {
 	Q     *devices.Queue
 	FS    Filesystem
 	Knobs BdiKnobs
+	// minPPM, maxPPM are bdi->min_ratio and max_ratio in parts per million (the
+	// knobs' percent, or their bytes converted; setRatios)
+	minPPM, maxPPM int64
 
 	onePage OnePageWriter // FS as a OnePageWriter, or nil
 
@@ -64,7 +67,7 @@ type BDI struct {
 }
 
 func newBDI(name string) *BDI {
-	b := &BDI{Name: name, Knobs: DefaultBdiKnobs()}
+	b := &BDI{Name: name, Knobs: DefaultBdiKnobs(), maxPPM: 100 * bdiRatioScale}
 	b.bDirty.name, b.bIO.name, b.bMoreIO.name = "b_dirty", "b_io", "b_more_io"
 	b.bMoreIOWait.name = "b_more_io_wait"
 	b.bDirty.bit, b.bIO.bit, b.bMoreIO.bit, b.bMoreIOWait.bit = OnBDirty, OnBIO, OnBMoreIO, OnBMoreIOWait

@@ -186,6 +186,9 @@ func (k *Kernel) AddDisk(name string, q *devices.Queue, fs Filesystem, knobs Bdi
 	}
 	b := newBDI(name)
 	b.Q, b.FS, b.Knobs, b.idx = q, fs, knobs, len(k.bdis)
+	if err := k.setRatios(b); err != nil {
+		return nil, err
+	}
 	b.onePage, _ = fs.(OnePageWriter)
 	k.bdis = append(k.bdis, b)
 	b.flusher = newFlusher(k, b)
@@ -201,7 +204,7 @@ func (k *Kernel) SetKnobs(b *BDI, knobs BdiKnobs) error {
 		return err
 	}
 	b.Knobs = knobs
-	return nil
+	return k.setRatios(b)
 }
 
 // BDIs lists the disks' bdis in mount order.

@@ -18,6 +18,8 @@ func twoDisks(t *testing.T, preset string, slowBps int64, knobs kernel.BdiKnobs)
 	t.Helper()
 	p, err := kernel.LookupPreset(preset)
 	require.NoError(t, err)
+	// the sysfs knobs of 6.3 (strict_limit, max_bytes) on the 6.1 preset
+	p.Variants.BdiKnobsV63 = p.Variants.BdiKnobsV63 || (knobs.StrictLimit || knobs.MaxBytes > 0)
 	w := sim.NewWorld(1000, 1)
 	fast, err := devices.Preset("simple")
 	require.NoError(t, err)
@@ -108,14 +110,50 @@ func TestStrictLimitThrottlesBelowFreerun(t *testing.T) {
 	assert.LessOrEqual(t, strict, th+th/4+64, "and keeps it near its own threshold")
 }
 
-// TestStrictLimitNeedsTheCap: the knob is refused on kernels without it.
+// TestStrictLimitNeedsTheCap: the knobs are refused on kernels without them,
+// naming the field: strictlimit needs BDI_CAP_STRICTLIMIT (3.12) and the 6.3
+// sysfs knob, min_bytes/max_bytes the 6.3 knobs.
 func TestStrictLimitNeedsTheCap(t *testing.T) {
 	p, err := kernel.LookupPreset("2.6.30-rc6")
 	require.NoError(t, err)
-	err = kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}.Validate(p.Variants)
-	require.ErrorContains(t, err, "bdi.strictlimit")
-	require.ErrorContains(t, kernel.BdiKnobs{MaxRatio: 0}.Validate(p.Variants), "bdi.max_ratio")
-	require.ErrorContains(t, kernel.BdiKnobs{MinRatio: 60, MaxRatio: 50}.Validate(p.Variants), "bdi.min_ratio")
+	v61, err := kernel.LookupPreset("6.1")
+	require.NoError(t, err)
+	v63 := v61.Variants
+	v63.BdiKnobsV63 = true
+	for _, tc := range []struct {
+		name  string
+		knobs kernel.BdiKnobs
+		v     kernel.Variants
+		err   string
+	}{
+		{"2.6.30 strictlimit", kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}, p.Variants, "bdi.strictlimit: this kernel has no BDI_CAP_STRICTLIMIT"},
+		{"6.1 strictlimit: FUSE only", kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}, v61.Variants, "bdi.strictlimit: before Linux 6.3"},
+		{"6.1 max_bytes", kernel.BdiKnobs{MaxRatio: 100, MaxBytes: 16 << 20}, v61.Variants, "bdi.max_bytes: this kernel has no max_bytes knob (Linux 6.3+"},
+		{"6.1 min_bytes", kernel.BdiKnobs{MaxRatio: 100, MinBytes: 16 << 20}, v61.Variants, "bdi.min_bytes"},
+		{"max_ratio 0", kernel.BdiKnobs{MaxRatio: 0}, p.Variants, "bdi.max_ratio"},
+		{"min above max", kernel.BdiKnobs{MinRatio: 60, MaxRatio: 50}, p.Variants, "bdi.min_ratio"},
+		{"6.3 knobs", kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true, MaxBytes: 16 << 20}, v63, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.knobs.Validate(tc.v)
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.err)
+		})
+	}
+}
+
+// TestMaxBytes: 6.3's max_bytes becomes a max_ratio in parts per million of the
+// dirty threshold when it is set: 16 MiB of a 100 MiB threshold caps the slow
+// disk's bdi_thresh at 16 MiB; more than the dirtyable memory is refused.
+func TestMaxBytes(t *testing.T) {
+	k, _ := twoDisks(t, "6.1", 2<<20, kernel.BdiKnobs{MaxRatio: 100, MaxBytes: 16 << 20})
+	slow := k.BDIs()[1]
+	assert.LessOrEqual(t, k.BdiThresh(slow), int64(16<<20)/kernel.PageSize)
+	_, err := k.AddDisk("8:32", slow.Q, slow.FS, kernel.BdiKnobs{MaxRatio: 100, MaxBytes: 1 << 40})
+	require.ErrorContains(t, err, "bdi.max_bytes")
 }
 
 // TestPdflushServesEveryDisk: 2.6.30's shared pdflush pool writes both

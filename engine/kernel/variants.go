@@ -169,6 +169,11 @@ type Variants struct {
 	// wb_position_ratio (3.12+): a bdi with strictlimit set is throttled against
 	// its own limit, also below the global free-run ceiling.
 	StrictLimitCap bool
+	// BdiKnobsV63 is Linux 6.3's /sys/class/bdi knobs (Stefan Roesch's series,
+	// sysfs-class-bdi "Date: October 2022"): strict_limit, min_bytes and
+	// max_bytes, and min/max ratios in parts per million. Off: only min_ratio and
+	// max_ratio, and strictlimit only on FUSE mounts. No preset has it.
+	BdiKnobsV63 bool
 
 	// Page reclaim (vmscan.go; only with Params.Reclaim).
 
@@ -357,6 +362,9 @@ var Switches = []Switch{
 	{"strictlimit_cap", "3.12+: BDI_CAP_STRICTLIMIT bdis are throttled against their own limit",
 		"balance_dirty_pages, wb_position_ratio (strictlimit branches), mm/page-writeback.c v6.1", notesV6,
 		func(v *Variants) *bool { return &v.StrictLimitCap }},
+	{"bdi_knobs_v63", "6.3+: /sys/class/bdi strict_limit, min_bytes and max_bytes (ratios in parts per million)",
+		"bdi_set_strict_limit, bdi_set_max_bytes, bdi_ratio_from_pages, mm/page-writeback.c v6.3", "Stefan Roesch's bdi knob series (v6.3)",
+		func(v *Variants) *bool { return &v.BdiKnobsV63 }},
 	{"dirtyable_lru_anon", "2.6.28-2.6.31: dirtyable memory counts anonymous pages even without swap (global_lru_pages)",
 		"determine_dirtyable_memory, mm/page-writeback.c v2.6.30", "v2.6.32 global_reclaimable_pages replaced global_lru_pages there",
 		func(v *Variants) *bool { return &v.DirtyableLRUAnon }},

@@ -1,6 +1,9 @@
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // This file is the per-bdi share of the dirty limit (mm/page-writeback.c): the
 // writeout fraction each bdi earns by its writeback completions, and
@@ -14,23 +17,32 @@ import "fmt"
 
 // BdiKnobs are a bdi's /sys/class/bdi/MAJ:MIN/ settings.
 type BdiKnobs struct {
-	// MinRatio is min_ratio (2.6.24+, percent): a share of the dirty limit the bdi
-	// keeps whatever its writeout fraction; the sum over bdis is at most 100.
+	// MinRatio is min_ratio (2.6.25+, percent; Peter Zijlstra's "allow setting a
+	// minimum for the bdi dirty limit", posted 2008-01-29): a share of the dirty
+	// limit the bdi keeps whatever its writeout fraction; the sum over bdis is at
+	// most 100.
 	MinRatio int `json:"min_ratio,omitempty"`
-	// MaxRatio is max_ratio (2.6.24+, percent, default 100): the bdi's limit never
-	// exceeds this share, and completions above it do not raise its fraction.
+	// MaxRatio is max_ratio (2.6.25+, percent, default 100; "allow setting a
+	// maximum for the bdi dirty limit", same series): the bdi's limit never exceeds
+	// this share, and completions above it do not raise its fraction.
 	MaxRatio int `json:"max_ratio"`
-	// StrictLimit is BDI_CAP_STRICTLIMIT (the kernel's strictlimit feature, set by
-	// FUSE; user-settable as /sys/class/bdi/*/strict_limit from 6.2): the bdi is
-	// throttled against its own limit even while the global dirty count is below
-	// the free-run ceiling. Needs a kernel with Variants.StrictLimitCap.
+	// StrictLimit is BDI_CAP_STRICTLIMIT (commit 5a53748568f7, 3.12: set only by
+	// FUSE for its mounts; user-settable as /sys/class/bdi/*/strict_limit from 6.3,
+	// Variants.BdiKnobsV63): the bdi is throttled against its own limit even while
+	// the global dirty count is below the free-run ceiling.
 	StrictLimit bool `json:"strictlimit,omitempty"`
+	// MinBytes and MaxBytes are /sys/class/bdi/*/min_bytes and max_bytes (6.3+,
+	// Variants.BdiKnobsV63; 0: not set): bdi_set_min_bytes / bdi_set_max_bytes turn
+	// them into min_ratio / max_ratio in parts per million of the dirty threshold
+	// at the time they are written (bdi_ratio_from_pages).
+	MinBytes int64 `json:"min_bytes,omitempty"`
+	MaxBytes int64 `json:"max_bytes,omitempty"`
 }
 
 // DefaultBdiKnobs are a new bdi's knobs: min_ratio 0, max_ratio 100, no strictlimit.
 func DefaultBdiKnobs() BdiKnobs { return BdiKnobs{MaxRatio: 100} }
 
-// Validate checks the knobs' ranges, naming the field.
+// Validate checks the knobs' ranges and that the kernel has them, naming the field.
 func (b BdiKnobs) Validate(v Variants) error {
 	if b.MinRatio < 0 || b.MinRatio > 100 {
 		return fmt.Errorf("bdi.min_ratio: %d %% out of range [0, 100]", b.MinRatio)
@@ -44,6 +56,70 @@ func (b BdiKnobs) Validate(v Variants) error {
 	}
 	if b.StrictLimit && (!v.StrictLimitCap || !v.BdpThinkTime || v.IOFullThrottle) {
 		return fmt.Errorf("bdi.strictlimit: this kernel has no BDI_CAP_STRICTLIMIT (Linux 3.12+; of the presets, 6.1)")
+	}
+	if b.StrictLimit && !v.BdiKnobsV63 {
+		return fmt.Errorf("bdi.strictlimit: before Linux 6.3 only FUSE mounts get BDI_CAP_STRICTLIMIT (commit 5a53748568f7, 3.12); " +
+			"the sysfs knob strict_limit is 6.3+ (set the variant bdi_knobs_v63 to model it)")
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"min_bytes", b.MinBytes}, {"max_bytes", b.MaxBytes}} {
+		if f.v < 0 {
+			return fmt.Errorf("bdi.%s: %d below 0", f.name, f.v)
+		}
+		if f.v > 0 && !v.BdiKnobsV63 {
+			return fmt.Errorf("bdi.%s: this kernel has no %s knob (Linux 6.3+, Stefan Roesch's series; "+
+				"set the variant bdi_knobs_v63 to model it, or use %s)", f.name, f.name, strings.Replace(f.name, "bytes", "ratio", 1))
+		}
+	}
+	return nil
+}
+
+// bdiRatioScale is BDI_RATIO_SCALE (6.3+): ratios in parts per million.
+const bdiRatioScale = 10000
+
+// setRatios sets b's min and max ratio in parts per million from its knobs:
+// min_ratio/max_ratio, or (6.3+) bdi_set_min_bytes / bdi_set_max_bytes, which
+// refuse more pages than global_dirtyable_memory (bdi_check_pages_limit) and take
+// the ratio of the dirty threshold now (bdi_ratio_from_pages).
+func (k *Kernel) setRatios(b *BDI) error {
+	kn := b.Knobs
+	b.minPPM, b.maxPPM = int64(kn.MinRatio)*bdiRatioScale, int64(kn.MaxRatio)*bdiRatioScale
+	_, thresh := k.dirtyLimits()
+	avail := k.dirtyableMem
+	if k.mm != nil {
+		avail = k.dirtyableReclaim()
+	}
+	fromBytes := func(field string, bytes int64) (int64, error) {
+		pages := bytes >> PageShift
+		if pages > avail {
+			return 0, fmt.Errorf("bdi.%s: %d bytes above the dirtyable memory (%d MiB; the kernel refuses it)",
+				field, bytes, avail>>(20-PageShift))
+		}
+		r := pages * 100 * bdiRatioScale / max(thresh, 1)
+		if r > 100*bdiRatioScale {
+			return 0, fmt.Errorf("bdi.%s: %d bytes is %d %% of the dirty threshold (%d MiB), above 100 %% (the kernel refuses it)",
+				field, bytes, r/bdiRatioScale, thresh>>(20-PageShift))
+		}
+		return r, nil
+	}
+	if kn.MaxBytes > 0 {
+		r, err := fromBytes("max_bytes", kn.MaxBytes)
+		if err != nil {
+			return err
+		}
+		b.maxPPM = max(r, 1)
+	}
+	if kn.MinBytes > 0 {
+		r, err := fromBytes("min_bytes", kn.MinBytes)
+		if err != nil {
+			return err
+		}
+		b.minPPM = r
+	}
+	if b.minPPM > b.maxPPM {
+		return fmt.Errorf("bdi.min_bytes: its share of the dirty threshold is above max's (the kernel refuses it)")
 	}
 	return nil
 }
@@ -133,7 +209,7 @@ func (k *Kernel) bdiWriteoutInc(b *BDI, n int64) {
 		return // the fraction is 1 (writeoutFraction); nothing reads the counts
 	}
 	k.fired(ActWriteoutSeveralBdis)
-	maxFrac := int64(b.Knobs.MaxRatio) << fracShift / 100
+	maxFrac := b.maxPPM << fracShift / (100 * bdiRatioScale)
 	g := &k.completions
 	if k.P.Variants.FpropCompletions {
 		k.fpropReflectPeriod(&b.completions)
@@ -212,11 +288,12 @@ func (k *Kernel) fpropNewPeriod(periods int64) bool {
 	return true
 }
 
-// bdiMinRatioSum is the global bdi_min_ratio: the sum of every bdi's min_ratio.
+// bdiMinRatioSum is the global bdi_min_ratio: the sum of every bdi's min_ratio,
+// in parts per million.
 func (k *Kernel) bdiMinRatioSum() int64 {
 	s := int64(0)
 	for _, b := range k.bdis {
-		s += int64(b.Knobs.MinRatio)
+		s += b.minPPM
 	}
 	return s
 }
@@ -226,10 +303,11 @@ func (k *Kernel) bdiMinRatioSum() int64 {
 // plus its own min_ratio share, at most its max_ratio share.
 func (k *Kernel) bdiDirtyLimit(b *BDI, dirty int64) int64 {
 	num, den := k.writeoutFraction(b)
-	t := dirty * (100 - k.bdiMinRatioSum()) / 100
+	const full = 100 * bdiRatioScale
+	t := dirty * (full - k.bdiMinRatioSum()) / full
 	t = t * num / den
-	t += dirty * int64(b.Knobs.MinRatio) / 100
-	return min(t, dirty*int64(b.Knobs.MaxRatio)/100)
+	t += dirty * b.minPPM / full
+	return min(t, dirty*b.maxPPM/full)
 }
 
 // BdiThresh is the bdi's share of the dirty limit now (bdi_dirty_limit of
