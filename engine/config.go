@@ -32,7 +32,7 @@ type Config struct {
 	// applications hold and whether there is swap; the page cache starts as the
 	// rest, full of clean pages. nil: the page cache never fills.
 	Reclaim *ReclaimConfig `json:"reclaim,omitempty"`
-	HZ       int                    `json:"hz"`
+	HZ      int            `json:"hz"`
 
 	// vm.* sysctls. A _bytes value wins over its _ratio (the kernel zeroes the other).
 	DirtyBytes           int64 `json:"dirty_bytes"`
