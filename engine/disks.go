@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,36 +264,6 @@ func (m *Machine) startDiskTasks() {
 	}
 }
 
-// DiskResult is what one disk of a multi-disk machine (or a machine with
-// editors) measured.
-type DiskResult struct {
-	BDI        string  `json:"bdi"`
-	Device     string  `json:"device"`
-	Filesystem string  `json:"fs"`
-	WrittenMB  float64 `json:"written_MB"`
-	DirtiedMB  float64 `json:"dirtied_MB"`
-	// WriteMBps is the disk's write completions over the run (written / runtime).
-	WriteMBps float64 `json:"write_MBps"`
-	// BdiThreshMB and MaxDirtyMB: the bdi's share of the dirty limit at the end,
-	// and the most dirty + writeback pages it held at a sample.
-	BdiThreshMB float64 `json:"bdi_thresh_MB"`
-	MaxDirtyMB  float64 `json:"max_dirty_MB"`
-	// DDExitS is when the disk's last count-limited dd exited (0: none did).
-	DDExitS float64         `json:"dd_exit_s,omitempty"`
-	Editors []LatencyResult `json:"editors,omitempty"`
-	Readers []LatencyResult `json:"readers,omitempty"`
-}
-
-// LatencyResult is a task's latency percentiles (histogram upper bounds within
-// 25 %) in milliseconds; InFlightMs is an operation still unfinished at the end.
-type LatencyResult struct {
-	N          int64   `json:"n"`
-	P50Ms      float64 `json:"p50_ms"`
-	P99Ms      float64 `json:"p99_ms"`
-	MaxMs      float64 `json:"max_ms"`
-	InFlightMs float64 `json:"in_flight_ms,omitempty"`
-}
-
 func latencyResult(s workload.LatencyStats) LatencyResult {
 	ms := func(t sim.Time) float64 { return float64(t) / 1e6 }
 	return LatencyResult{N: s.N, P50Ms: ms(s.P50), P99Ms: ms(s.P99), MaxMs: ms(s.Max)}
@@ -491,28 +460,6 @@ func diskKeyList() string {
 		ks = append(ks, k.Key)
 	}
 	return strings.Join(ks, ", ")
-}
-
-// writeDisksSummary prints one line per disk, and its editors' and readers' latency.
-func writeDisksSummary(w io.Writer, disks []DiskResult) {
-	for _, d := range disks {
-		fmt.Fprintf(w, "disk %-5s %s/%s: written %.1f MB (%.1f MB/s), bdi_thresh %.1f MB, max dirty+writeback %.1f MB",
-			d.BDI, d.Device, d.Filesystem, d.WrittenMB, d.WriteMBps, d.BdiThreshMB, d.MaxDirtyMB)
-		if d.DDExitS > 0 {
-			fmt.Fprintf(w, ", dd exited at %.1f s", d.DDExitS)
-		}
-		fmt.Fprintln(w)
-		for _, e := range d.Editors {
-			fmt.Fprintf(w, "  editor  %d saves (write+fsync) p50 %.1f ms, p99 %.1f ms, max %.1f ms", e.N, e.P50Ms, e.P99Ms, e.MaxMs)
-			if e.InFlightMs > 0 {
-				fmt.Fprintf(w, "; one in flight for %.1f ms", e.InFlightMs)
-			}
-			fmt.Fprintln(w)
-		}
-		for _, rd := range d.Readers {
-			fmt.Fprintf(w, "  reader  %d reads p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", rd.N, rd.P50Ms, rd.P99Ms, rd.MaxMs)
-		}
-	}
 }
 
 // String is the disk in ParseDisk form: the device (preset and overrides), then

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wblab/wblab/engine/report"
 	"sort"
 
 	"github.com/wblab/wblab/devices"
@@ -193,7 +194,7 @@ func (s *Machine) Result() *Result {
 		}
 		r.CPUByActor[i].CPUS += c.Seconds()
 	}
-	r.CPUByActor = append(r.CPUByActor, ActorCPU{"irq", k.IrqCPU().Seconds()})
+	r.CPUByActor = append(r.CPUByActor, ActorCPU{Actor: "irq", CPUS: k.IrqCPU().Seconds()})
 	r.CPUS = total.Seconds()
 	if name, ok := kernel.PresetFor(k.P.Variants); ok {
 		r.KernelSwitchesEqual = name
@@ -239,7 +240,9 @@ func (s *Machine) Result() *Result {
 			SeekPct: float64(m.SeekTime) * pct, RotatePct: float64(m.RotateTime) * pct, XferPct: float64(m.XferTime) * pct}
 	}
 	if sr, ok := k.FS.(fs.StatsReporter); ok {
-		r.FSStats = sr.Stats()
+		for _, st := range sr.Stats() {
+			r.FSStats = append(r.FSStats, report.Stat(st))
+		}
 	}
 	wbt := s.q.WBT()
 	r.WBT = WBTSummary{Enabled: wbt.Enabled, FinalStep: wbt.Step, Scales: wbt.Scales, Exceeded: wbt.Exceeded}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
 	"sort"
 	"strconv"
 	"strings"
@@ -285,10 +286,9 @@ func TableHeader(base, test string) string {
 
 // TableRow is one line of the harness's table: base write_bw, delta, test write_bw
 // (formatted, or a placeholder such as "..." or "error") and the case. The CLI's
-// compare, the experiments and the page's matrix all print through it.
-func TableRow(base, delta, test, name string) string {
-	return fmt.Sprintf("%24s  %11s  %11s  %s\n", base, delta, test, name)
-}
+// compare, the experiments and the page's matrix all print through it
+// (report.TableRow, which the page reads without linking the engine).
+func TableRow(base, delta, test, name string) string { return report.TableRow(base, delta, test, name) }
 
 // Text renders the comparison as Wu's compare script prints it: a header with both
 // kernels, one row per case (base write_bw, delta, test write_bw, case) and the

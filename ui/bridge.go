@@ -1,26 +1,5 @@
 package ui
 
-import (
-	"encoding/json"
-
-	"github.com/wblab/wblab/engine"
-)
-
-// DefaultConfigJSON is the Config JSON of engine.FirstPageConfig(), the case
-// static/boot.js starts in the first worker before the UI exists; the UI's first run
-// takes that run over when its config JSON is this.
-func DefaultConfigJSON() string {
-	b, _ := json.Marshal(engine.FirstPageConfig())
-	return string(b)
-}
-
-// pageConfig is cfg as the page runs it (single and A/B): with the per-inode and
-// per-task detail its views show (recording it does not change the run).
-func pageConfig(cfg engine.Config) engine.Config {
-	cfg.Detail = true
-	return cfg
-}
-
 // Msg is a message from an engine worker (wasm/worker/PROTOCOL.md).
 type Msg struct {
 	Type        string // progress, chunk, result, error
@@ -50,4 +29,8 @@ type Engine interface {
 	Run(id int, cfgJSON string, summary bool)
 	Cancel(id int)
 	Workers() int
+	// OnMsg sets who gets every run's messages, in order.
+	OnMsg(func(Msg))
+	// Ask answers a question of the page (package wire) in a worker; it blocks.
+	Ask(kind string, req []byte) ([]byte, error)
 }

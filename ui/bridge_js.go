@@ -21,6 +21,13 @@ type pool struct {
 	onMsg   func(Msg)
 	msgs    chan wmsg
 	early   *earlyRun
+	askID   int
+	asks    map[int]chan answer // by ask id, until the answer came
+}
+
+// answer is a worker's reply to an "ask" message.
+type answer struct {
+	json, err string
 }
 
 // earlyRun is the default case static/boot.js started in the first worker before the
@@ -62,9 +69,10 @@ type job struct {
 	summary bool
 }
 
-// NewEngine starts a worker pool of up to max workers; onMsg gets every message in order.
-func NewEngine(max int, onMsg func(Msg)) Engine {
-	p := &pool{max: max, onMsg: onMsg, msgs: make(chan wmsg, 8192)}
+// NewEngine starts a worker pool of up to max workers (with the one static/boot.js
+// started); OnMsg sets who gets the runs' messages.
+func NewEngine(max int) Engine {
+	p := &pool{max: max, msgs: make(chan wmsg, 8192), asks: map[int]chan answer{}}
 	if ms := jsInt(safejs.Global(), "wblabWatchdogMs"); ms > 0 {
 		WatchdogTimeout = time.Duration(ms) * time.Millisecond
 	}
@@ -136,10 +144,58 @@ func (p *pool) watchdog() {
 
 func (p *pool) Workers() int { return p.max }
 
+func (p *pool) OnMsg(f func(Msg)) {
+	p.mu.Lock()
+	p.onMsg = f
+	p.mu.Unlock()
+}
+
+// deliver hands a run's message to the page (dropped before OnMsg: no run of the
+// page's is in flight then; the early run's messages are held until claimed).
+func (p *pool) deliver(m Msg) {
+	p.mu.Lock()
+	f := p.onMsg
+	p.mu.Unlock()
+	if f != nil {
+		f(m)
+	}
+}
+
+// Ask posts a question to a worker (an idle one if any: a busy one answers between
+// its run's slices) and waits for the answer.
+func (p *pool) Ask(kind string, req []byte) ([]byte, error) {
+	p.mu.Lock()
+	var w *worker
+	for _, x := range p.workers {
+		if w == nil || (x.busy == 0 && w.busy != 0) {
+			w = x
+		}
+	}
+	if w == nil {
+		var err error
+		if w, err = p.spawn(); err != nil {
+			p.mu.Unlock()
+			return nil, fmt.Errorf("ask %s: cannot start a worker: %v", kind, err)
+		}
+		p.workers = append(p.workers, w)
+	}
+	p.askID++
+	id := p.askID
+	ch := make(chan answer, 1)
+	p.asks[id] = ch
+	p.mu.Unlock()
+	post(w.v, map[string]any{"type": "ask", "id": id, "kind": kind, "req": string(req)})
+	a := <-ch
+	if a.err != "" {
+		return nil, fmt.Errorf("%s", a.err)
+	}
+	return []byte(a.json), nil
+}
+
 func (p *pool) Run(id int, cfg string, summary bool) {
 	p.mu.Lock()
 	if e := p.early; e != nil && e.claimed == 0 && !e.dropped {
-		if !summary && cfg == DefaultConfigJSON() {
+		if !summary && cfg == Cat.FirstPageJSON {
 			e.claimed = id
 			e.w.busy = id
 			p.mu.Unlock()
@@ -162,7 +218,7 @@ func (p *pool) Cancel(id int) {
 			p.mu.Unlock()
 			// not inline: Cancel runs inside a Vugu event handler, which holds the
 			// lock onMsg takes
-			go p.onMsg(Msg{Type: "error", ID: id, Message: "cancelled"})
+			go p.deliver(Msg{Type: "error", ID: id, Message: "cancelled"})
 			return
 		}
 	}
@@ -205,7 +261,7 @@ func (p *pool) dispatch() {
 			if w, err = p.spawn(); err != nil {
 				j := p.queue[0]
 				p.queue = p.queue[1:]
-				go p.onMsg(Msg{Type: "error", ID: j.id, Message: "cannot start a worker: " + err.Error()})
+				go p.deliver(Msg{Type: "error", ID: j.id, Message: "cannot start a worker: " + err.Error()})
 				continue
 			}
 			p.workers = append(p.workers, w)
@@ -270,6 +326,17 @@ func (p *pool) listen(v safejs.Value) (*worker, error) {
 
 // receive decodes a worker's message (on the JS side: never blocks).
 func (p *pool) receive(w *worker, d safejs.Value) {
+	if jsStr(d, "type") == "answer" { // to Ask, not to the page
+		p.mu.Lock()
+		id := jsInt(d, "id")
+		ch := p.asks[id]
+		delete(p.asks, id)
+		p.mu.Unlock()
+		if ch != nil {
+			ch <- answer{jsStr(d, "answer"), jsStr(d, "message")}
+		}
+		return
+	}
 	m := Msg{Type: jsStr(d, "type"), ID: jsInt(d, "id"), Done: jsFloat(d, "done"), Total: jsFloat(d, "total"),
 		Result: jsStr(d, "result"), Trace: jsStr(d, "trace"), Message: jsStr(d, "message")}
 	switch m.Type {
@@ -399,14 +466,18 @@ func (p *pool) handle(wm wmsg) {
 		if p.early != nil && p.early.w == wm.w {
 			p.early = nil
 		}
+		for id, ch := range p.asks { // whichever worker had it: asked again later
+			ch <- answer{err: "the engine worker failed: " + m.Message}
+			delete(p.asks, id)
+		}
 		p.mu.Unlock()
 		for _, id := range failed {
-			p.onMsg(Msg{Type: "error", ID: id, Message: "the engine worker failed: " + m.Message})
+			p.deliver(Msg{Type: "error", ID: id, Message: "the engine worker failed: " + m.Message})
 		}
 		p.dispatch()
 		return
 	}
-	p.onMsg(m)
+	p.deliver(m)
 	if m.Type == "result" || m.Type == "error" {
 		p.dispatch()
 	}

@@ -4,16 +4,24 @@ package ui
 
 // Host stubs: the lab runs only in a browser; these keep the package building natively.
 
+import "errors"
+
 // NewEngine returns an engine that reports every run as failed.
-func NewEngine(max int, onMsg func(Msg)) Engine { return hostEngine{onMsg} }
+func NewEngine(max int) Engine { return &hostEngine{} }
 
 type hostEngine struct{ onMsg func(Msg) }
 
-func (e hostEngine) Run(id int, _ string, _ bool) {
-	e.onMsg(Msg{Type: "error", ID: id, Message: "no browser workers outside WebAssembly"})
+func (e *hostEngine) Run(id int, _ string, _ bool) {
+	if e.onMsg != nil {
+		e.onMsg(Msg{Type: "error", ID: id, Message: "no browser workers outside WebAssembly"})
+	}
 }
-func (hostEngine) Cancel(int)   {}
-func (hostEngine) Workers() int { return 1 }
+func (*hostEngine) Cancel(int)          {}
+func (*hostEngine) Workers() int        { return 1 }
+func (e *hostEngine) OnMsg(f func(Msg)) { e.onMsg = f }
+func (*hostEngine) Ask(string, []byte) ([]byte, error) {
+	return nil, errors.New("no engine worker outside WebAssembly")
+}
 
 func Cores() int                        { return 1 }
 func DrawChart(elID, opts, data string) {}

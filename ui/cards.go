@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
 )
 
 // Card is one summary number (or name, for Text cards).
@@ -24,26 +24,26 @@ func Cards(ar, b *RunState) []Card {
 	a, wallMs := ar.Res, ar.WallMs
 	type num struct {
 		id, label, unit string
-		f               func(*engine.Result, float64) float64
+		f               func(*report.Result, float64) float64
 		prec            int
 	}
 	nums := []num{
-		{"write_bw", "write_bw", "MiB/s", func(r *engine.Result, _ float64) float64 { return r.WriteBWMBps }, 2},
-		{"written", "written", "MiB", func(r *engine.Result, _ float64) float64 { return r.WrittenMB }, 1},
-		{"cpu", "CPU", "s", func(r *engine.Result, _ float64) float64 { return r.CPUS }, 2},
-		{"runtime", "runtime", "s simulated", func(r *engine.Result, _ float64) float64 { return r.RuntimeS }, 0},
-		{"wall", "wall time", "ms", func(_ *engine.Result, w float64) float64 { return w }, 0},
-		{"data_age", "oldest dirty data", "s", func(r *engine.Result, _ float64) float64 { return r.DirtyAge.MaxDataS }, 1},
-		{"age", "oldest inode dirtied_when", "s ago", func(r *engine.Result, _ float64) float64 { return r.DirtyAge.MaxS }, 1},
-		{"busy", "wb busy loops", "", func(r *engine.Result, _ float64) float64 { return float64(r.BusyLoops) }, 0},
+		{"write_bw", "write_bw", "MiB/s", func(r *report.Result, _ float64) float64 { return r.WriteBWMBps }, 2},
+		{"written", "written", "MiB", func(r *report.Result, _ float64) float64 { return r.WrittenMB }, 1},
+		{"cpu", "CPU", "s", func(r *report.Result, _ float64) float64 { return r.CPUS }, 2},
+		{"runtime", "runtime", "s simulated", func(r *report.Result, _ float64) float64 { return r.RuntimeS }, 0},
+		{"wall", "wall time", "ms", func(_ *report.Result, w float64) float64 { return w }, 0},
+		{"data_age", "oldest dirty data", "s", func(r *report.Result, _ float64) float64 { return r.DirtyAge.MaxDataS }, 1},
+		{"age", "oldest inode dirtied_when", "s ago", func(r *report.Result, _ float64) float64 { return r.DirtyAge.MaxS }, 1},
+		{"busy", "wb busy loops", "", func(r *report.Result, _ float64) float64 { return float64(r.BusyLoops) }, 0},
 	}
 	if ddTime(a) > 0 || (b != nil && ddTime(b.Res) > 0) {
-		nums = append(nums, num{"dd_time", "dd finished in", "s", func(r *engine.Result, _ float64) float64 { return ddTime(r) }, 1})
+		nums = append(nums, num{"dd_time", "dd finished in", "s", func(r *report.Result, _ float64) float64 { return ddTime(r) }, 1})
 	}
 	if a.Reads.Count > 0 || (b != nil && b.Res.Reads.Count > 0) {
 		nums = append(nums,
-			num{"read_p99", "read latency p99", "ms", func(r *engine.Result, _ float64) float64 { return r.Reads.P99Ms }, 1},
-			num{"read_mean", "read latency mean", "ms", func(r *engine.Result, _ float64) float64 { return r.Reads.MeanMs }, 2})
+			num{"read_p99", "read latency p99", "ms", func(r *report.Result, _ float64) float64 { return r.Reads.P99Ms }, 1},
+			num{"read_mean", "read latency mean", "ms", func(r *report.Result, _ float64) float64 { return r.Reads.MeanMs }, 2})
 	}
 	var out []Card
 	for _, g := range nums {
@@ -77,8 +77,8 @@ func Cards(ar, b *RunState) []Card {
 		id, label string
 		f         func(*RunState) string
 	}{
-		{"kernel", "kernel", func(r *RunState) string { return kernelLabel(r.Cfg) }},
-		{"device", "device", func(r *RunState) string { return r.Cfg.Device.String() }},
+		{"kernel", "kernel", func(r *RunState) string { return r.Run.Kernel }},
+		{"device", "device", func(r *RunState) string { return r.Run.Device }},
 		{"fs", "filesystem", func(r *RunState) string { return r.Res.Filesystem }},
 	} {
 		cd := Card{ID: t.id, Label: t.label, A: t.f(ar), Text: true}
@@ -90,19 +90,8 @@ func Cards(ar, b *RunState) []Card {
 	return out
 }
 
-// kernelLabel is the kernel preset with the switches set.
-func kernelLabel(cfg engine.Config) string {
-	s := cfg.Kernel
-	for _, k := range sortedKeys(FormFromConfig(cfg)) {
-		if strings.HasPrefix(k, "v.") {
-			s += fmt.Sprintf(" %s=%s", k[2:], onOff(cfg.Variants[k[2:]]))
-		}
-	}
-	return s
-}
-
 // ddTime is when the last count-limited dd exited (0 when none did).
-func ddTime(r *engine.Result) float64 {
+func ddTime(r *report.Result) float64 {
 	t := 0.0
 	for _, k := range r.Tasks {
 		if k.Done && k.RuntimeS > t {

@@ -18,11 +18,10 @@ func cardByID(cs []Card, id string) (Card, bool) {
 }
 
 func TestCards(t *testing.T) {
-	cfg := engine.DefaultConfig()
 	res := func(bw float64, tasks ...engine.TaskResult) *engine.Result {
 		return &engine.Result{WriteBWMBps: bw, WrittenMB: 10000, Filesystem: "ext4", Tasks: tasks}
 	}
-	run := func(r *engine.Result) *RunState { return &RunState{Cfg: cfg, Res: r, WallMs: 120} }
+	run := func(r *engine.Result) *RunState { return &RunState{Run: defaultRun(), Res: r, WallMs: 120} }
 	for _, tc := range []struct {
 		name   string
 		a, b   *RunState

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
 )
 
 // SeriesSpec is one line of a chart: a column of the engine's time series, or the sum
@@ -157,7 +157,7 @@ func AllCharts(runs []Run) []ChartSpec {
 }
 
 // column returns a series' values in s (a sum when sp.Sum is set).
-func column(sp SeriesSpec, s *engine.Series) ([]float64, bool) {
+func column(sp SeriesSpec, s *report.Series) ([]float64, bool) {
 	if len(sp.Sum) == 0 {
 		return s.Column(sp.Col)
 	}
@@ -183,30 +183,8 @@ func column(sp SeriesSpec, s *engine.Series) ([]float64, bool) {
 // Run is one labelled result for a chart ("" for a single run, "A"/"B" in A/B mode).
 type Run struct {
 	Label  string
-	Result *engine.Result
+	Result *report.Result
 	Absent map[string]bool // columns the run's kernel does not have (AbsentColumns)
-}
-
-// ioLessColumns exist only in kernels with IO-less balance_dirty_pages (v3.2+): the
-// dirty ratelimits and the setpoint of bdi_position_ratio. An IO-full kernel
-// (2.6.30, 2.6.36) throttles by writing back itself and has none of them.
-var ioLessColumns = []string{"setpoint_MB", "dirty_ratelimit_MBps", "balanced_ratelimit_MBps", "task_ratelimit_MBps"}
-
-// AbsentColumns are the series cfg's kernel does not have.
-func AbsentColumns(cfg engine.Config) map[string]bool {
-	p, err := engine.LookupKernel(cfg.Kernel)
-	if err != nil {
-		return nil
-	}
-	v, err := cfg.Variants.Apply(p.Variants)
-	if err != nil || !v.IOFullThrottle {
-		return nil
-	}
-	out := map[string]bool{}
-	for _, c := range ioLessColumns {
-		out[c] = true
-	}
-	return out
 }
 
 // MaxPoints is how many points a chart draws per series at most: denser series

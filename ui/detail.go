@@ -7,14 +7,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
 )
 
 // TopN is how many tasks and inodes the detail views show one by one; the rest are a
 // summary band (100 dd stay readable).
 const TopN = 12
 
-// listColors colour the writeback lists in the swim-lanes (engine.InodeDetail.Lists
+// listColors colour the writeback lists in the swim-lanes (report.InodeDetail.Lists
 // letters) and the band.
 var listColors = []struct {
 	Letter      byte
@@ -53,12 +53,12 @@ func SwimLane(lists, visited string, w, h int) string {
 	}
 	for i := 0; i < len(visited) && i < n; i++ {
 		v := hexVal(visited[i])
-		cur := map[byte]uint8{'d': engine.OnBDirty, 'i': engine.OnBIO, 'm': engine.OnBMoreIO, 'w': engine.OnBMoreIOWait}[lists[i]]
-		if other := v &^ cur &^ engine.OnBDirty; other != 0 {
+		cur := map[byte]uint8{'d': Cat.OnBDirty, 'i': Cat.OnBIO, 'm': Cat.OnBMoreIO, 'w': Cat.OnBMoreIOWait}[lists[i]]
+		if other := v &^ cur &^ Cat.OnBDirty; other != 0 {
 			c := "#ff7f0e"
-			if other&engine.OnBMoreIO != 0 {
+			if other&Cat.OnBMoreIO != 0 {
 				c = "#d62728"
-			} else if other&engine.OnBMoreIOWait != 0 {
+			} else if other&Cat.OnBMoreIOWait != 0 {
 				c = "#9467bd"
 			}
 			fmt.Fprintf(&b, `<rect x="%d" y="0" width="1" height="3" fill="%s"/>`, i, c)
@@ -116,7 +116,7 @@ func Sparkline(vals []float64, top float64, skipZero bool, h int) string {
 
 // ListBand draws, for all inodes, how many are on each list at each row: a stacked
 // SVG band of height h (the summary of inodes beyond the top N).
-func ListBand(inodes []engine.InodeDetail, h int) string {
+func ListBand(inodes []report.InodeDetail, h int) string {
 	if len(inodes) == 0 || len(inodes[0].Lists) == 0 {
 		return ""
 	}
@@ -160,10 +160,10 @@ func ListBand(inodes []engine.InodeDetail, h int) string {
 // PauseBuckets are the pause histogram's bucket labels (kernel.ThreadStats.PauseHist).
 func PauseBuckets() []string {
 	out := []string{"<1"}
-	for i := 1; i < engine.PauseBuckets-1; i++ {
+	for i := 1; i < Cat.PauseBuckets-1; i++ {
 		out = append(out, fmt.Sprintf("%d-%d", 1<<(i-1), 1<<i))
 	}
-	return append(out, fmt.Sprintf("≥%d", 1<<(engine.PauseBuckets-2)))
+	return append(out, fmt.Sprintf("≥%d", 1<<(Cat.PauseBuckets-2)))
 }
 
 // Histogram draws pause counts as SVG bars (log-scaled heights), with a title per bar.
@@ -203,7 +203,7 @@ type TaskRow struct {
 }
 
 // TaskRows are the top-N tasks by bytes written, then one summary row for the rest.
-func TaskRows(r *engine.Result) []TaskRow {
+func TaskRows(r *report.Result) []TaskRow {
 	if r == nil || r.Detail == nil {
 		return nil
 	}
@@ -212,7 +212,7 @@ func TaskRows(r *engine.Result) []TaskRow {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return r.Tasks[idx[a]].DirtiedMB > r.Tasks[idx[b]].DirtiedMB })
-	byPID := map[int]engine.TaskDetail{}
+	byPID := map[int]report.TaskDetail{}
 	top := 0.0
 	for _, d := range r.Detail.Tasks {
 		byPID[d.PID] = d
@@ -222,7 +222,7 @@ func TaskRows(r *engine.Result) []TaskRow {
 	}
 	var out []TaskRow
 	var rest TaskRow
-	restHist := make([]int64, engine.PauseBuckets)
+	restHist := make([]int64, Cat.PauseBuckets)
 	nrest := 0
 	for k, i := range idx {
 		t := r.Tasks[i]
@@ -262,15 +262,15 @@ type InodeRow struct {
 
 // InodeRows are the top-N inodes by bytes written, each with its swim-lane, dirty
 // pages and pages per writeback_single_inode call.
-func InodeRows(r *engine.Result) []InodeRow {
+func InodeRows(r *report.Result) []InodeRow {
 	if r == nil || r.Detail == nil {
 		return nil
 	}
-	res := map[uint64]engine.InodeResult{}
+	res := map[uint64]report.InodeResult{}
 	for _, in := range r.Inodes {
 		res[in.Ino] = in
 	}
-	ds := append([]engine.InodeDetail(nil), r.Detail.Inodes...)
+	ds := append([]report.InodeDetail(nil), r.Detail.Inodes...)
 	sort.SliceStable(ds, func(a, b int) bool { return res[ds[a].Ino].WrittenMB > res[ds[b].Ino].WrittenMB })
 	topDirty, topCall := 0.0, 0.0
 	for _, d := range ds {

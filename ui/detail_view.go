@@ -3,7 +3,7 @@ package ui
 import (
 	"fmt"
 
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
 )
 
 // DetailView shows the per-task and per-inode views of the shown run (A, or B on
@@ -16,7 +16,7 @@ type DetailView struct {
 	lab *Root
 }
 
-func (c *DetailView) res() *engine.Result {
+func (c *DetailView) res() *report.Result {
 	r := c.lab.Results
 	if c.ShowB {
 		if b := r.shownB(); b != nil {

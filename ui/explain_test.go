@@ -27,7 +27,7 @@ func TestEverythingIsExplained(t *testing.T) {
 	}
 	r := &engine.Result{WriteBWMBps: 1, Tasks: []engine.TaskResult{{Done: true, RuntimeS: 1}}, Reads: engine.ReadSummary{Count: 1},
 		FSStats: nil}
-	for _, cd := range Cards(&RunState{Cfg: engine.DefaultConfig(), Res: r}, nil) {
+	for _, cd := range Cards(&RunState{Run: defaultRun(), Res: r}, nil) {
 		_, ok := CardDoc(cd.ID)
 		assert.True(t, ok, "card %s has no explanation", cd.ID)
 	}

@@ -90,7 +90,7 @@ func ExportRuns(kind string, runs []*RunState) (File, error) {
 				return File{}, fmt.Errorf(`no trace: tick "record trace" and run again`)
 			}
 			if len(runs) > 1 {
-				fmt.Fprintf(&b, "# %s: %s on %s\n", labels[i], r.Res.Case, kernelLabel(r.Cfg))
+				fmt.Fprintf(&b, "# %s: %s on %s\n", labels[i], r.Res.Case, r.Run.Kernel)
 			}
 			b.WriteString(r.Trace)
 		}

@@ -16,8 +16,8 @@ func TestExportRuns(t *testing.T) {
 		r.Case = c
 		return r
 	}
-	a := &RunState{Cfg: engine.DefaultConfig(), Res: res("c/a"), Trace: "ta\n"}
-	b := &RunState{Cfg: engine.DefaultConfig(), Res: res("c/a"), Trace: "tb\n"}
+	a := &RunState{Run: defaultRun(), Res: res("c/a"), Trace: "ta\n"}
+	b := &RunState{Run: defaultRun(), Res: res("c/a"), Trace: "tb\n"}
 	for _, tc := range []struct {
 		kind  string
 		runs  []*RunState
@@ -76,17 +76,6 @@ func TestPageMsg(t *testing.T) {
 		{"runtime: 1ns out of range [1ms, 24h0m0s]", "runtime: 1ns out of range [1ms, 24h0m0s]"},
 	} {
 		assert.Equal(t, tc.want, pageMsg(tc.in))
-	}
-}
-
-func TestChartsForTheKernel(t *testing.T) {
-	for _, tc := range []struct {
-		kernel string
-		absent bool
-	}{{"2.6.30-rc6", true}, {"2.6.36-rc1", true}, {"3.1.0-rc9-ioless-full", false}, {"6.1", false}} {
-		cfg := engine.DefaultConfig()
-		cfg.Kernel = tc.kernel
-		assert.Equal(t, tc.absent, AbsentColumns(cfg)["setpoint_MB"], tc.kernel)
 	}
 }
 

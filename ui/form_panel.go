@@ -2,10 +2,9 @@ package ui
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/vugu/vugu"
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/ui/wire"
 )
 
 // FormPanel is the form: A's controls, B's kernel and switches, the case box, and the
@@ -29,7 +28,6 @@ func (c *FormPanel) apply(st State) {
 	if c.B["kernel"] == "" {
 		c.B["kernel"] = c.Form["kernel"]
 	}
-	c.CaseBox = c.Form.CaseName()
 }
 
 // Mode is the page's mode (the B fieldset shows outside single mode).
@@ -53,69 +51,39 @@ func (c *FormPanel) SetF(id string, e vugu.DOMEvent) {
 			}
 		}
 	}
-	c.CaseBox = c.Form.CaseName()
-	c.changed()
+	c.changed(true)
 }
 
-// changed saves the hash and marks the shown results as another form's.
-func (c *FormPanel) changed() {
+// changed marks the shown results as another form's and has the engine check the
+// form: the link, and with box the case box's name.
+func (c *FormPanel) changed(box bool) {
 	c.lab.Results.Stale = c.lab.Results.A != nil
-	c.lab.saveHash()
+	c.lab.refresh(box)
 }
 
 // SetB handles B's kernel controls.
 func (c *FormPanel) SetB(id string, e vugu.DOMEvent) {
 	c.B[id] = e.PropString("target", "value")
-	c.changed()
+	c.changed(false)
 }
 
 // BF is a B control's text.
 func (c *FormPanel) BF(id string) string { return c.B[id] }
 
 // DeviceModel is the model of the chosen device preset.
-func (c *FormPanel) DeviceModel() string { return presetInfo(c.Form["device"], "").model }
+func (c *FormPanel) DeviceModel() string { return Cat.DeviceModels[c.Form["device"]] }
 
-// Placeholder is a device key's preset value.
+// Placeholder is a device key's preset value: the block-layer keys as the chosen
+// kernel preset sets them for the chosen device.
 func (c *FormPanel) Placeholder(id string) string {
 	if !strings.HasPrefix(id, "dev.") {
 		return ""
 	}
-	return presetInfo(c.Form["device"], c.Form["kernel"]).values[id[4:]]
-}
-
-// devInfo is what the form shows of a device preset.
-type devInfo struct {
-	model  string
-	values map[string]string
-}
-
-// presetCache memoizes presetInfo: presets are fixed at build time, and the form asks
-// for every device key on every render.
-var (
-	presetMu    sync.Mutex
-	presetCache = map[string]devInfo{}
-)
-
-// presetInfo is a device preset's model and its keys' values, the block-layer
-// keys as kernelName's preset sets them for that device.
-func presetInfo(name, kernelName string) devInfo {
-	presetMu.Lock()
-	defer presetMu.Unlock()
-	key := name + "\x00" + kernelName
-	if d, ok := presetCache[key]; ok {
-		return d
+	vals, ok := Cat.Placeholders[wire.PlaceholderKey(c.Form["device"], c.Form["kernel"])]
+	if !ok {
+		vals = Cat.Placeholders[wire.PlaceholderKey(c.Form["device"], "")]
 	}
-	var d devInfo
-	if s, err := engine.DevicePreset(name); err == nil {
-		d = devInfo{model: s.Model, values: DeviceValues(s)}
-		if blk, err := engine.KernelBlock(kernelName, s); err == nil {
-			for k, v := range BlockValues(blk) {
-				d.values[k] = v
-			}
-		}
-	}
-	presetCache[key] = d
-	return d
+	return vals[id[4:]]
 }
 
 // Groups lists the form's field groups in order.
@@ -137,35 +105,30 @@ func (c *FormPanel) GroupFields(g string) []Field {
 // VariantFields are the kernel switches (for B).
 func (c *FormPanel) VariantFields() []Field { return c.GroupFields("kernel")[1:] }
 
-// ApplyCase sets the form from the case box; it reports whether the name was good.
-func (c *FormPanel) ApplyCase() bool {
-	f, err := c.Form.ApplyCase(c.CaseBox)
-	if err != nil {
-		c.Errs["case"] = err.Msg
-		return false
-	}
-	delete(c.Errs, "case")
-	c.Form = f
-	c.lab.saveHash()
-	return true
-}
-
-// bConfig is A's config with B's kernel and switches.
-func (c *FormPanel) bConfig() (engine.Config, *FieldError) {
-	g := c.Form.Clone()
-	for k := range g {
-		if strings.HasPrefix(k, "v.") {
-			delete(g, k)
+// ApplyCase sets the form from the case box (the engine parses it) and, when the
+// name was good, calls then (with the event lock held). The answer comes on another
+// goroutine.
+func (c *FormPanel) ApplyCase(then func()) {
+	q := wire.ApplyCase{Form: c.Form.Clone(), Name: c.CaseBox}
+	go func() {
+		var a wire.CaseApplied
+		err := Ask("case", q, &a)
+		c.lab.ee.Lock()
+		defer c.lab.ee.UnlockRender()
+		switch {
+		case err != nil:
+			c.Errs["case"] = "engine: " + err.Error()
+		case a.Err != nil:
+			c.Errs["case"] = a.Err.Msg
+		default:
+			delete(c.Errs, "case")
+			c.Form = a.Form
+			c.lab.saveHash()
+			if then != nil {
+				then()
+			}
 		}
-	}
-	for k, v := range c.B {
-		g[k] = v
-	}
-	cfg, err := g.Config()
-	if err != nil {
-		err.Field = "b." + err.Field
-	}
-	return cfg, err
+	}()
 }
 
 // setErr shows an input error next to its control, or under the case box when the
@@ -211,13 +174,9 @@ func (c *FormPanel) Doc(id string) string {
 		if id == "b.kernel" {
 			name = c.B["kernel"]
 		}
-		if p, err := engine.LookupKernel(name); err == nil {
-			return p.Doc
-		}
+		return Cat.KernelDocs[name]
 	case "device":
-		if s, err := engine.DevicePreset(c.Form["device"]); err == nil {
-			return s.Doc
-		}
+		return Cat.DeviceDocs[c.Form["device"]]
 	}
 	return ""
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"github.com/wblab/wblab/engine"
 	"strings"
 )
 
@@ -52,21 +51,15 @@ func HelpFor(key string) (string, []HelpItem) {
 			return strings.ReplaceAll(name, "_", " "), docItems(d)
 		}
 	case "switch":
-		for _, sw := range engine.Switches() {
+		for _, sw := range Cat.Switches {
 			if sw.Name == name {
 				return "switch " + name, []HelpItem{{"what", sw.Doc}, {"models", sw.Models}, {"from", sw.Source}}
 			}
 		}
 	case "preset":
-		if p, err := engine.LookupKernel(name); err == nil {
-			out := []HelpItem{{"what", p.Doc}}
-			var on []string
-			for _, sw := range engine.Switches() {
-				if *sw.Field(&p.Variants) {
-					on = append(on, sw.Name)
-				}
-			}
-			if len(on) > 0 {
+		if doc, ok := Cat.KernelDocs[name]; ok {
+			out := []HelpItem{{"what", doc}}
+			if on := Cat.KernelOn[name]; len(on) > 0 {
 				out = append(out, HelpItem{"switches on", strings.Join(on, ", ")})
 			}
 			return "kernel " + name, out

@@ -4,17 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/wblab/wblab/engine"
 )
-
-func TestTables(t *testing.T) {
-	ts := Tables()
-	if len(ts) != 6 || ts[0].Name != "T1" || len(ts[0].Cases) != 24 {
-		t.Fatalf("tables: %d", len(ts))
-	}
-}
 
 func TestMatrixText(t *testing.T) {
 	m := Matrix{Base: "a", Test: "b", Cases: []string{"c1", "c2"}, Cells: [][2]Cell{
@@ -57,33 +47,5 @@ func TestMatrixErrors(t *testing.T) {
 	}})
 	if len(got) != 1 || got[0] != "c1 (test): workload.dd: 100000 out of range [1, 10000]" {
 		t.Errorf("errors %q", got)
-	}
-}
-
-func TestTableSetupDiffs(t *testing.T) {
-	t2, ok := TableByName("T2")
-	if !ok || t2.Base == t2.Test {
-		t.Fatalf("T2 %+v", t2)
-	}
-	same := t2.Setup()
-	b := same
-	b.Kernel = t2.Test
-	short := same
-	short.Runtime = engine.Duration(10 * time.Second)
-	for _, tc := range []struct {
-		name       string
-		base, test engine.Config
-		want       []string
-	}{
-		{"the thread's setup", same, b, nil},
-		{"B on the base kernel", same, same, []string{"B kernel " + t2.Base + " (thread: " + t2.Test + ")"}},
-		{"a short runtime", short, b, []string{"A runtime 10s (thread: 10m0s)"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := t2.SetupDiffs(t2.Cases[0], tc.base, tc.test)
-			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
-				t.Errorf("diffs %q, want %q", got, tc.want)
-			}
-		})
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/vugu/vugu"
-	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/harness"
+	"github.com/wblab/wblab/engine/report"
+	"github.com/wblab/wblab/ui/wire"
 )
 
 // MatrixView runs a case list on the base (A) and test (B) kernels and shows the
@@ -21,9 +21,10 @@ type MatrixView struct {
 	SortBy string // MatrixSorts
 	Opened string // the case last opened as A/B
 
-	cells map[int][3]int // run id -> matrix row, column, seed index
-	seeds int
-	lab   *Root
+	planning bool           // waiting for the engine's plan of the runs
+	cells    map[int][3]int // run id -> matrix row, column, seed index
+	seeds    int
+	lab      *Root
 }
 
 // MatrixCases is the matrix case-list fieldset (shown in matrix mode).
@@ -47,9 +48,9 @@ func (c *MatrixCases) OnTable(e vugu.DOMEvent) {
 	name := e.PropString("target", "value")
 	c.m.SelectTable(name)
 	if t, ok := TableByName(name); ok {
-		c.m.lab.Form.apply(State{Form: FormFromConfig(t.Setup()), B: Form{"kernel": t.Test}})
+		c.m.lab.Form.apply(State{Form: t.Setup.Clone(), B: Form{"kernel": t.Test}})
 	}
-	c.m.lab.saveHash()
+	c.m.lab.refresh(true)
 }
 
 // OnCases handles edits of the matrix case list.
@@ -58,24 +59,11 @@ func (c *MatrixCases) OnCases(e vugu.DOMEvent) {
 	c.m.Table = ""
 }
 
-// defaultMatrixCasesText is a small list on the filesystems the engine runs.
-func defaultMatrixCasesText() string {
-	var out []string
-	for _, fs := range engine.Filesystems() {
-		for _, dd := range []int{1, 2, 10} {
-			out = append(out, fmt.Sprintf("thresh=100M/%s-%ddd-4k-8p-4096M-100M:10-X", fs, dd))
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
 // SelectTable fills the matrix case list from a built-in table.
 func (c *MatrixView) SelectTable(name string) {
 	c.Table = name
-	for _, t := range Tables() {
-		if t.Name == name {
-			c.Cases = strings.Join(t.Cases, "\n")
-		}
+	if t, ok := TableByName(name); ok {
+		c.Cases = strings.Join(t.Cases, "\n")
 	}
 }
 
@@ -85,51 +73,75 @@ func (c *MatrixView) Shown() bool { return c.M != nil && c.lab.Mode == "matrix" 
 // InMode reports whether the page is in matrix mode.
 func (c *MatrixView) InMode() bool { return c.lab.Mode == "matrix" }
 
-func (c *MatrixView) start(cfg, bcfg engine.Config, seeds int) {
-	m := &Matrix{Base: kernelLabel(cfg), Test: kernelLabel(bcfg)}
-	c.cells = map[int][3]int{}
-	c.seeds = max(seeds, 1)
+// start asks the engine for the matrix's runs (every case on A's and B's kernel,
+// the seeds of the "5 seeds" switch) and starts them (call with the event lock
+// held; the plan comes on another goroutine).
+func (c *MatrixView) start(st State) {
+	var cases []string
 	for _, line := range strings.Split(c.Cases, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			m.Cases = append(m.Cases, line)
+			cases = append(cases, line)
 		}
 	}
-	if len(m.Cases) == 0 {
+	if len(cases) == 0 {
 		c.lab.Form.Errs["cases"] = "cases: the list is empty"
 		return
 	}
-	m.Cells = make([][2]Cell, len(m.Cases))
+	st.Table = c.Table
+	q := wire.MatrixPlan{State: st, Cases: cases, Seeds: max(st.Seeds, 1)}
+	gen := c.lab.runGen
+	c.planning = true
+	go func() {
+		var p wire.Planned
+		err := Ask("matrix", q, &p)
+		c.lab.ee.Lock()
+		defer c.lab.ee.UnlockRender()
+		if gen != c.lab.runGen {
+			return
+		}
+		c.planning = false
+		switch {
+		case err != nil:
+			c.lab.Form.Errs["cases"] = "engine: " + err.Error()
+		case p.Err != nil:
+			c.lab.Form.setErr(p.Err)
+		default:
+			c.run(cases, p, q.Seeds)
+		}
+	}()
+}
+
+// run starts a planned matrix's runs.
+func (c *MatrixView) run(cases []string, p wire.Planned, seeds int) {
+	m := &Matrix{Base: p.Base, Test: p.Test, Header: p.Header, Cases: cases, Diffs: p.Diffs}
+	c.cells = map[int][3]int{}
+	c.seeds = seeds
+	m.Cells = make([][2]Cell, len(cases))
 	if t, ok := TableByName(c.Table); ok {
-		m.Diffs = t.SetupDiffs(m.Cases[0], cfg, bcfg)
 		m.Thread = t.Name
 	}
 	c.M = m
-	for i, name := range m.Cases {
-		for col, base := range []engine.Config{cfg, bcfg} {
-			cc, err := harness.ParseCase(name)
-			if err != nil {
-				m.Cells[i][col].Err = err.Error()
+	for i := range cases {
+		for col := range 2 {
+			pc := p.Cells[i][col]
+			if pc.Err != "" {
+				m.Cells[i][col].Err = pc.Err
 				continue
 			}
-			run := base
-			cc.Apply(&run)
-			if err := run.Validate(); err != nil {
-				m.Cells[i][col].Err = err.Error()
-				continue
-			}
-			for s := range c.seeds { // seeds paired across the columns
-				r := run
-				r.Seed = run.Seed + uint64(s)
-				rs := c.lab.w.Start(r, true)
+			for s, cfg := range pc.Configs { // seeds paired across the columns
+				rs := c.lab.w.Start(wire.Run{Config: cfg}, true)
 				c.cells[rs.ID] = [3]int{i, col, s}
 			}
 		}
 	}
 }
 
-func (c *MatrixView) running() bool { return c.M != nil && c.M.Finished() < 2*len(c.M.Cases) }
+func (c *MatrixView) running() bool {
+	return c.planning || (c.M != nil && c.M.Finished() < 2*len(c.M.Cases))
+}
 
 func (c *MatrixView) cancel() {
+	c.planning = false
 	for id, rc := range c.cells {
 		c.lab.w.Cancel(id)
 		if c.M != nil {
@@ -150,7 +162,7 @@ func (c *MatrixView) onMsg(m Msg) bool {
 	cell := &c.M.Cells[rc[0]][rc[1]]
 	switch m.Type {
 	case "result":
-		var r engine.Result
+		var r report.Result
 		if err := json.Unmarshal([]byte(m.Result), &r); err != nil {
 			cell.Err = err.Error()
 		} else {
@@ -197,26 +209,35 @@ func (c *MatrixView) Rows() [][]string { return SortedMatrixRows(c.M, c.Table, c
 // SetSort handles the order select.
 func (c *MatrixView) SetSort(e vugu.DOMEvent) { c.SortBy = e.PropString("target", "value") }
 
-// Open runs a row's case as an A/B of the matrix's two kernels.
+// Open runs a row's case as an A/B of the matrix's two kernels: the engine sets the
+// case's fields on A's form and checks it with B's kernel.
 func (c *MatrixView) Open(name string) {
 	if name == "TOTAL" || c.M == nil {
 		return
 	}
-	cc, err := harness.ParseCase(name)
-	if err != nil {
-		return
-	}
-	a, ferr := c.lab.Form.Form.Config()
-	b, ferr2 := c.lab.Form.bConfig()
-	if ferr != nil || ferr2 != nil {
-		return
-	}
-	cc.Apply(&a)
-	cc.Apply(&b)
-	c.lab.Results.cancel()
-	c.Opened = name
-	c.lab.Results.start(c.lab.w.Start(pageConfig(a), false), c.lab.w.Start(pageConfig(b), false))
-	c.lab.Charts.changed()
+	st := c.lab.state()
+	st.Mode = "ab"
+	gen := c.lab.runGen
+	go func() {
+		var a wire.CaseApplied
+		if Ask("case", wire.ApplyCase{Form: st.Form, Name: name}, &a) != nil || a.Err != nil {
+			return
+		}
+		st.Form = a.Form
+		var ck wire.Checked
+		if Ask("check", wire.Check{State: st}, &ck) != nil || ck.Err != nil {
+			return
+		}
+		c.lab.ee.Lock()
+		defer c.lab.ee.UnlockRender()
+		if gen != c.lab.runGen {
+			return
+		}
+		c.lab.Results.cancel()
+		c.Opened = name
+		c.lab.Results.start(c.lab.w.Start(*ck.A, false), c.lab.w.Start(*ck.B, false))
+		c.lab.Charts.changed()
+	}()
 }
 
 // OpenedText says which row the runs below the table are.

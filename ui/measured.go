@@ -5,105 +5,65 @@ import (
 	"math"
 	"sync"
 
-	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/validate"
+	"github.com/wblab/wblab/engine/report"
+	"github.com/wblab/wblab/ui/wire"
 )
 
-// MeasuredLabel names the measured overlay on the charts and cards.
-const MeasuredLabel = "Linux 6.1, measured"
-
-// Measured is a reference case measured on a real 6.1 kernel in QEMU (validate/) with
-// the wblab config that models it.
-type Measured struct {
-	Name   string
-	Cfg    engine.Config
-	Log    *validate.Log
-	Figs   validate.Figures
-	Window validate.Window
-	Case   validate.Case
-}
+// The references measured on Linux 6.1 (validate/) stay in the engine worker: a run
+// whose config models one (wire.Run.Measured) fetches its series and figures once
+// (fetchMeasured), and the page draws them dashed beside the model.
 
 var (
-	measuredOnce sync.Once
-	measured     []Measured
+	measuredMu    sync.Mutex
+	measuredCache = map[string]*wire.Measured{}
+	measuredAsked = map[string]bool{}
 )
 
-// MeasuredCases are the committed references wblab models (dd cases), parsed once.
-func MeasuredCases() []Measured {
-	measuredOnce.Do(func() {
-		logs, err := validate.References()
-		if err != nil {
+// measuredFor is the reference run r models, once fetched.
+func measuredFor(r wire.Run) (*wire.Measured, bool) {
+	if r.Measured == "" {
+		return nil, false
+	}
+	measuredMu.Lock()
+	defer measuredMu.Unlock()
+	m, ok := measuredCache[r.Measured]
+	return m, ok
+}
+
+// fetchMeasured asks the worker for the reference r models (once per reference) and
+// renders when it arrives (call with the event lock held).
+func (c *Root) fetchMeasured(r wire.Run) {
+	name := r.Measured
+	measuredMu.Lock()
+	asked := name == "" || measuredAsked[name]
+	measuredAsked[name] = true
+	measuredMu.Unlock()
+	if asked {
+		return
+	}
+	go func() {
+		var m wire.Measured
+		if err := Ask("measured", wire.MeasuredAsk{Name: name}, &m); err != nil {
+			measuredMu.Lock()
+			delete(measuredAsked, name)
+			measuredMu.Unlock()
 			return
 		}
-		for _, l := range logs {
-			c, err := validate.CaseOf(l)
-			if err != nil || c.Work != "dd" {
-				continue
-			}
-			w := validate.SteadyWindow(c.RunS)
-			rate, _, err := l.DiskRate(w)
-			if err != nil {
-				continue
-			}
-			cfg, err := validate.ConfigFor(c, rate)
-			if err != nil {
-				continue
-			}
-			f, err := validate.FiguresOf(l.Series(), w, l.BdiThresh())
-			if err != nil {
-				continue
-			}
-			measured = append(measured, Measured{Name: l.Name, Cfg: cfg, Log: l, Figs: f, Window: w, Case: c})
-		}
-	})
-	return measured
-}
-
-// MeasuredFor is the reference a config models: the same kernel, filesystem, writers,
-// machine, sysctls, kernel switch overrides (blk-wbt off) and run length, on the same device within 1 % of
-// its rate (a link's device rate is rounded); the seed may differ.
-func MeasuredFor(cfg engine.Config) (Measured, bool) {
-	for _, m := range MeasuredCases() {
-		r := m.Cfg
-		same := cfg.Kernel == r.Kernel && cfg.Filesystem == r.Filesystem && cfg.Workload == r.Workload &&
-			cfg.CPUs == r.CPUs && cfg.MemoryMB == r.MemoryMB && cfg.HZ == r.HZ &&
-			cfg.DirtyBytes == r.DirtyBytes && cfg.DirtyRatio == r.DirtyRatio &&
-			cfg.DirtyBackgroundBytes == r.DirtyBackgroundBytes && cfg.DirtyBackgroundRatio == r.DirtyBackgroundRatio &&
-			cfg.DirtyExpireCs == r.DirtyExpireCs && cfg.DirtyWritebackCs == r.DirtyWritebackCs &&
-			cfg.Runtime == r.Runtime && cfg.Device.Model == r.Device.Model &&
-			sameOverrides(cfg.Variants, r.Variants) &&
-			math.Abs(float64(cfg.Device.BandwidthBps-r.Device.BandwidthBps)) <= 0.01*float64(r.Device.BandwidthBps)
-		if same {
-			return m, true
-		}
-	}
-	return Measured{}, false
-}
-
-// sameOverrides: the same switch overrides (nil and empty are the same: the preset's).
-func sameOverrides(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-// MeasuredHash is the page link (URL hash) that sets up a reference's case.
-func MeasuredHash(m Measured) string {
-	return "#" + EncodeHash(State{Form: FormFromConfig(m.Cfg)})
+		measuredMu.Lock()
+		measuredCache[name] = &m
+		measuredMu.Unlock()
+		c.ee.Lock()
+		c.Charts.changed()
+		c.ee.UnlockRender()
+	}()
 }
 
 // MeasuredRun is the measured series as a chart run on the model's time grid (the
 // charts index every run by the first run's samples): at each model time the last
 // measured sample at or before it (the guest samples about once a second). Columns
 // the harness does not measure are absent.
-func MeasuredRun(m Measured, model *engine.Result) Run {
-	ms := m.Log.Series()
+func MeasuredRun(m *wire.Measured, model *report.Result) Run {
+	ms := m.Series
 	absent := map[string]bool{}
 	for _, n := range model.Series.Names {
 		if _, ok := ms.Column(n); !ok {
@@ -112,7 +72,7 @@ func MeasuredRun(m Measured, model *engine.Result) Run {
 	}
 	t, _ := model.Series.Column("time_s")
 	mt, _ := ms.Column("time_s")
-	out := &engine.Series{IntervalS: model.Series.IntervalS, Names: ms.Names, Data: make([][]float64, len(ms.Names))}
+	out := &report.Series{IntervalS: model.Series.IntervalS, Names: ms.Names, Data: make([][]float64, len(ms.Names))}
 	j := -1
 	for _, x := range t {
 		for j+1 < len(mt) && mt[j+1] <= x+1e-9 {
@@ -129,39 +89,16 @@ func MeasuredRun(m Measured, model *engine.Result) Run {
 			out.Data[c] = append(out.Data[c], v)
 		}
 	}
-	return Run{Label: MeasuredLabel, Result: &engine.Result{Series: out}, Absent: absent}
+	return Run{Label: MeasuredLabel, Result: &report.Result{Series: out}, Absent: absent}
 }
 
 // MeasuredCards adds the measured figure to the cards it has one for: write_bw over
 // the window (MiB/s), with the window in the unit.
-func MeasuredCards(cards []Card, m Measured) []Card {
+func MeasuredCards(cards []Card, m *wire.Measured) []Card {
 	for i := range cards {
 		if cards[i].ID == "write_bw" {
-			cards[i].M = fmt.Sprintf("%.2f (%s window)", m.Figs.WriteBWMBps, m.Window)
+			cards[i].M = fmt.Sprintf("%.2f (%s window)", m.WriteBWMBps, m.Window)
 		}
 	}
 	return cards
-}
-
-// MeasuredNote says where the dashed measured lines come from and how to re-measure.
-func MeasuredNote(m Measured) string {
-	c := m.Case
-	return fmt.Sprintf("Dashed \"%s\": Debian's kernel %s measured in QEMU %s (%s, -smp %d) on %s, case %s: "+
-		"the guest's /proc/vmstat, bdi and block stats sampled every second (validate/references/%s.log.gz). "+
-		"The disk is QEMU-throttled to %.1f MiB/s; wblab gets the %.2f MiB/s the guest measured. "+
-		"Re-measure with validate/qemu/run-case.sh (validate/README.md) and compare with wblab validate.",
-		MeasuredLabel, c.Kernel, c.QEMU, c.Accel, c.SMP, c.Host, m.Name, m.Name,
-		float64(c.Disks[0].ThrottleBps)/(1<<20), float64(m.Cfg.Device.BandwidthBps)/(1<<20))
-}
-
-// MeasuredLink is a reference case's name and page link.
-type MeasuredLink struct{ Name, Href string }
-
-// MeasuredLinks are the links of all references, in name order.
-func MeasuredLinks() []MeasuredLink {
-	var out []MeasuredLink
-	for _, m := range MeasuredCases() {
-		out = append(out, MeasuredLink{Name: m.Name, Href: MeasuredHash(m)})
-	}
-	return out
 }

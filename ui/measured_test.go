@@ -9,42 +9,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wblab/wblab/engine"
+	enginelab "github.com/wblab/wblab/lab"
+	"github.com/wblab/wblab/ui/wire"
 )
 
-func TestMeasuredLinkFindsItsReference(t *testing.T) {
-	ms := MeasuredCases()
-	require.NotEmpty(t, ms)
-	for _, m := range ms {
-		t.Run(m.Name, func(t *testing.T) {
-			st, ferr := DecodeHash(MeasuredHash(m))
-			require.Nil(t, ferr)
-			cfg, ferr := st.Form.Config()
-			require.Nil(t, ferr)
-			got, ok := MeasuredFor(cfg)
-			require.True(t, ok, "the page's config from the link finds the reference")
-			assert.Equal(t, m.Name, got.Name)
-			cfg.Seed = 7
-			_, ok = MeasuredFor(cfg)
-			assert.True(t, ok, "any seed")
-			cfg.Workload.DD++
-			_, ok = MeasuredFor(cfg)
-			assert.False(t, ok, "another case has no reference")
-		})
-	}
-	_, ok := MeasuredFor(engine.DefaultConfig())
-	assert.False(t, ok)
-	links := MeasuredLinks()
-	require.Len(t, links, len(ms))
-	assert.Equal(t, ms[0].Name, links[0].Name)
-	assert.Equal(t, MeasuredHash(ms[0]), links[0].Href)
-}
-
 func TestMeasuredRunOnModelGrid(t *testing.T) {
-	m := MeasuredCases()[0]
-	cfg := m.Cfg
-	res, err := engine.Run(context.Background(), cfg)
+	m := enginelab.MeasuredCases()[0]
+	res, err := engine.Run(context.Background(), m.Cfg)
 	require.NoError(t, err)
-	r := MeasuredRun(m, res)
+	var wm wire.Measured // as the engine worker sends it
+	require.NoError(t, Ask("measured", wire.MeasuredAsk{Name: m.Name}, &wm))
+	r := MeasuredRun(&wm, res)
 	assert.Equal(t, MeasuredLabel, r.Label)
 	mt, _ := res.Series.Column("time_s")
 	rt, _ := r.Result.Series.Column("time_s")
@@ -52,7 +27,7 @@ func TestMeasuredRunOnModelGrid(t *testing.T) {
 	assert.True(t, r.Absent["setpoint_MB"], "the harness does not measure the setpoint")
 	assert.False(t, r.Absent["dirty_MB"])
 	// each value is the last measured sample at or before the model time
-	ms := m.Log.Series()
+	ms := wm.Series
 	st, _ := ms.Column("time_s")
 	sd, _ := ms.Column("dirty_MB")
 	rd, _ := r.Result.Series.Column("dirty_MB")
@@ -71,8 +46,8 @@ func TestMeasuredRunOnModelGrid(t *testing.T) {
 	opts, _, ok := ChartJSON(Charts[0], []Run{{Result: res}, r})
 	assert.True(t, ok)
 	assert.Contains(t, opts, MeasuredLabel+": dirty")
-	cards := MeasuredCards([]Card{{ID: "write_bw"}, {ID: "cpu"}}, m)
+	cards := MeasuredCards([]Card{{ID: "write_bw"}, {ID: "cpu"}}, &wm)
 	assert.Contains(t, cards[0].M, "window")
 	assert.Empty(t, cards[1].M)
-	assert.Contains(t, MeasuredNote(m), "validate/README.md")
+	assert.Contains(t, wm.Note, "validate/README.md")
 }

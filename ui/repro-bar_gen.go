@@ -37,7 +37,7 @@ func (c *ReproBar) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute(nil)}
 			vgparent.AppendChild(vgn)
 			vgn.AddAttrInterface("class", c.Class(r))
-			vgn.AddAttrInterface("disabled", !r.Available())
+			vgn.AddAttrInterface("disabled", !ReproAvailable(r))
 			vgn.AddAttrInterface("id", "repro-"+r.ID)
 			vgn.AddAttrInterface("title", c.Title(r))
 			vgn.SetInnerHTML(r.Title)

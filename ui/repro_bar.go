@@ -8,7 +8,7 @@ type ReproBar struct {
 }
 
 // Presets are the buttons.
-func (c *ReproBar) Presets() []Repro { return Repros }
+func (c *ReproBar) Presets() []Repro { return Repros() }
 
 // Apply sets the page up for a preset and runs it.
 func (c *ReproBar) Apply(id string) {
@@ -16,14 +16,14 @@ func (c *ReproBar) Apply(id string) {
 	if !ok {
 		return
 	}
-	if !r.Available() {
-		c.lab.Share.Notice = r.Title + " needs the kernel presets " + r.Missing()
+	if !ReproAvailable(r) {
+		c.lab.Share.Notice = r.Title + " needs the kernel presets " + ReproMissing(r)
 		return
 	}
 	c.lab.Cancel()
 	c.lab.Guided = false
-	c.lab.applyState(r.Apply(c.lab.state()))
-	if r.Table == "" {
+	c.lab.applyState(ReproState(r, c.lab.state()))
+	if r.State.Table == "" {
 		c.lab.Matrix.Table = ""
 	}
 	c.lab.Run()
@@ -40,8 +40,8 @@ func (c *ReproBar) Text() string {
 
 // Title is a preset button's tooltip.
 func (c *ReproBar) Title(r Repro) string {
-	if !r.Available() {
-		return "needs the kernel presets " + r.Missing() + " (not in this engine yet)"
+	if !ReproAvailable(r) {
+		return "needs the kernel presets " + ReproMissing(r) + " (not in this engine yet)"
 	}
 	return r.Explain
 }

@@ -5,20 +5,21 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
+	"github.com/wblab/wblab/ui/wire"
 )
 
 // RunState is one run of the current view (A or B).
 type RunState struct {
 	ID       int
-	Cfg      engine.Config
-	Res      *engine.Result
+	Run      wire.Run // the config and what the page shows about it
+	Res      *report.Result
 	Trace    string
 	Err      string
 	Progress float64
 	Started  time.Time
 	WallMs   float64
-	Live     *engine.Series // the series so far, from the worker's chunks
+	Live     *report.Series // the series so far, from the worker's chunks
 	DoneS    float64        // simulated seconds reached
 }
 
@@ -28,7 +29,7 @@ func (r *RunState) addChunk(ch *Chunk) {
 		return
 	}
 	if ch.From == 0 && len(ch.Names) > 0 {
-		r.Live = &engine.Series{Names: ch.Names, Data: make([][]float64, len(ch.Names))}
+		r.Live = &report.Series{Names: ch.Names, Data: make([][]float64, len(ch.Names))}
 	}
 	if r.Live == nil || ch.From != len(r.Live.Data[0]) { // a gap: keep what is consistent
 		return
@@ -43,7 +44,7 @@ func (r *RunState) addChunk(ch *Chunk) {
 }
 
 // Series is the run's time series: the result's, or the live one so far.
-func (r *RunState) Series() *engine.Series {
+func (r *RunState) Series() *report.Series {
 	if r == nil {
 		return nil
 	}
@@ -116,7 +117,7 @@ func (c *ResultsView) Note() string {
 		}
 		return n + "."
 	case c.A != nil && c.A.Res == nil && c.A.Series() != nil:
-		return fmt.Sprintf("Running: t = %.1f s of %s; the charts grow as the run goes.", c.A.DoneS, c.A.Cfg.Runtime)
+		return fmt.Sprintf("Running: t = %.1f s of %s; the charts grow as the run goes.", c.A.DoneS, c.A.Run.Runtime)
 	}
 	return ""
 }
@@ -151,7 +152,7 @@ func (c *ResultsView) onMsg(m Msg) bool {
 				got = true
 			}
 		case "result":
-			var res engine.Result
+			var res report.Result
 			if err := json.Unmarshal([]byte(m.Result), &res); err != nil {
 				r.Err = "result: " + err.Error()
 				break
@@ -193,6 +194,9 @@ func (c *ResultsView) chartB() *RunState {
 
 // Status is the line above the results.
 func (c *ResultsView) Status() string {
+	if c.lab.checking || c.lab.Matrix.planning {
+		return "starting …"
+	}
 	if c.lab.Mode == "matrix" && c.lab.Matrix.M != nil {
 		return c.lab.Matrix.Status()
 	}
@@ -200,7 +204,7 @@ func (c *ResultsView) Status() string {
 	case c.A == nil:
 		return "ready"
 	case c.lab.Running():
-		return fmt.Sprintf("running %s … %.0f%%", c.A.Cfg.Runtime, c.progress()*100)
+		return fmt.Sprintf("running %s … %.0f%%", c.A.Run.Runtime, c.progress()*100)
 	case c.A.Cancelled() || c.B.Cancelled():
 		return fmt.Sprintf("cancelled at t = %.1f s", c.A.DoneS)
 	case c.A.Err != "":
@@ -260,7 +264,7 @@ func (c *ResultsView) Cards() []Card {
 		}
 	}
 	cards := Cards(a, b)
-	if m, ok := MeasuredFor(a.Cfg); ok {
+	if m, ok := measuredFor(a.Run); ok {
 		cards = MeasuredCards(cards, m)
 	}
 	if d, ok := c.lab.Seeds.WriteBWDelta(); ok && a != c.PrevA {
@@ -287,8 +291,8 @@ func (c *ResultsView) MeasuredNote() string {
 	if c.lab.matrixOnly() || a == nil {
 		return ""
 	}
-	if m, ok := MeasuredFor(a.Cfg); ok {
-		return MeasuredNote(m)
+	if m, ok := measuredFor(a.Run); ok {
+		return m.Note
 	}
 	return ""
 }
@@ -296,10 +300,10 @@ func (c *ResultsView) MeasuredNote() string {
 // MeasuredLinks are the references' links, offered on a 6.1 run that has none.
 func (c *ResultsView) MeasuredLinks() []MeasuredLink {
 	a := c.shownA()
-	if c.lab.Mode == "matrix" || a == nil || a.Res == nil || a.Cfg.Kernel != "6.1" || c.MeasuredNote() != "" {
+	if c.lab.Mode == "matrix" || a == nil || a.Res == nil || a.Run.Preset != "6.1" || c.MeasuredNote() != "" {
 		return nil
 	}
-	return MeasuredLinks()
+	return Cat.Measured
 }
 
 // Runs are the runs the charts show: finished, running (their series so far) or
@@ -313,7 +317,7 @@ func (c *ResultsView) Runs() []Run {
 	if b := c.chartB(); b != nil {
 		runs = []Run{runOf("A", a), runOf("B", b)}
 	}
-	if m, ok := MeasuredFor(a.Cfg); ok {
+	if m, ok := measuredFor(a.Run); ok {
 		runs = append(runs, MeasuredRun(m, runs[0].Result))
 	}
 	return runs
@@ -329,9 +333,9 @@ func (c *ResultsView) live() bool {
 func runOf(label string, r *RunState) Run {
 	res := r.Res
 	if res == nil || res.Series == nil {
-		res = &engine.Result{Series: r.Series()}
+		res = &report.Result{Series: r.Series()}
 	}
-	return Run{Label: label, Result: res, Absent: AbsentColumns(r.Cfg)}
+	return Run{Label: label, Result: res, Absent: r.Run.Absent}
 }
 
 // Tip is a card's explanation (hover and focus).

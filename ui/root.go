@@ -4,8 +4,7 @@ import (
 	"strings"
 
 	"github.com/vugu/vugu"
-	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/harness"
+	"github.com/wblab/wblab/ui/wire"
 )
 
 // Root is the page: it composes the components (root.vugu) and holds what they share,
@@ -44,13 +43,29 @@ type Root struct {
 	Help    *HelpPanel
 	Trace   *TraceView
 
-	w  *Workers
-	ee vugu.EventEnv
+	w   *Workers
+	eng Engine
+	ee  vugu.EventEnv
+	// runGen and hashGen number Run's and refresh's questions to the engine: an
+	// answer to an older one is dropped. lastHash is the hash the page set last.
+	runGen, hashGen int
+	lastHash        string
+	// checking: Run asked the engine to check the form and waits for the answer
+	checking bool
 }
 
-// NewRoot is a page with its components wired together.
-func NewRoot() *Root {
-	c := &Root{}
+// Boot starts the page's engine (the worker pool, with the worker static/boot.js
+// started) and loads the engine's catalog; wasm/main.go calls it before mounting
+// the page. It blocks until the first worker answered.
+func Boot() (Engine, error) {
+	eng := NewEngine(min(max(Cores(), 1), 8))
+	SetAsker(eng.Ask)
+	return eng, LoadCatalog()
+}
+
+// NewRoot is a page with its components wired together, running on eng.
+func NewRoot(eng Engine) *Root {
+	c := &Root{eng: eng}
 	c.wire()
 	return c
 }
@@ -77,14 +92,16 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 		c.wire()
 	}
 	c.ee = ctx.EventEnv()
-	c.Matrix.Cases = defaultMatrixCasesText()
+	c.Matrix.Cases = strings.Join(Cat.MatrixCases, "\n")
 	h := Hash()
-	st, err := DecodeHash(h)
+	st, err := State{Form: Cat.FirstPage.Clone()}, (*FieldError)(nil)
 	if strings.TrimPrefix(h, "#") == "" {
-		st, c.Guided = firstPage(st), true
+		c.Guided = true
+	} else { // Init runs on the render loop's goroutine: it may wait for the engine
+		st, err = decodeHash(h)
 	}
 	c.applyState(st)
-	c.w = NewWorkers(c.ee, c.route)
+	c.w = NewWorkers(c.ee, c.eng, c.route)
 	OnHashChange(c.hashChanged)
 	OnChartTime(func(t float64) { // from a browser callback: hand off
 		go func() {
@@ -105,12 +122,15 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 func (c *Root) hashChanged(h string) {
 	go func() {
 		c.ee.Lock()
-		defer c.ee.UnlockRender()
-		if strings.TrimPrefix(h, "#") == EncodeHash(c.state()) {
+		own := strings.TrimPrefix(h, "#") == c.lastHash
+		c.ee.UnlockOnly()
+		if own {
 			return // our own state
 		}
+		st, err := decodeHash(h)
+		c.ee.Lock()
+		defer c.ee.UnlockRender()
 		c.Cancel()
-		st, err := DecodeHash(h)
 		c.Form.Errs = map[string]string{}
 		c.applyState(st)
 		if err != nil {
@@ -136,7 +156,50 @@ func (c *Root) state() State {
 	return State{Form: c.Form.Form, Mode: c.Mode, B: c.Form.B, Embed: c.Embed, Table: c.Matrix.Table, Repro: c.Repro.ID, Seeds: c.Seeds.N}
 }
 
-func (c *Root) saveHash() { SetHash(EncodeHash(c.state())) }
+// decodeHash asks the engine for the state a hash sets (blocks: not in a handler).
+func decodeHash(h string) (State, *FieldError) {
+	var d wire.Decoded
+	if err := Ask("decode", wire.Decode{Hash: h}, &d); err != nil {
+		return State{Form: Cat.FirstPage.Clone()}, &FieldError{Field: "case", Msg: "link: " + err.Error()}
+	}
+	if d.State.Form == nil {
+		d.State.Form = Form{}
+	}
+	return d.State, d.Err
+}
+
+// setHash writes the page's link.
+func (c *Root) setHash(h string) {
+	c.lastHash = h
+	SetHash(h)
+}
+
+// saveHash updates the link to the page's state (the engine writes it).
+func (c *Root) saveHash() { c.refresh(false) }
+
+// refresh asks the engine to check the page's state and writes its link; with box
+// it also sets the case box to the form's case name (after an edit of the form).
+// The answer comes later, on another goroutine; a newer refresh supersedes it.
+func (c *Root) refresh(box bool) {
+	st := c.state()
+	c.hashGen++
+	gen := c.hashGen
+	go func() {
+		var ck wire.Checked
+		if Ask("check", wire.Check{State: st}, &ck) != nil {
+			return
+		}
+		c.ee.Lock()
+		defer c.ee.UnlockRender()
+		if gen != c.hashGen {
+			return
+		}
+		c.setHash(ck.Hash)
+		if box {
+			c.Form.CaseBox = ck.CaseBox
+		}
+	}()
+}
 
 // SetMode switches between single, A/B and matrix views.
 func (c *Root) SetMode(m string) {
@@ -145,44 +208,66 @@ func (c *Root) SetMode(m string) {
 	c.saveHash()
 }
 
-// Run validates the form and starts the current mode's runs; bad input runs nothing.
+// Run checks the form in the engine and starts the current mode's runs; bad input
+// runs nothing and shows next to its control. The engine's answer comes on another
+// goroutine; Cancel or a newer Run drops it.
 func (c *Root) Run() {
 	c.Cancel()
 	c.Form.Errs = map[string]string{}
 	c.Share.Notice = ""
-	cfg, err := c.Form.Form.Config()
-	if err != nil {
-		c.Form.setErr(err)
+	st := c.state()
+	gen := c.runGen
+	c.hashGen++ // this check writes the link
+	c.checking = true
+	go func() {
+		var ck wire.Checked
+		err := Ask("check", wire.Check{State: st}, &ck)
+		c.ee.Lock()
+		defer c.ee.UnlockRender()
+		if gen != c.runGen {
+			return
+		}
+		c.checking = false
+		if err != nil {
+			c.Form.setErr(&FieldError{Field: "case", Msg: "engine: " + err.Error()})
+			return
+		}
+		c.start(st, ck)
+	}()
+}
+
+// start starts the runs of a checked state (with the event lock held).
+func (c *Root) start(st State, ck wire.Checked) {
+	if ck.Err != nil {
+		if strings.HasPrefix(ck.Err.Field, "b.") {
+			c.Form.Errs[ck.Err.Field] = ck.Err.Msg
+		} else {
+			c.Form.setErr(ck.Err)
+		}
 		return
 	}
-	c.Form.CaseBox = harness.CaseOf(cfg).String()
-	c.saveHash()
-	switch c.Mode {
+	c.Form.CaseBox = ck.CaseBox
+	c.setHash(ck.Hash)
+	switch st.Mode {
 	case "ab":
-		bcfg, err := c.Form.bConfig()
-		if err != nil {
-			c.Form.Errs[err.Field] = err.Msg
-			return
-		}
-		c.Results.start(c.w.Start(pageConfig(cfg), false), c.w.Start(pageConfig(bcfg), false))
-		c.Seeds.start(cfg, &bcfg)
+		c.Results.start(c.w.Start(*ck.A, false), c.w.Start(*ck.B, false))
+		c.Seeds.start(ck, true)
+		c.fetchMeasured(*ck.A)
 	case "matrix":
 		c.Matrix.Opened = ""
-		bcfg, err := c.Form.bConfig()
-		if err != nil {
-			c.Form.Errs[err.Field] = err.Msg
-			return
-		}
-		c.Matrix.start(cfg, bcfg, c.Seeds.N)
+		c.Matrix.start(st)
 	default:
-		c.Results.start(c.w.Start(pageConfig(cfg), false), nil)
-		c.Seeds.start(cfg, nil)
+		c.Results.start(c.w.Start(*ck.A, false), nil)
+		c.Seeds.start(ck, false)
+		c.fetchMeasured(*ck.A)
 	}
 	c.Charts.changed()
 }
 
 // Cancel stops every run in flight.
 func (c *Root) Cancel() {
+	c.runGen++ // a Run waiting for the engine's answer starts nothing
+	c.checking = false
 	if c.w == nil {
 		return
 	}
@@ -192,7 +277,9 @@ func (c *Root) Cancel() {
 }
 
 // Running reports whether any run is in flight.
-func (c *Root) Running() bool { return c.Results.running() || c.Matrix.running() || c.Seeds.running() }
+func (c *Root) Running() bool {
+	return c.checking || c.Results.running() || c.Matrix.running() || c.Seeds.running()
+}
 
 // route hands a worker message to the component that started the run; it reports
 // whether the page should render (called with the event lock held).
@@ -214,12 +301,6 @@ func (c *Root) route(m Msg) bool {
 func (c *Root) AfterRender() {
 	SyncInputs()
 	c.Charts.draw()
-}
-
-// firstPage is the state of a page opened without a hash: engine.FirstPageConfig().
-func firstPage(st State) State {
-	st.Form = FormFromConfig(engine.FirstPageConfig())
-	return st
 }
 
 // ShowLab leaves the guided first page for the full lab.

@@ -224,7 +224,7 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					_ = vgparent
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 					vgparent.AppendChild(vgn)
-					for vgiterkeyt, r := range Repros {
+					for vgiterkeyt, r := range Repros() {
 						var vgiterkey interface{} = vgiterkeyt
 						_ = vgiterkey
 						r := r
@@ -249,7 +249,7 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgparent.AppendChild(vgn)
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute(nil)}
 							vgparent.AppendChild(vgn)
-							vgn.AddAttrInterface("disabled", !r.Available())
+							vgn.AddAttrInterface("disabled", !ReproAvailable(r))
 							vgn.AddAttrInterface("id", "story-run-"+r.ID)
 							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 								EventType:	"click",

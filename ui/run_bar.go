@@ -27,16 +27,12 @@ func (c *RunBar) CaseKey(e vugu.DOMEvent) {
 		return
 	}
 	c.lab.Form.CaseBox = e.PropString("target", "value")
-	if c.lab.Form.ApplyCase() {
-		c.lab.Run()
-	}
+	c.lab.Form.ApplyCase(c.lab.Run)
 }
 
 // ApplyCase sets the form from the case box and runs it.
 func (c *RunBar) ApplyCase() {
-	if c.lab.Form.ApplyCase() {
-		c.lab.Run()
-	}
+	c.lab.Form.ApplyCase(c.lab.Run)
 }
 
 // Run and Cancel are the buttons.

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
 	"github.com/wblab/wblab/engine/stats"
+	"github.com/wblab/wblab/ui/wire"
 )
 
 // MaxPageSeeds bounds the seeds per run in the page (engine.MaxSeeds in the CLI).
-const MaxPageSeeds = 20
+const MaxPageSeeds = wire.MaxPageSeeds
 
 // PageSeeds is what the "5 seeds" button sets.
 const PageSeeds = 5
@@ -49,17 +50,16 @@ func (c *SeedsView) ButtonClass() string {
 // ButtonText is the button's label.
 func (c *SeedsView) ButtonText() string { return fmt.Sprintf("%d seeds", PageSeeds) }
 
-func (c *SeedsView) start(a engine.Config, b *engine.Config) {
+// start runs the extra seeds of a checked state (summary runs).
+func (c *SeedsView) start(ck wire.Checked, ab bool) {
 	c.extra = [2][]*RunState{}
-	c.ab = b != nil
-	for i := 1; i < c.N; i++ {
-		for side, cfg := range []*engine.Config{&a, b} {
-			if cfg == nil {
-				continue
-			}
-			run := *cfg
-			run.Seed = cfg.Seed + uint64(i)
-			c.extra[side] = append(c.extra[side], c.lab.w.Start(run, true))
+	c.ab = ab
+	for side, cfgs := range [][]string{ck.SeedsA, ck.SeedsB} {
+		if side == 1 && !ab {
+			continue
+		}
+		for _, cfg := range cfgs {
+			c.extra[side] = append(c.extra[side], c.lab.w.Start(wire.Run{Config: cfg}, true))
 		}
 	}
 }
@@ -103,7 +103,7 @@ func (c *SeedsView) onMsg(m Msg) bool {
 		}
 		switch m.Type {
 		case "result":
-			var res engine.Result
+			var res report.Result
 			if err := json.Unmarshal([]byte(m.Result), &res); err != nil {
 				r.Err = "result: " + err.Error()
 				return true

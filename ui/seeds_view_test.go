@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -9,22 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/harness"
+	"github.com/wblab/wblab/ui/wire"
 )
-
-func TestHashSeeds(t *testing.T) {
-	f := FormFromConfig(engine.DefaultConfig())
-	h := EncodeHash(State{Form: f, Seeds: 5})
-	assert.Contains(t, h, "&seeds=5")
-	s, ferr := DecodeHash("#" + h)
-	require.Nil(t, ferr)
-	assert.Equal(t, 5, s.Seeds)
-	assert.NotContains(t, EncodeHash(State{Form: f, Seeds: 1}), "seeds=", "one seed is the default")
-	for _, bad := range []string{"0", "21", "x"} {
-		_, ferr := DecodeHash("#" + EncodeHash(State{Form: f}) + "&seeds=" + bad)
-		require.NotNil(t, ferr, bad)
-		assert.Contains(t, ferr.Msg, "want a number of seeds in [1, 20]", bad)
-	}
-}
 
 func TestMatrixSeedsPairedDelta(t *testing.T) {
 	var base, test Cell
@@ -67,9 +54,16 @@ func TestSwitchRowsAndNeverRan(t *testing.T) {
 		assert.NotEmpty(t, r.B)
 	}
 	assert.Contains(t, names, "balance_dirty_pages.io_less")
-	txt := NeverRanText(cfg, bcfg, a, b)
-	assert.True(t, strings.HasSuffix(txt, ": this change never ran in this case"), txt)
-	assert.Contains(t, txt, "more_io_wait")
-	assert.Empty(t, NeverRanText(cfg, cfg, a, a), "same kernel: nothing differs")
+	var txt wire.NeverRanText
+	require.NoError(t, Ask("neverran", wire.NeverRan{A: cfgJSON(cfg), B: cfgJSON(bcfg), ActA: a.SwitchActivity, ActB: b.SwitchActivity}, &txt))
+	assert.True(t, strings.HasSuffix(txt.Text, ": this change never ran in this case"), txt.Text)
+	assert.Contains(t, txt.Text, "more_io_wait")
+	require.NoError(t, Ask("neverran", wire.NeverRan{A: cfgJSON(cfg), B: cfgJSON(cfg), ActA: a.SwitchActivity, ActB: a.SwitchActivity}, &txt))
+	assert.Empty(t, txt.Text, "same kernel: nothing differs")
 	assert.Len(t, SwitchRows(a, nil)[0].B, 0)
+}
+
+func cfgJSON(c engine.Config) string {
+	b, _ := json.Marshal(c)
+	return string(b)
 }

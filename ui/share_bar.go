@@ -1,6 +1,10 @@
 package ui
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/wblab/wblab/ui/wire"
+)
 
 // ShareBar holds the share link, the embed snippet, the exports and the notice line.
 type ShareBar struct {
@@ -12,17 +16,36 @@ type ShareBar struct {
 
 // ShareLink shows the page's link with the current state.
 func (c *ShareBar) ShareLink() {
-	c.Text = PageURL() + "#" + EncodeHash(c.lab.state())
-	Copy(c.Text)
-	c.Notice = "link copied"
+	c.hash(c.lab.state(), func(h string) {
+		c.Text = PageURL() + "#" + h
+		Copy(c.Text)
+		c.Notice = "link copied"
+	})
+}
+
+// hash asks the engine for a state's link and calls then with it (event lock held).
+func (c *ShareBar) hash(st State, then func(string)) {
+	go func() {
+		var ck wire.Checked
+		err := Ask("check", wire.Check{State: st}, &ck)
+		c.lab.ee.Lock()
+		defer c.lab.ee.UnlockRender()
+		if err != nil {
+			c.Notice = "engine: " + err.Error()
+			return
+		}
+		then(ck.Hash)
+	}()
 }
 
 // EmbedSnippet shows an iframe snippet for the current state in embed mode.
 func (c *ShareBar) EmbedSnippet() {
 	st := c.lab.state()
 	st.Embed = true
-	c.Text = fmt.Sprintf(`<iframe src="%s#%s" width="900" height="640" style="border:0" title="wblab"></iframe>`, PageURL(), EncodeHash(st))
-	c.Notice = "embed snippet"
+	c.hash(st, func(h string) {
+		c.Text = fmt.Sprintf(`<iframe src="%s#%s" width="900" height="640" style="border:0" title="wblab"></iframe>`, PageURL(), h)
+		c.Notice = "embed snippet"
+	})
 }
 
 // Export downloads what the page shows: the single run or A and B (json, csv,

@@ -3,16 +3,18 @@ package ui
 import (
 	"fmt"
 	"sort"
-	"strings"
 
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
+	"github.com/wblab/wblab/ui/wire"
 )
 
 // SwitchView is the switch-activity panel: how often each path a kernel switch
 // decides ran in A (and B), and in A/B the switches the two kernels differ in whose
 // paths never ran ("this change never ran in this case").
 type SwitchView struct {
-	lab *Root
+	asked [2]int // the A and B run IDs text is for
+	text  string // NeverRan's sentence for them
+	lab   *Root
 }
 
 // SwitchRow is one path that ran in A or B.
@@ -20,7 +22,7 @@ type SwitchRow struct {
 	Name, Doc, A, B string
 }
 
-func (c *SwitchView) runs() (a, b *engine.Result) {
+func (c *SwitchView) runs() (a, b *report.Result) {
 	r := c.lab.Results
 	if c.lab.Mode == "matrix" || r.A == nil || r.A.Res == nil {
 		return nil, nil
@@ -38,18 +40,13 @@ func (c *SwitchView) Shown() bool { a, _ := c.runs(); return a != nil }
 func (c *SwitchView) Rows() []SwitchRow { a, b := c.runs(); return SwitchRows(a, b) }
 
 // SwitchRows lists the switch-guarded paths that ran in a or b (b may be nil).
-func SwitchRows(a, b *engine.Result) []SwitchRow {
+func SwitchRows(a, b *report.Result) []SwitchRow {
 	if a == nil {
 		return nil
 	}
-	docs := map[string]engine.ActivityPath{}
-	for _, p := range engine.ActivityPaths() {
-		docs[p.Name] = p
-	}
 	var out []SwitchRow
 	for _, name := range sortedActivity(a, b) {
-		p := docs[name]
-		row := SwitchRow{Name: name, Doc: p.Doc + " (switches: " + strings.Join(p.Switches, ", ") + ")", A: fmt.Sprint(a.SwitchActivity[name])}
+		row := SwitchRow{Name: name, Doc: Cat.ActivityDocs[name], A: fmt.Sprint(a.SwitchActivity[name])}
 		if b != nil {
 			row.B = fmt.Sprint(b.SwitchActivity[name])
 		}
@@ -58,7 +55,7 @@ func SwitchRows(a, b *engine.Result) []SwitchRow {
 	return out
 }
 
-func sortedActivity(a, b *engine.Result) []string {
+func sortedActivity(a, b *report.Result) []string {
 	var out []string
 	for name, n := range a.SwitchActivity {
 		if n > 0 || (b != nil && b.SwitchActivity[name] > 0) {
@@ -80,33 +77,32 @@ func sortedActivity(a, b *engine.Result) []string {
 func (c *SwitchView) AB() bool { _, b := c.runs(); return b != nil }
 
 // NeverRan is the A/B sentence naming the differing switches whose paths ran zero
-// times in both runs, or "".
+// times in both runs, or "": the engine worker answers it once per pair of runs.
 func (c *SwitchView) NeverRan() string {
 	a, b := c.runs()
 	if b == nil {
 		return ""
 	}
-	return NeverRanText(c.lab.Results.A.Cfg, c.lab.Results.B.Cfg, a, b)
-}
-
-// NeverRanText is the sentence for runs a and b of configs ca and cb.
-func NeverRanText(ca, cb engine.Config, a, b *engine.Result) string {
-	va, erra := variantsOf(ca)
-	vb, errb := variantsOf(cb)
-	if erra != nil || errb != nil {
-		return ""
+	ra, rb := c.lab.Results.A, c.lab.Results.B
+	if c.lab.Results.showPrev() {
+		ra, rb = c.lab.Results.PrevA, c.lab.Results.PrevB
 	}
-	names := engine.NeverRan(va, vb, a.SwitchActivity, b.SwitchActivity)
-	if len(names) == 0 {
-		return ""
+	key := [2]int{ra.ID, rb.ID}
+	if key == c.asked {
+		return c.text
 	}
-	return strings.Join(names, ", ") + ": this change never ran in this case"
-}
-
-func variantsOf(cfg engine.Config) (engine.Variants, error) {
-	p, err := engine.LookupKernel(cfg.Kernel)
-	if err != nil {
-		return engine.Variants{}, err
-	}
-	return cfg.Variants.Apply(p.Variants)
+	c.asked, c.text = key, ""
+	q := wire.NeverRan{A: ra.Run.Config, B: rb.Run.Config, ActA: a.SwitchActivity, ActB: b.SwitchActivity}
+	go func() {
+		var t wire.NeverRanText
+		if Ask("neverran", q, &t) != nil {
+			return
+		}
+		c.lab.ee.Lock()
+		if c.asked == key {
+			c.text = t.Text
+		}
+		c.lab.ee.UnlockRender()
+	}()
+	return ""
 }

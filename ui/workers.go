@@ -1,11 +1,10 @@
 package ui
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/vugu/vugu"
-	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/ui/wire"
 )
 
 // Workers is the page's side of the engine worker pool: it numbers runs, posts them,
@@ -20,19 +19,19 @@ type Workers struct {
 	renderPending bool
 }
 
-// NewWorkers starts a pool of up to 8 workers (one per core).
-func NewWorkers(ee vugu.EventEnv, route func(Msg) bool) *Workers {
-	w := &Workers{ee: ee, route: route}
-	w.eng = NewEngine(min(max(Cores(), 1), 8), w.onMsg)
+// NewWorkers hands the page's engine (Boot's pool) to the page: its messages go to
+// route.
+func NewWorkers(ee vugu.EventEnv, eng Engine, route func(Msg) bool) *Workers {
+	w := &Workers{ee: ee, route: route, eng: eng}
+	eng.OnMsg(w.onMsg)
 	return w
 }
 
-// Start posts cfg to a worker; summary drops the series (matrix cells).
-func (w *Workers) Start(cfg engine.Config, summary bool) *RunState {
+// Start posts a run to a worker; summary drops the series (matrix cells, seeds).
+func (w *Workers) Start(run wire.Run, summary bool) *RunState {
 	w.nextID++
-	b, _ := json.Marshal(cfg)
-	rs := &RunState{ID: w.nextID, Cfg: cfg, Started: time.Now()}
-	w.eng.Run(rs.ID, string(b), summary)
+	rs := &RunState{ID: w.nextID, Run: run, Started: time.Now()}
+	w.eng.Run(rs.ID, run.Config, summary)
 	return rs
 }
 

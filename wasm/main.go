@@ -1,7 +1,9 @@
 //go:build js && wasm
 
 // Command wasm is the browser lab's UI (main.wasm): it mounts the Vugu page (ui.Root)
-// on #vugu_mount_point. Simulations run in Web Workers (wasm/worker), never here.
+// on #vugu_mount_point. Simulations run in Web Workers (wasm/worker), never here, and
+// the engine's registries, validation and case parsing are answered there too
+// (package lab): this module links none of the model (tests/layout checks it).
 package main
 
 import (
@@ -11,6 +13,12 @@ import (
 )
 
 func main() {
+	// the engine's catalog first (the worker static/boot.js started is compiling
+	// beside this module); the page's questions go to it
+	eng, err := ui.Boot()
+	if err != nil {
+		panic(err)
+	}
 	renderer, err := domrender.New("#vugu_mount_point")
 	if err != nil {
 		panic(err)
@@ -20,7 +28,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	root := ui.NewRoot()
+	root := ui.NewRoot(eng)
 	for ok := true; ok; ok = renderer.EventWait() {
 		if err := renderer.Render(buildEnv.RunBuild(root)); err != nil {
 			panic(err)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/wblab/wblab/ui"
+	"github.com/wblab/wblab/lab"
 )
 
 // viewport sets the tab's size (mobile below 500 px).
@@ -46,7 +46,7 @@ func TestMatrixTableRunsTheThreadsKernels(t *testing.T) {
 	p.open("#v=1&runtime=10s&mode=matrix&dd=3")
 	p.poll("the matrix controls", `!!document.getElementById("m-table")`, 20*time.Second)
 	p.set("#m-table", "T2")
-	t2, _ := ui.TableByName("T2")
+	t2, _ := lab.TableByName("T2")
 	p.poll("B's kernel set to T2's test kernel", fmt.Sprintf(`document.getElementById("b-kernel").value === %q`, t2.Test), 10*time.Second)
 	if got := p.value("#f-kernel"); got != t2.Base {
 		t.Errorf("A's kernel %q, want T2's base %q", got, t2.Base)
@@ -416,7 +416,7 @@ func TestFirstPageTeaches(t *testing.T) {
 	}
 	p.eval(`({Sentences: document.querySelectorAll("#guide .intro p").length, Stories: document.querySelectorAll("#guide .story").length,
 		FormHidden: getComputedStyle(document.getElementById("controls")).display === "none"})`, &g)
-	if g.Sentences != 3 || g.Stories != len(ui.Repros) || !g.FormHidden {
+	if g.Sentences != 3 || g.Stories != len(lab.Repros) || !g.FormHidden {
 		t.Errorf("first page %+v", g)
 	}
 	if fs := p.text("#card-fs .a"); fs == "generic" || fs == "" {

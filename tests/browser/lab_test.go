@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/wblab/wblab/engine"
-	"github.com/wblab/wblab/ui"
+	"github.com/wblab/wblab/lab"
 )
 
 const chartPixels = `(() => { let n = 0;
@@ -82,11 +82,11 @@ func TestHashRestoresAndReproduces(t *testing.T) {
 	bw := p.text("#card-write_bw .a")
 
 	// the same config natively gives the same write_bw (wasm and native agree)
-	st, ferr := ui.DecodeHash(hash)
+	st, ferr := lab.DecodeHash(hash)
 	if ferr != nil {
 		t.Fatal(ferr)
 	}
-	cfg, ferr := st.Form.Config()
+	cfg, ferr := lab.FormConfig(st.Form)
 	if ferr != nil {
 		t.Fatal(ferr)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wblab/wblab/lab"
 	"github.com/wblab/wblab/ui"
 )
 
@@ -15,7 +16,7 @@ import (
 // "Linux 6.1, measured" series next to the model's, the write_bw card shows the
 // measured figure, and a note says where it comes from and how to re-measure.
 func TestMeasuredOverlay(t *testing.T) {
-	ms := ui.MeasuredCases()
+	ms := lab.MeasuredCases()
 	if len(ms) == 0 {
 		t.Fatal("no measured references (validate/references)")
 	}
@@ -29,7 +30,7 @@ func TestMeasuredOverlay(t *testing.T) {
 	p := newPage(t)
 	cfg := m.Cfg
 	cfg.Workload.DD = 3
-	p.open("#" + ui.EncodeHash(ui.State{Form: ui.FormFromConfig(cfg)}))
+	p.open("#" + lab.EncodeHash(lab.State{Form: lab.FormFromConfig(cfg)}))
 	p.click("#run")
 	p.waitDone()
 	p.poll("the references' links", `!!document.querySelector("#measured-links a")`, 30*time.Second)
@@ -39,7 +40,7 @@ func TestMeasuredOverlay(t *testing.T) {
 	for _, w := range []struct{ width, height int }{{1400, 1000}, {390, 844}} {
 		p := newPage(t)
 		p.viewport(w.width, w.height)
-		p.open(ui.MeasuredHash(m))
+		p.open(lab.MeasuredHash(m))
 		p.click("#run")
 		p.waitDone()
 		p.poll("the measured overlay", `(() => { const l = Array.from(document.querySelectorAll("#charts .u-legend")).map(e => e.textContent).join(" "); return l.includes(`+"`"+ui.MeasuredLabel+"`"+`) })()`, 30*time.Second)

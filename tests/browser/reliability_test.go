@@ -13,7 +13,7 @@ import (
 
 	cdpage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-	"github.com/wblab/wblab/ui"
+	"github.com/wblab/wblab/lab"
 )
 
 // spyWorkers runs before the page's scripts: it keeps every Web Worker the page starts
@@ -121,29 +121,29 @@ func TestReproducePresets(t *testing.T) {
 	p := newPageTimeout(t, 3*time.Minute) // five presets' runs on a shared machine
 	p.open("#v=1&runtime=30s")
 	p.waitDone()
-	for _, r := range ui.Repros {
+	for _, r := range lab.Repros {
 		var disabled bool
 		p.eval(fmt.Sprintf(`document.getElementById("repro-%s").disabled`, r.ID), &disabled)
-		if disabled == r.Available() {
-			t.Errorf("%s: disabled=%v, but its kernels available=%v", r.ID, disabled, r.Available())
+		if disabled == (len(r.Missing) == 0) {
+			t.Errorf("%s: disabled=%v, but its kernels available=%v", r.ID, disabled, (len(r.Missing) == 0))
 		}
-		if !r.Available() {
+		if !(len(r.Missing) == 0) {
 			var title string
 			p.eval(fmt.Sprintf(`document.getElementById("repro-%s").title`, r.ID), &title)
-			if !strings.Contains(title, r.Missing()) {
+			if !strings.Contains(title, strings.Join(r.Missing, ", ")) {
 				t.Errorf("%s: tooltip %q does not name the missing kernels", r.ID, title)
 			}
 			continue
 		}
 		p.click("#repro-" + r.ID)
 		p.poll(r.ID+"'s explanation", fmt.Sprintf(`(document.getElementById("repro-explain")||{}).textContent === %q`, r.Title+": "+r.Explain), 10*time.Second)
-		set := ui.FormFromConfig(r.Setup)
-		want := map[string]string{"#f-kernel": set["kernel"], "#b-kernel": r.BKernel, "#f-device": set["device"]}
+		set := r.State.Form
+		want := map[string]string{"#f-kernel": set["kernel"], "#b-kernel": r.State.B["kernel"], "#f-device": set["device"]}
 		for _, k := range []string{"fs", "dd", "bs", "count", "cpus", "memory"} {
 			want["#f-"+k] = set[k]
 		}
-		if r.Table != "" {
-			want["#m-table"] = r.Table
+		if r.State.Table != "" {
+			want["#m-table"] = r.State.Table
 		}
 		for sel, v := range want {
 			if got := p.value(sel); got != v {
@@ -152,15 +152,15 @@ func TestReproducePresets(t *testing.T) {
 		}
 		var fsync bool
 		p.eval(`document.getElementById("f-fsync").checked`, &fsync)
-		if fsync != r.Setup.Workload.Fsync {
+		if fsync != (set["fsync"] == "on") {
 			t.Errorf("%s: conv=fsync %v", r.ID, fsync)
 		}
 		var active bool
-		p.eval(fmt.Sprintf(`document.getElementById("mode-%s").classList.contains("active")`, r.Mode), &active)
+		p.eval(fmt.Sprintf(`document.getElementById("mode-%s").classList.contains("active")`, r.State.Mode), &active)
 		if !active {
-			t.Errorf("%s: mode %s not active", r.ID, r.Mode)
+			t.Errorf("%s: mode %s not active", r.ID, r.State.Mode)
 		}
-		if r.Mode == "matrix" {
+		if r.State.Mode == "matrix" {
 			var lines int
 			p.eval(`document.getElementById("m-cases").value.trim().split("\n").length`, &lines)
 			if lines != 24 {
@@ -183,8 +183,8 @@ func TestDocScreenshot(t *testing.T) {
 	if out == "" {
 		t.Skip("set WBLAB_DOC_SCREENSHOT to write docs/lab.png")
 	}
-	r, _ := ui.ReproByID("kara2016")
-	if !r.Available() {
+	r, _ := lab.ReproByID("kara2016")
+	if !(len(r.Missing) == 0) {
 		t.Skip("the Kara 2016 kernels are not in the engine")
 	}
 	p := newPage(t)

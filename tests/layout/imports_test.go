@@ -20,15 +20,23 @@ var rules = []struct {
 	pkg    string
 	forbid []string
 }{
+	// the plain data the page's UI module reads: no model, nothing above
+	{"engine/report", []string{"engine/sim", "engine/kernel", "engine/fs", "engine/workload", "engine/trace", "engine/stats", "devices", "harness", "repro", "validate", "lab", "ui", "cmd", "wasm"}},
+	{"engine/stats", []string{"engine/sim", "engine/kernel", "engine/fs", "engine/workload", "engine/trace", "engine/report", "devices", "harness", "repro", "validate", "lab", "ui", "cmd", "wasm"}},
 	{"devices", []string{"engine/kernel", "engine/fs", "engine/workload", "engine/trace", "engine/stats", "harness", "repro", "validate", "ui", "cmd", "wasm"}},
 	{"engine/sim", []string{"engine/kernel", "engine/fs", "engine/workload", "devices", "harness", "repro", "validate", "ui", "cmd", "wasm"}},
-	{"engine", []string{"harness", "repro", "validate", "ui", "cmd", "wasm"}},
-	{"harness", []string{"repro", "validate", "ui", "cmd", "wasm"}},
-	{"repro", []string{"validate", "ui", "cmd", "wasm"}},
-	{"validate", []string{"repro", "ui", "cmd", "wasm"}},
-	{"ui", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "devices", "cmd", "wasm"}},
+	{"engine", []string{"harness", "repro", "validate", "lab", "ui", "cmd", "wasm"}},
+	{"harness", []string{"repro", "validate", "lab", "ui", "cmd", "wasm"}},
+	{"repro", []string{"validate", "lab", "ui", "cmd", "wasm"}},
+	{"validate", []string{"repro", "lab", "ui", "cmd", "wasm"}},
+	// the page's answers from the engine (in the worker): below the UI
+	{"lab", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "devices", "cmd", "wasm"}},
+	// the UI (main.wasm) reaches the engine only through the worker (ui/wire, lab);
+	// TestUIModuleLinksNoModel checks the whole import graph
+	{"ui", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "devices", "harness", "repro", "validate", "lab", "cmd", "wasm"}},
 	{"cmd", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "devices", "ui", "wasm"}},
 	{"wasm/worker", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "devices", "cmd"}},
+	{"wasm/serve", []string{"engine", "devices", "harness", "repro", "validate", "lab", "ui", "cmd"}},
 }
 
 func under(path, prefix string) bool { return path == prefix || strings.HasPrefix(path, prefix+"/") }
@@ -80,4 +88,46 @@ func TestImportDirection(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Greater(t, checked, 20, "packages checked")
+}
+
+// modelPackages are the simulator and what runs it: the page's UI module (main.wasm)
+// must link none of them, directly or through another package.
+var modelPackages = []string{"engine", "engine/sim", "engine/kernel", "engine/fs", "engine/workload", "engine/trace",
+	"devices", "harness", "repro", "validate", "lab", "cmd"}
+
+// TestUIModuleLinksNoModel: the UI's entry (wasm, built as main.wasm) and package ui
+// import no model package anywhere in their import graph (js/wasm build, non-test
+// files): the engine's registries, validation and case parsing are the worker's
+// answers (lab), and results are engine/report's plain types.
+func TestUIModuleLinksNoModel(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	ctx := build.Default
+	ctx.GOOS, ctx.GOARCH = "js", "wasm"
+	for _, entry := range []string{"wasm", "ui"} {
+		seen := map[string][]string{} // package -> the import chain that reached it
+		var walk func(rel string, chain []string)
+		walk = func(rel string, chain []string) {
+			if _, ok := seen[rel]; ok {
+				return
+			}
+			chain = append(append([]string(nil), chain...), rel)
+			seen[rel] = chain
+			p, err := ctx.ImportDir(filepath.Join(root, rel), 0)
+			require.NoError(t, err, rel)
+			for _, imp := range p.Imports {
+				if strings.HasPrefix(imp, module) {
+					walk(strings.TrimPrefix(imp, module), chain)
+				}
+			}
+		}
+		walk(entry, nil)
+		assert.Contains(t, seen, "ui/wire", "%s reaches the wire types", entry)
+		for pkg, chain := range seen {
+			for _, m := range modelPackages {
+				assert.False(t, pkg == m || (m != "engine" && under(pkg, m)),
+					"%s links the model package %s: %s", entry, pkg, strings.Join(chain, " -> "))
+			}
+		}
+	}
 }

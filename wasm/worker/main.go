@@ -1,8 +1,9 @@
 //go:build js && wasm
 
-// Command worker is the engine-only WebAssembly binary that static/worker.js runs in a
-// Web Worker. Its messages to and from the page are in PROTOCOL.md (run, cancel;
-// ready, progress, chunk, result, error).
+// Command worker is the engine's WebAssembly binary that static/worker.js runs in a
+// Web Worker. Its messages to and from the page are in PROTOCOL.md (run, cancel, ask;
+// ready, progress, chunk, result, error, answer): it runs configs and answers the
+// page's questions (package lab), so the UI module links no model.
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/lab"
 )
 
 // chunkEvery is the least wall time between two chunk or progress messages of a run
@@ -239,6 +241,13 @@ func handle(_ safejs.Value, args []safejs.Value) any {
 	switch typ {
 	case "run":
 		go run(job{id: id, cfg: str(m, "config"), dflt: flag(m, "default"), summary: flag(m, "summary"), stream: flag(m, "stream")})
+	case "ask": // a question of the page's (package lab), answered at once
+		out, err := lab.Answer(str(m, "kind"), []byte(str(m, "req")))
+		if err != nil {
+			post(map[string]any{"type": "answer", "id": id, "message": err.Error()})
+		} else {
+			post(map[string]any{"type": "answer", "id": id, "answer": string(out)})
+		}
 	case "cancel":
 		mu.Lock()
 		if c := cancels[id]; c != nil {

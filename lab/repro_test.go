@@ -1,10 +1,14 @@
-package ui
+package lab
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/repro"
 )
 
 func TestReproPresetsConfigure(t *testing.T) {
@@ -22,9 +26,7 @@ func TestReproPresetsConfigure(t *testing.T) {
 	}
 	for _, r := range Repros {
 		w := want[r.ID]
-		prev := FormFromConfig(engine.DefaultConfig())
-		prev["dd"], prev["runtime"] = "7", "30s"
-		st := r.Apply(State{Form: prev, Mode: "", Table: "T3"})
+		st := r.State
 		for k, v := range w {
 			got := st.Form[k]
 			switch k {
@@ -39,30 +41,33 @@ func TestReproPresetsConfigure(t *testing.T) {
 				t.Errorf("%s: %s = %q, want %q", r.ID, k, got, v)
 			}
 		}
-		setup := FormFromConfig(r.Setup)
-		if st.Form["runtime"] != setup["runtime"] || st.Form["dd"] != setup["dd"] {
-			t.Errorf("%s: controls not set from the reproduction's config: %v", r.ID, st.Form)
+		for _, e := range repro.Experiments() {
+			if e.ID == r.ID {
+				cfg, err := e.Setup()
+				require.NoError(t, err)
+				assert.Equal(t, FormFromConfig(cfg), st.Form, "%s: the controls are the reproduction's config", r.ID)
+			}
 		}
 		if n := strings.Count(r.Explain, ". ") + 1; n != 2 || !strings.HasSuffix(r.Explain, ".") {
 			t.Errorf("%s: explanation is not two sentences: %q", r.ID, r.Explain)
 		}
-		_, ferr := st.Form.Config()
-		if r.Available() {
+		_, ferr := FormConfig(st.Form)
+		if len(r.Missing) == 0 {
 			if ferr != nil {
 				t.Errorf("%s: %v", r.ID, ferr)
 			}
 			b := st.Form.Clone()
 			b["kernel"] = st.B["kernel"]
-			if _, ferr := b.Config(); ferr != nil {
+			if _, ferr := FormConfig(b); ferr != nil {
 				t.Errorf("%s B: %v", r.ID, ferr)
 			}
-		} else if ferr == nil || ferr.Field != "kernel" || r.Missing() == "" {
-			t.Errorf("%s: kernels missing (%s) but the form error is %v", r.ID, r.Missing(), ferr)
+		} else if ferr == nil || ferr.Field != "kernel" || len(r.Missing) == 0 {
+			t.Errorf("%s: kernels missing (%s) but the form error is %v", r.ID, r.Missing, ferr)
 		}
-		t.Logf("%s: available %v (missing: %s)", r.ID, r.Available(), r.Missing())
+		t.Logf("%s: available %v (missing: %s)", r.ID, len(r.Missing) == 0, r.Missing)
 		// the link keeps the preset
 		back, err := DecodeHash(EncodeHash(st))
-		if err != nil || back.Repro != r.ID || back.Mode != r.Mode || back.B["kernel"] != r.BKernel {
+		if err != nil || back.Repro != r.ID || back.Mode != r.State.Mode || back.B["kernel"] != r.State.B["kernel"] {
 			t.Errorf("%s: link lost the preset: %+v %v", r.ID, back, err)
 		}
 	}
@@ -84,7 +89,7 @@ func TestFormLimits(t *testing.T) {
 	} {
 		g := f.Clone()
 		g[c.id] = c.v
-		_, err := g.Config()
+		_, err := FormConfig(g)
 		if err == nil || err.Field != c.id || !strings.Contains(err.Msg, c.want) {
 			t.Errorf("%s=%s: got %v, want %q at %s", c.id, c.v, err, c.want, c.id)
 		}

@@ -1,4 +1,4 @@
-package ui
+package lab
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 
 func cfgJSON(t *testing.T, f Form) string {
 	t.Helper()
-	cfg, err := f.Config()
+	cfg, err := FormConfig(f)
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -71,7 +71,7 @@ func TestFormErrors(t *testing.T) {
 	for id, v := range map[string]string{"dd": "0", "fs": "ntfs", "bs": "3000", "memory": "x", "runtime": "forever", "cpus": "999"} {
 		g := f.Clone()
 		g[id] = v
-		if _, err := g.Config(); err == nil || err.Field != id {
+		if _, err := FormConfig(g); err == nil || err.Field != id {
 			t.Errorf("%s=%q: got %v, want an error on %s", id, v, err, id)
 		}
 	}

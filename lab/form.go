@@ -1,7 +1,9 @@
-// Package ui is the browser lab's Vugu components and the plain-Go logic behind them
-// (form ⇄ Config, URL hash state, chart specs, matrix tables). Only *_js.go files touch
-// the browser; everything else builds and tests natively.
-package ui
+// Package lab answers the page's questions from the engine, inside the engine worker
+// (worker.wasm): the catalog of the registries the page shows (catalog.go), form ⇄
+// Config, the URL hash, case names, matrix plans, the switches that never ran and the
+// measured references. The UI (package ui, main.wasm) asks through package wire and
+// links none of the model.
+package lab
 
 import (
 	"fmt"
@@ -12,16 +14,16 @@ import (
 
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/harness"
+	"github.com/wblab/wblab/ui/wire"
 )
 
-// Field is one form control. ID is also its URL hash key.
-type Field struct {
-	ID, Label, Kind, Help string // Kind: text, select, bool, tri (preset/on/off)
-	Group                 string
-}
-
-// Form holds every control's text by field ID, so bad input can be shown as typed.
-type Form map[string]string
+// The page's form, state and input errors (package wire).
+type (
+	Field      = wire.Field
+	Form       = wire.Form
+	FieldError = wire.FieldError
+	State      = wire.State
+)
 
 // Fields lists the controls in display order: the fixed ones, then the device keys of
 // model and the kernel switches (both read from the engine at runtime).
@@ -211,25 +213,9 @@ func fmtSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// FieldError is an input error shown next to its field.
-type FieldError struct {
-	Field, Msg string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
-
-// Clone copies the form.
-func (f Form) Clone() Form {
-	out := make(Form, len(f))
-	for k, v := range f {
-		out[k] = v
-	}
-	return out
-}
-
-// Config builds and validates the Config the form describes. A parse or engine
+// FormConfig builds and validates the Config the form describes. A parse or engine
 // validation error comes back as a FieldError naming the control.
-func (f Form) Config() (engine.Config, *FieldError) {
+func FormConfig(f Form) (engine.Config, *FieldError) {
 	cfg := engine.DefaultConfig()
 	var ferr *FieldError
 	bad := func(id, msg string) {
@@ -412,7 +398,7 @@ func sortedKeys(f Form) []string {
 }
 
 // ApplyCase sets the controls a case name carries, keeping the others.
-func (f Form) ApplyCase(name string) (Form, *FieldError) {
+func ApplyCase(f Form, name string) (Form, *FieldError) {
 	c, err := harness.ParseCase(strings.TrimSpace(name))
 	if err != nil {
 		return f, &FieldError{Field: "case", Msg: err.Error()}
@@ -420,7 +406,7 @@ func (f Form) ApplyCase(name string) (Form, *FieldError) {
 	if _, err := c.KernelPreset(); err != nil {
 		return f, &FieldError{Field: "case", Msg: err.Error()}
 	}
-	cfg, _ := f.Config() // a partly invalid form keeps what parsed
+	cfg, _ := FormConfig(f) // a partly invalid form keeps what parsed
 	c.Apply(&cfg)
 	out := FormFromConfig(cfg)
 	for k, v := range f { // keep texts of fields the case does not set
@@ -436,8 +422,8 @@ var caseFields = map[string]bool{"fs": true, "dd": true, "bs": true, "cpus": tru
 	"dirty_bytes": true, "dirty_ratio": true, "bg_bytes": true, "bg_ratio": true}
 
 // CaseName is the case name of the form's config, or "" when the form is invalid.
-func (f Form) CaseName() string {
-	cfg, err := f.Config()
+func CaseName(f Form) string {
+	cfg, err := FormConfig(f)
 	if err != nil {
 		return ""
 	}

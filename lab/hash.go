@@ -1,4 +1,4 @@
-package ui
+package lab
 
 import (
 	"fmt"
@@ -9,21 +9,11 @@ import (
 
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/harness"
+	"github.com/wblab/wblab/ui/wire"
 )
 
 // HashVersion is the v= of the URL hash format this build writes and reads.
 const HashVersion = "1"
-
-// State is what the URL hash carries: the form (A), the mode and B's kernel choice.
-type State struct {
-	Form  Form
-	Mode  string // "", "ab" or "matrix"
-	B     Form   // B's kernel and switches ("kernel", "v.*"); nil when unset
-	Embed bool
-	Table string // matrix case list: a built-in table name or ""
-	Repro string // the "Reproduce" preset whose explanation is shown, or ""
-	Seeds int    // seeds per run (seed, seed+1, ...); 0 or 1: one
-}
 
 // alwaysKeys are written even when they equal the case's defaults.
 var alwaysKeys = []string{"kernel", "runtime", "seed"}
@@ -35,7 +25,7 @@ func EncodeHash(s State) string {
 	add := func(k, v string) { kv = append(kv, k+"="+escape(v)) }
 	add("v", HashVersion)
 	f := s.Form
-	name := f.CaseName()
+	name := CaseName(f)
 	base := FormFromConfig(engine.DefaultConfig())
 	if name != "" {
 		if cfg, err := harness.ConfigForCase(name); err == nil {
@@ -155,7 +145,7 @@ func DecodeHash(h string) (State, *FieldError) {
 	var ferr *FieldError
 	if name := vals.Get("case"); name != "" {
 		var e *FieldError
-		if s.Form, e = s.Form.ApplyCase(name); e != nil {
+		if s.Form, e = ApplyCase(s.Form, name); e != nil {
 			ferr = e
 		}
 	}
@@ -210,8 +200,8 @@ func DecodeHash(h string) (State, *FieldError) {
 			s.Table = v
 		case k == "seeds":
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > MaxPageSeeds {
-				reject("link: seeds=%q: want a number of seeds in [1, %d]", v, MaxPageSeeds)
+			if err != nil || n < 1 || n > wire.MaxPageSeeds {
+				reject("link: seeds=%q: want a number of seeds in [1, %d]", v, wire.MaxPageSeeds)
 				continue
 			}
 			s.Seeds = n
@@ -234,7 +224,7 @@ func DecodeHash(h string) (State, *FieldError) {
 
 func tableNames() map[string]bool {
 	out := map[string]bool{}
-	for _, t := range Tables() {
+	for _, t := range Tables {
 		out[t.Name] = true
 	}
 	return out

@@ -1,4 +1,4 @@
-package ui
+package lab
 
 import (
 	"encoding/json"
@@ -40,7 +40,7 @@ func FuzzDecodeHash(f *testing.F) {
 			}
 			return
 		}
-		cfg, ferr := st.Form.Config()
+		cfg, ferr := FormConfig(st.Form)
 		if ferr != nil {
 			if !knownField(ferr.Field) || ferr.Msg == "" || ferr.Field == "case" {
 				t.Fatalf("DecodeHash(%q): form error %+v is not at a control", h, ferr)
@@ -52,7 +52,7 @@ func FuzzDecodeHash(f *testing.F) {
 		if err != nil {
 			t.Fatalf("DecodeHash(%q) → EncodeHash %q: %v", h, h2, err)
 		}
-		cfg2, ferr := st2.Form.Config()
+		cfg2, ferr := FormConfig(st2.Form)
 		if ferr != nil {
 			t.Fatalf("DecodeHash(%q) → EncodeHash %q: config %v", h, h2, ferr)
 		}

@@ -1,0 +1,129 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/ui/wire"
+	"github.com/wblab/wblab/validate"
+)
+
+// Measured is a reference case measured on a real 6.1 kernel in QEMU (validate/) with
+// the wblab config that models it.
+type Measured struct {
+	Name   string
+	Cfg    engine.Config
+	Log    *validate.Log
+	Figs   validate.Figures
+	Window validate.Window
+	Case   validate.Case
+}
+
+var (
+	measuredOnce sync.Once
+	measured     []Measured
+)
+
+// MeasuredCases are the committed references wblab models (dd cases), parsed once.
+func MeasuredCases() []Measured {
+	measuredOnce.Do(func() {
+		logs, err := validate.References()
+		if err != nil {
+			return
+		}
+		for _, l := range logs {
+			c, err := validate.CaseOf(l)
+			if err != nil || c.Work != "dd" {
+				continue
+			}
+			w := validate.SteadyWindow(c.RunS)
+			rate, _, err := l.DiskRate(w)
+			if err != nil {
+				continue
+			}
+			cfg, err := validate.ConfigFor(c, rate)
+			if err != nil {
+				continue
+			}
+			f, err := validate.FiguresOf(l.Series(), w, l.BdiThresh())
+			if err != nil {
+				continue
+			}
+			measured = append(measured, Measured{Name: l.Name, Cfg: cfg, Log: l, Figs: f, Window: w, Case: c})
+		}
+	})
+	return measured
+}
+
+// MeasuredFor is the reference a config models: the same kernel, filesystem, writers,
+// machine, sysctls, kernel switch overrides (blk-wbt off) and run length, on the same device within 1 % of
+// its rate (a link's device rate is rounded); the seed may differ.
+func MeasuredFor(cfg engine.Config) (Measured, bool) {
+	for _, m := range MeasuredCases() {
+		r := m.Cfg
+		same := cfg.Kernel == r.Kernel && cfg.Filesystem == r.Filesystem && cfg.Workload == r.Workload &&
+			cfg.CPUs == r.CPUs && cfg.MemoryMB == r.MemoryMB && cfg.HZ == r.HZ &&
+			cfg.DirtyBytes == r.DirtyBytes && cfg.DirtyRatio == r.DirtyRatio &&
+			cfg.DirtyBackgroundBytes == r.DirtyBackgroundBytes && cfg.DirtyBackgroundRatio == r.DirtyBackgroundRatio &&
+			cfg.DirtyExpireCs == r.DirtyExpireCs && cfg.DirtyWritebackCs == r.DirtyWritebackCs &&
+			cfg.Runtime == r.Runtime && cfg.Device.Model == r.Device.Model &&
+			sameOverrides(cfg.Variants, r.Variants) &&
+			math.Abs(float64(cfg.Device.BandwidthBps-r.Device.BandwidthBps)) <= 0.01*float64(r.Device.BandwidthBps)
+		if same {
+			return m, true
+		}
+	}
+	return Measured{}, false
+}
+
+// sameOverrides: the same switch overrides (nil and empty are the same: the preset's).
+func sameOverrides(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// MeasuredHash is the page link (URL hash) that sets up a reference's case.
+func MeasuredHash(m Measured) string {
+	return "#" + EncodeHash(State{Form: FormFromConfig(m.Cfg)})
+}
+
+// MeasuredNote says where the dashed measured lines come from and how to re-measure.
+func MeasuredNote(m Measured) string {
+	c := m.Case
+	return fmt.Sprintf("Dashed \"%s\": Debian's kernel %s measured in QEMU %s (%s, -smp %d) on %s, case %s: "+
+		"the guest's /proc/vmstat, bdi and block stats sampled every second (validate/references/%s.log.gz). "+
+		"The disk is QEMU-throttled to %.1f MiB/s; wblab gets the %.2f MiB/s the guest measured. "+
+		"Re-measure with validate/qemu/run-case.sh (validate/README.md) and compare with wblab validate.",
+		wire.MeasuredLabel, c.Kernel, c.QEMU, c.Accel, c.SMP, c.Host, m.Name, m.Name,
+		float64(c.Disks[0].ThrottleBps)/(1<<20), float64(m.Cfg.Device.BandwidthBps)/(1<<20))
+}
+
+// MeasuredLinks are the links of all references, in name order.
+func MeasuredLinks() []wire.MeasuredLink {
+	var out []wire.MeasuredLink
+	for _, m := range MeasuredCases() {
+		out = append(out, wire.MeasuredLink{Name: m.Name, Href: MeasuredHash(m)})
+	}
+	return out
+}
+
+// MeasuredOf is the reference named name as the page draws it: its series, the
+// write_bw it measured over its window and the note on where it comes from.
+func MeasuredOf(name string) (wire.Measured, bool) {
+	for _, m := range MeasuredCases() {
+		if m.Name == name {
+			return wire.Measured{Name: m.Name, Series: m.Log.Series(), WriteBWMBps: m.Figs.WriteBWMBps,
+				Window: m.Window.String(), Note: MeasuredNote(m)}, true
+		}
+	}
+	return wire.Measured{}, false
+}
