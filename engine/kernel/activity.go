@@ -71,6 +71,7 @@ const (
 	ActBdpStrictLimit                         // IO-less balance_dirty_pages calls on a strictlimit bdi
 	ActWriteoutSeveralBdis                    // completions counted into the writeout fraction of one of several bdis
 	ActFlusherIdle                            // flusher runs that ended idle (how it sleeps and is woken is switched)
+	ActBdpLoopExitDiffers                     // balance_dirty_pages loop exits where the hard-throttle and global rules differ
 	ActDirtyableAnon                          // dirty-limit computations of the page-reclaim model with anonymous memory
 	ActZoneWatermarks                         // zone watermarks set up (page-reclaim model)
 	ActReclaimPassEnd                         // reclaim priority passes whose end decides a throttle (page-reclaim model)
@@ -133,6 +134,7 @@ var activityPaths = [numActivities]ActivityPath{
 	ActBalancedAboveWriteBW: {"balanced_dirty_ratelimit.above_write_bw", "dirty-ratelimit updates whose balanced rate is above write_bw (v6 caps it there)", []string{"balanced_rate_cap"}},
 	ActBandwidthUpdate:      {"write_bandwidth.updates", "write-bandwidth updates: from wb_writeback and balance_dirty_pages (v3.2), or do_writepages, IO completion and balance_dirty_pages (v6)", []string{"bandwidth_from_writepages"}},
 	ActBdpStrictLimit:       {"balance_dirty_pages.strictlimit", "IO-less balance_dirty_pages calls on a BDI_CAP_STRICTLIMIT bdi", []string{"strictlimit_cap"}},
+	ActBdpLoopExitDiffers:   {"balance_dirty_pages.loop_exit_differs", "decisions after a balance_dirty_pages pause where the hard-throttle exit (task_ratelimit != 0) and the 3.2-rc global exit (dirty < hard limit) differ", []string{"bdp_global_exit"}},
 	ActDirtyableAnon:        {"dirtyable_memory.anon", "dirty-limit computations of the page-reclaim model on a machine with anonymous memory (whether it counts as dirtyable)", []string{"dirtyable_lru_anon", "dirtyable_no_anon"}},
 	ActZoneWatermarks:       {"zone_watermarks.setup", "zone watermark setups of the page-reclaim model (min + min/4 or watermark_scale_factor spacing)", []string{"watermark_scale"}},
 	ActReclaimPassEnd:       {"vmscan.pass_end", "kswapd and direct-reclaim priority passes whose end decides the throttle (congestion_wait, wait_iff_congested or reclaim_throttle)", []string{"wait_iff_congested", "reclaim_throttle"}},

@@ -557,10 +557,7 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 	for {
 		if s.slept {
 			s.slept = false
-			if s.taskRatelimit != 0 {
-				break
-			}
-			if s.bdiDirty <= k.bdiStatError() {
+			if k.bdpLoopExit(s) {
 				break
 			}
 		}
@@ -680,7 +677,7 @@ func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
 			th.DirtyPausedWhen = s.now + s.pause
 			th.NrDirtied = 0
 			th.NrDirtiedPause = s.nrDirtiedPause
-			if s.taskRatelimit != 0 || s.bdiDirty <= k.bdiStatError() {
+			if k.bdpLoopExit(s) {
 				break
 			}
 		}
@@ -809,6 +806,26 @@ func (k *Kernel) traceBdp(th *Thread, b *BDI, s *bdpState, bdiThresh, pause int6
 		payload += fmt.Sprintf(" period=%d think=%d", s.period*1000/hz, s.think*1000/hz)
 	}
 	k.trace(th, "balance_dirty_pages", payload)
+}
+
+// bdpLoopExit is balance_dirty_pages' decision after a pause (v3.2, commit
+// 1df647197c5b "writeback: hard throttle 1000+ dd on a slow USB stick"): the loop
+// ends when task_ratelimit is not 0, "typically equal to (nr_dirty < dirty_thresh)",
+// or when the bdi's dirty pages are within bdi_stat_error (a dead bdi's pipe);
+// so a task whose task_ratelimit rounded to 0 (dirty_ratelimit at its floor of 1
+// page/s, pos_ratio below 1) sleeps max_pause again without dirtying. With
+// Variants.BdpGlobalExit (3.2-rc before that commit) the loop ends once the
+// global dirty count is under the hard limit, whatever the bdi.
+func (k *Kernel) bdpLoopExit(s *bdpState) bool {
+	hard := s.taskRatelimit != 0 || s.bdiDirty <= k.bdiStatError()
+	global := s.nrDirty < max(s.thresh, k.globalDirtyLimit) // hard_dirty_limit
+	if hard != global {
+		k.fired(ActBdpLoopExitDiffers)
+	}
+	if k.P.Variants.BdpGlobalExit {
+		return global
+	}
+	return hard
 }
 
 // TaskRatelimitNow is the task_ratelimit balance_dirty_pages would compute now for

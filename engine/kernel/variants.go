@@ -169,6 +169,13 @@ type Variants struct {
 	// wb_position_ratio (3.12+): a bdi with strictlimit set is throttled against
 	// its own limit, also below the global free-run ceiling.
 	StrictLimitCap bool
+	// BdpGlobalExit is the IO-less balance_dirty_pages of 3.2-rc before Wu's
+	// "writeback: hard throttle 1000+ dd on a slow USB stick" (commit
+	// 1df647197c5b): after a pause the loop ends once the global dirty count is
+	// under the hard limit, so dirtiers whose task_ratelimit is at its minimum
+	// still dirty a page per max_pause each. Off: the loop goes on while
+	// task_ratelimit is 0 and the bdi has dirty pages (bdpLoopExit).
+	BdpGlobalExit bool
 	// BdiKnobsV63 is Linux 6.3's /sys/class/bdi knobs (Stefan Roesch's series,
 	// sysfs-class-bdi "Date: October 2022"): strict_limit, min_bytes and
 	// max_bytes, and min/max ratios in parts per million. Off: only min_ratio and
@@ -362,6 +369,9 @@ var Switches = []Switch{
 	{"strictlimit_cap", "3.12+: BDI_CAP_STRICTLIMIT bdis are throttled against their own limit",
 		"balance_dirty_pages, wb_position_ratio (strictlimit branches), mm/page-writeback.c v6.1", notesV6,
 		func(v *Variants) *bool { return &v.StrictLimitCap }},
+	{"bdp_global_exit", "3.2-rc before Wu's hard throttle (1df647197c5b): balance_dirty_pages leaves its loop under the global hard limit, even at task_ratelimit 0",
+		"balance_dirty_pages, mm/page-writeback.c v3.2-rc (before 1df647197c5b)", "commit 1df647197c5b (v3.2), \"writeback: hard throttle 1000+ dd on a slow USB stick\"",
+		func(v *Variants) *bool { return &v.BdpGlobalExit }},
 	{"bdi_knobs_v63", "6.3+: /sys/class/bdi strict_limit, min_bytes and max_bytes (ratios in parts per million)",
 		"bdi_set_strict_limit, bdi_set_max_bytes, bdi_ratio_from_pages, mm/page-writeback.c v6.3", "Stefan Roesch's bdi knob series (v6.3)",
 		func(v *Variants) *bool { return &v.BdiKnobsV63 }},
