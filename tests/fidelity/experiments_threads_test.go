@@ -67,24 +67,41 @@ func TestCalibrationChinner2010Fixed(t *testing.T) {
 }
 
 // Kara 2016: ext3 + wbt ~105 s and slower than without wbt, the journal thread
-// writing more of the data with wbt, ext4 unaffected.
+// writing more of the data with wbt, ext4 unaffected. The thread's runtimes
+// (105.1, 107.1, 105.6 s) are Kara's dd with Axboe's QD=1 limits (2/2/1, and his
+// scale_step fix), "about the same as before", i.e. as with the wbt draft alone:
+// both wbt kernels are held to the thread's 95-115 s.
 func TestExperimentKara2016(t *testing.T) {
 	f := runExperiment(t, "kara-2016").Figures
 	if !testing.Short() {
-		t.Run("ext3+wbt runtime", func(t *testing.T) {
-			if s := f["ext3_wbt_s"]; s < 95 || s > 115 {
-				// Known gap (issue 17): the disk's firmware ages cached writes like
-				// queued commands (hddMaxWait), so a cached run the head passes by is
-				// written within 500 ms; on this QD1 disk, where kjournald's ordered
-				// data and the flusher write the file at two places, that costs a
-				// seek back and forth each time (47 seeks/s) and ext3+wbt takes
-				// ~116 s. Without that aging (cached data waits until its space is
-				// needed) it took ~107 s.
-				t.Skipf("known gap: ext3+wbt %.1f s outside the thread's ~105 s (95-115)", s)
-			}
-		})
+		for _, tc := range []struct {
+			key, what, gap string
+		}{
+			{"ext3_wbt_qd1_s", "ext3 + wbt with the QD=1 patch (the thread's runtime line)", ""},
+			// Known gap (issue 17): the disk's firmware ages cached writes like
+			// queued commands (hddMaxWait), so a cached run the head passes by is
+			// written within 500 ms; on this QD1 disk, where kjournald's ordered
+			// data and the flusher write the file at two places, that costs a seek
+			// back and forth each time. Without that aging it took ~107 s.
+			{"ext3_wbt_s", "ext3 + the wbt draft (\"about the same as before\")",
+				"the disk's write-cache aging (hddMaxWait, a firmware estimate) makes each cached run cost a seek between kjournald's and the flusher's writes (~107 s without aging, session 3)"},
+		} {
+			t.Run(tc.key, func(t *testing.T) {
+				s := f[tc.key]
+				if s >= 95 && s <= 115 {
+					return
+				}
+				if tc.gap == "" {
+					t.Errorf("%s: %.1f s outside the thread's ~105 s (95-115)", tc.what, s)
+					return
+				}
+				t.Skipf("known gap: %s %.1f s outside the thread's ~105 s (95-115): %s", tc.what, s, tc.gap)
+			})
+		}
 	}
-	assert.Greater(t, f["ext3_wbt_s"], f["ext3_s"], "wbt slows ext3 down")
+	for _, k := range []string{"ext3_wbt_s", "ext3_wbt_qd1_s"} {
+		assert.Greater(t, f[k], f["ext3_s"], "%s: wbt slows ext3 down", k)
+	}
 	assert.Greater(t, f["ext3_wbt_journal_share"], f["ext3_journal_share"], "kjournald writes more of the data with wbt")
 	for _, k := range []string{"ext4_wbt_s", "ext4_wbt_qd1_s"} {
 		assert.InEpsilon(t, f["ext4_s"], f[k], 0.02, "%s within ±2%% of ext4 without wbt", k)
