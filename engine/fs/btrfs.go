@@ -3,6 +3,7 @@ package fs
 import (
 	"fmt"
 
+	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -70,9 +71,15 @@ func DefaultBtrfsParams() BtrfsParams {
 //   - the nr_to_write bump: when the range is larger than what is left,
 //     nr_to_write is raised to min(range, BumpPages) (the whole range below twice
 //     that) and not given back;
-//   - checksumming runs in the worker pool and ordered-extent completion in the
-//     endio-write pool: their CPU is charged to those threads, not the flusher (the
-//     bios are submitted at once: the few µs of checksum delay are not modelled);
+//   - the flusher only sets pages under writeback and builds the bios; every data
+//     write bio is checksummed by the worker pool and submitted by the submit
+//     thread (btrfsAsync, v3.1 btrfs_wq_submit_bio), so the flusher never waits
+//     for a request: what sits under writeback is the block layer's requests plus
+//     the bios queued for checksumming and submission, bounded only by what the
+//     flusher is asked to write (background writeback stops once the dirty pages,
+//     not dirty + writeback, are below the background threshold);
+//   - ordered-extent completion runs in the endio-write pool: its CPU is charged
+//     to those threads;
 //   - extra metadata writes: each extent dirties btree pages, written with the
 //     superblock at the btrfs-transaction commit every CommitInterval.
 type Btrfs struct {
@@ -80,8 +87,9 @@ type Btrfs struct {
 	k *kernel.Kernel
 	t *journal // the transaction commit (btree pages + superblock)
 
-	worker, endio *workerPool
-	csumPending   int64 // pages not yet covered by a checksum leaf
+	async       *btrfsAsync
+	endio       *workerPool
+	csumPending int64 // pages not yet covered by a checksum leaf
 
 	Bumps int64
 }
@@ -96,7 +104,7 @@ func (b *Btrfs) Name() string { return "btrfs" }
 func (b *Btrfs) Mount(k *kernel.Kernel, bdi *kernel.BDI) error {
 	b.k = k
 	n := max(min(b.P.Workers, k.P.CPUs+2), 1)
-	b.worker = newWorkerPool(k, bdi, "btrfs-worker", n)
+	b.async = newBtrfsAsync(k, bdi, n, b.P.CsumPageCost)
 	b.endio = newWorkerPool(k, bdi, "btrfs-endio-wri", n)
 	b.t = newJournal(k, bdi, "btrfs-transacti", b.P.CommitInterval, b.P.MetaSector, b.P.MetaMB<<8, true)
 	return nil
@@ -152,8 +160,7 @@ func (b *Btrfs) writeRange(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 		n = min(n, max(wbc.NrToWrite, 1))
 	}
 	wc.Th.Charge(sim.Time(n)*b.P.PageCost + c.SubmitBio)
-	b.worker.add(sim.Time(n) * b.P.CsumPageCost)
-	wc.WritePages(s, n)
+	b.async.queue(wc.StartWriteback(s, n))
 	wbc.NrToWrite -= n
 	return n, wbc.NrToWrite <= 0 && wbc.SyncMode == kernel.WBSyncNone
 }
@@ -180,7 +187,137 @@ func (b *Btrfs) Sector(in *kernel.Inode, index int64) int64 {
 }
 
 // WorkerCPU is the CPU time of the checksum and endio-write pools.
-func (b *Btrfs) WorkerCPU() (csum, endio sim.Time) { return b.worker.cpu(), b.endio.cpu() }
+func (b *Btrfs) WorkerCPU() (csum, endio sim.Time) { return b.async.csumCPU(), b.endio.cpu() }
+
+// btrfsAsync is btrfs's asynchronous data write submission (v3.1):
+// btrfs_submit_bio_hook hands every data write bio to btrfs_wq_submit_bio, which
+// queues it on fs_info->workers (thread_pool_size threads). A worker checksums it
+// (run_one_async_start: __btrfs_submit_bio_start, btrfs_csum_one_bio); the
+// ordered completions (run_ordered_completions → run_one_async_done) then pass the
+// bios on in the order they were queued, to btrfs_map_bio → schedule_bio, whose
+// per-device list the submit worker (fs_info->submit_workers, one thread for one
+// device: run_scheduled_bios, under a plug) hands to submit_bio. That thread, not
+// the flusher, waits for free requests. In 6.1 the data path is the same up to the
+// ordered work (btrfs_submit_data_write_bio → btrfs_wq_submit_bio unless an fsync
+// is writing; the CSUM_IMPL_FAST shortcut is for metadata until 6.3), which submits
+// the bio itself (the submit workers are gone); the model keeps one submit thread.
+// The bios keep wbc_to_write_flags' REQ_BACKGROUND, so 6.1's blk-wbt counts them as
+// background writes (limit wb_background unless a wait was recent) and throttles
+// the thread that submits them, never the flusher.
+type btrfsAsync struct {
+	q        *devices.Queue
+	csumCost sim.Time // per page
+	workers  []*kernel.Thread
+	cur      []int // the item each worker is checksumming, or -1
+	idle     sim.WaitQueue
+	items    []asyncBio // queued bios in btrfs_queue_worker order
+	head     int        // first item not yet passed to the submit thread
+	next     int        // first item not yet taken by a worker
+	submit   *kernel.Thread
+	pending  []devices.Bio // schedule_bio's list for the device
+	psubmit  int           // next of pending to submit
+	queued   int64         // pages under writeback not yet submitted to the block layer
+	// MaxQueuedPages is the most pages that were under writeback and not yet in
+	// the block layer at once.
+	MaxQueuedPages int64
+}
+
+type asyncBio struct {
+	bio  devices.Bio
+	done bool // checksummed
+}
+
+func newBtrfsAsync(k *kernel.Kernel, bdi *kernel.BDI, n int, csumCost sim.Time) *btrfsAsync {
+	p := &btrfsAsync{q: bdi.Q, csumCost: csumCost}
+	for i := 0; i < n; i++ {
+		th := k.NewThreadOn(bdi, fmt.Sprintf("btrfs-worker-%d", i+1))
+		th.Task.Resume = func() { p.work(i) }
+		th.Task.Wait(&p.idle)
+		p.workers = append(p.workers, th)
+		p.cur = append(p.cur, -1)
+	}
+	p.submit = k.NewThreadOn(bdi, "btrfs-submit-1")
+	p.submit.Task.Resume = p.runScheduledBios
+	p.submit.Task.SleepInterruptible(-1)
+	return p
+}
+
+// queue is btrfs_wq_submit_bio for one data write bio.
+func (p *btrfsAsync) queue(b devices.Bio) {
+	if p.head > 1024 && p.head == p.next {
+		// drop the items already passed on (no worker holds any of them)
+		p.items = append(p.items[:0], p.items[p.head:]...)
+		p.next -= p.head
+		p.head = 0
+	}
+	p.items = append(p.items, asyncBio{bio: b})
+	p.queued += b.Pages
+	p.MaxQueuedPages = max(p.MaxQueuedPages, p.queued)
+	p.idle.WakeOne()
+}
+
+// work is one btrfs worker thread: checksum the next queued bio
+// (run_one_async_start), then run the ordered completions of every checksummed
+// bio at the head of the queue (run_one_async_done → schedule_bio).
+func (p *btrfsAsync) work(i int) {
+	th := p.workers[i]
+	for {
+		if k := p.cur[i]; k >= 0 {
+			p.items[k].done = true
+			p.cur[i] = -1
+		}
+		moved := false
+		for p.head < p.next && p.items[p.head].done {
+			p.pending = append(p.pending, p.items[p.head].bio)
+			p.head++
+			moved = true
+		}
+		if moved {
+			p.submit.Task.Wake()
+		}
+		if p.next == len(p.items) {
+			th.Task.Wait(&p.idle)
+			return
+		}
+		p.cur[i] = p.next
+		th.Charge(sim.Time(p.items[p.next].bio.Pages) * p.csumCost)
+		p.next++
+		if th.YieldCPU() {
+			return
+		}
+	}
+}
+
+// runScheduledBios is the submit worker's run_scheduled_bios (v3.1): submit the
+// device's pending bios in order under a plug; a submission that waits for a
+// request blocks this thread.
+func (p *btrfsAsync) runScheduledBios() {
+	th := p.submit
+	for p.psubmit < len(p.pending) {
+		if !th.Sub.Plugged() {
+			th.Sub.StartPlug()
+		}
+		b := p.pending[p.psubmit]
+		p.psubmit++
+		p.queued -= b.Pages
+		if p.q.Submit(th.Sub, b) {
+			return
+		}
+	}
+	p.pending, p.psubmit = p.pending[:0], 0
+	if th.Sub.Plugged() {
+		th.Sub.FinishPlug()
+	}
+	th.Task.SleepInterruptible(-1)
+}
+
+func (p *btrfsAsync) csumCPU() sim.Time {
+	t := sim.Time(0)
+	for _, th := range p.workers {
+		t += th.Task.CPUTime()
+	}
+	return t
+}
 
 // workerPool is a btrfs_workers pool: kernel threads taking CPU work from a queue.
 type workerPool struct {

@@ -38,3 +38,35 @@ func TestBtrfsBumpsNrToWriteTo8192(t *testing.T) {
 	assert.Equal(t, int64(32768), bi.m.allocEnd, "the whole 128 MB delalloc range is allocated")
 	require.NoError(t, k.CheckInvariants())
 }
+
+// TestBtrfsWritebackRunsAheadOfTheBlockLayer: the flusher only sets pages under
+// writeback; the checksum workers and the submit thread feed the block layer, so
+// with a 1 GB limit far more is under writeback than the block layer holds (128
+// requests of 512 KiB = 16384 pages), while the bios still reach the disk in the
+// order they were queued (the disk stays sequential for one dd).
+func TestBtrfsWritebackRunsAheadOfTheBlockLayer(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		dirtyBytes int64
+		minQueued  int64
+	}{
+		{"1G", 1 << 30, 16384},
+		{"100M", 100 << 20, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBtrfs()
+			w, k := testKernel(t, "wu2011-hdd", b, tc.dirtyBytes, nil)
+			maxWB := int64(0)
+			w.AfterEvent = func() { maxWB = max(maxWB, k.G.NrWriteback) }
+			mbps := runDD(t, w, k, 1, 40*sim.Second, false)
+			require.NoError(t, k.CheckInvariants())
+			m, ok := k.BDI.Q.Media()
+			require.True(t, ok)
+			t.Logf("btrfs 1dd %s: %.1f MB/s, most under writeback %d pages, most queued outside the block layer %d, seeks %d",
+				tc.name, mbps, maxWB, b.async.MaxQueuedPages, m.Seeks)
+			assert.GreaterOrEqual(t, b.async.MaxQueuedPages, tc.minQueued)
+			assert.LessOrEqual(t, b.async.MaxQueuedPages, maxWB)
+			assert.Less(t, m.Seeks, int64(40), "bios submitted in queue order: one dd stays sequential")
+		})
+	}
+}

@@ -175,6 +175,17 @@ const maxBatchPages = 128
 // must be dirty and not under writeback. If the block layer blocks the thread,
 // wc remembers it and the caller must return (blocked) after finishing its step.
 func (wc *WritebackCtx) WritePages(index, n int64) {
+	if wc.In.bdi.Q.Submit(wc.Th.Sub, wc.StartWriteback(index, n)) {
+		wc.blocked = true
+	}
+}
+
+// StartWriteback is WritePages without the submission: clear_page_dirty_for_io and
+// set_page_writeback for the dirty pages [index, index+n) of wc's inode, and the
+// bio that carries them, for the filesystem to submit later from another thread
+// (btrfs's checksumming workers, btrfs_wq_submit_bio). Its completion is the
+// kernel's (end_page_writeback).
+func (wc *WritebackCtx) StartWriteback(index, n int64) devices.Bio {
 	k, in := wc.K, wc.In
 	removed := in.Dirty.Remove(index, n)
 	in.Writeback.Add(index, n)
@@ -186,11 +197,8 @@ func (wc *WritebackCtx) WritePages(index, n int64) {
 	if wc.wcp.tagged {
 		wc.wcp.towrite.Remove(index, n)
 	}
-	b := devices.Bio{Sector: in.bdi.FS.Sector(in, index), Pages: n, Op: devices.Write, Flags: wc.WriteFlags(),
+	return devices.Bio{Sector: in.bdi.FS.Sector(in, index), Pages: n, Op: devices.Write, Flags: wc.WriteFlags(),
 		Owner: k, Cookie: in.Ino, Index: index}
-	if in.bdi.Q.Submit(wc.Th.Sub, b) {
-		wc.blocked = true
-	}
 }
 
 // WriteFlags is wbc_to_write_flags (v4.10+): WB_SYNC_ALL → REQ_SYNC, kupdate and

@@ -34,9 +34,6 @@ type tableGap struct {
 
 // tableGaps are the known gaps, by matrix (measured with 5 seeds at 600 s).
 var tableGaps = map[string][]tableGap{
-	"wu-2011-T1": {{"signs", "btrfs 10dd at 100M: under patches 1-4 the inodes that i_size updates redirty during " +
-		"writeback go to b_more_io_wait (patch 2) and kupdate retries them early (patch 4), ~2000 extra passes with " +
-		"smaller slices; the thread's +3.1 % needs a btrfs behaviour the model does not have (not identified)"}},
 	"wu-2011-T2": {{"total", "T2 changes what happens to inodes with pages_skipped (patch 5 vs removing the " +
 		"redirty_tail); in 3.1 ext3 skips pages when __block_write_full_page's trylock_buffer fails on buffers " +
 		"kjournald holds for its data=ordered commit (the thread's ext3 1G cells +6.7 %, +8.7 %); the model's ext3 " +
