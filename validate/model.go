@@ -43,10 +43,13 @@ func DeviceFor(d Disk, rateBps float64) (devices.Spec, devices.BlockOverrides, e
 	return devices.ParseSpec(spec)
 }
 
-// ConfigFor is the 6.1 preset on a measured case, with the disk rate the guest got.
-func ConfigFor(c Case, rateBps float64) (engine.Config, error) {
-	if c.Work != "dd" {
-		return engine.Config{}, fmt.Errorf("%s: workload %q has no wblab model yet (two disks: issue 18)", c.Name, c.Work)
+// ConfigFor is the 6.1 preset on a measured case, with the disk rate the guest got
+// (for the two-disk case, rateBps is the fast disk's and stickBps the stick's).
+func ConfigFor(c Case, rateBps float64) (engine.Config, error) { return configFor(c, rateBps, 0) }
+
+func configFor(c Case, rateBps, stickBps float64) (engine.Config, error) {
+	if c.Work != "dd" && c.Work != "stick" {
+		return engine.Config{}, fmt.Errorf("%s: workload %q has no wblab model", c.Name, c.Work)
 	}
 	dev, blk, err := DeviceFor(c.Disks[0], rateBps)
 	if err != nil {
@@ -67,6 +70,37 @@ func ConfigFor(c Case, rateBps float64) (engine.Config, error) {
 	cfg.DirtyExpireCs, cfg.DirtyWritebackCs = c.DirtyExpireCs, c.DirtyWritebackCs
 	cfg.Workload = engine.Workload{DD: c.DD, BS: c.BS}
 	cfg.Runtime = engine.Duration(time.Duration(c.RunS * float64(time.Second)))
+	if c.Work == "stick" {
+		if len(c.Disks) < 2 {
+			return engine.Config{}, fmt.Errorf("%s: a stick case needs two disks", c.Name)
+		}
+		// init.sh: on vda an editor, dd bs=4k count=1 conv=fsync,notrunc once a
+		// second; on vdb (the stick, the same filesystem) the copier, dd bs=1M
+		// count=copy_MB; then a timed sync (runStick)
+		stick, sblk, err := DeviceFor(c.Disks[1], stickBps)
+		if err != nil {
+			return engine.Config{}, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		if c.Disks[1].WBTLatUs == 0 {
+			if sblk == nil {
+				sblk = devices.BlockOverrides{}
+			}
+			sblk["wbt"] = "off"
+		}
+		if c.Disks[0].WBTLatUs == 0 {
+			if blk == nil {
+				blk = devices.BlockOverrides{}
+			}
+			blk["wbt"] = "off"
+		}
+		fast := engine.DiskConfig{Device: dev, Block: blk, Filesystem: c.FS, BDI: kernel.DefaultBdiKnobs(),
+			Workload: engine.Workload{Editors: 1, EditorBytes: 4096, EditorInterval: engine.Duration(time.Second)}}
+		slow := engine.DiskConfig{Device: stick, Block: sblk, Filesystem: c.FS, BDI: kernel.DefaultBdiKnobs(),
+			Workload: engine.Workload{DD: 1, BS: 1 << 20, Count: c.CopyMB}}
+		cfg.Variants = nil // each disk's block overrides say whether it has blk-wbt
+		cfg.Runtime = engine.Duration(stickRunLimit)
+		cfg.SetDisks([]engine.DiskConfig{fast, slow})
+	}
 	if err := cfg.Validate(); err != nil {
 		return engine.Config{}, fmt.Errorf("%s: %w", c.Name, err)
 	}
@@ -75,16 +109,18 @@ func ConfigFor(c Case, rateBps float64) (engine.Config, error) {
 
 // Comparison is one reference case: what was measured and what wblab computes.
 type Comparison struct {
-	Case        Case
-	Window      Window
-	NominalBps  float64 // the QEMU throttle on the first disk
-	DiskRateBps float64 // the rate the first disk got over the window, while busy
-	DiskUtil    float64 // its busy fraction of the window
-	Measured    Figures
-	Model       *Figures // nil: no model for this case (NoModel says why)
-	NoModel     string
-	Stick       *Stick
-	Config      *engine.Config
+	Case         Case
+	Window       Window
+	NominalBps   float64 // the QEMU throttle on the first disk
+	DiskRateBps  float64 // the rate the first disk got over the window, while busy
+	DiskUtil     float64 // its busy fraction of the window
+	Measured     Figures
+	Model        *Figures // nil: no model for this case (NoModel says why)
+	NoModel      string
+	Stick        *Stick
+	ModelStick   *Stick  // the two-disk case in wblab: editor, copier exit, sync
+	StickRateBps float64 // the two-disk case: the rate the stick got while it wrote
+	Config       *engine.Config
 	// DiskBound: the disk was busy at least DiskBoundUtil of the window, so the disk,
 	// not the writers' CPU, set the pace. Under TCG the emulated guest CPU can leave
 	// the disk idle (many writers, 1 GB limits); wblab's writers are never that slow.
@@ -112,7 +148,6 @@ func Compare(ctx context.Context, l *Log) (Comparison, error) {
 		}
 		cmp.Stick = &st
 		cmp.Window = Window{FromS: 0, ToS: st.CopierExitS}
-		cmp.NoModel = "two disks: wblab has one bdi (issue 18)"
 	} else {
 		cmp.Window = SteadyWindow(c.RunS)
 	}
@@ -126,6 +161,25 @@ func Compare(ctx context.Context, l *Log) (Comparison, error) {
 	m := cmp.Measured
 	cmp.Held = cmp.DiskBound && m.DirtyWritebackMB >= (m.ThreshMB+m.BgThreshMB)/2
 	if cmp.Stick != nil {
+		// the stick's rate while it wrote: the final sync (the copy fits under the
+		// dirty limit, so the stick writes from the copier's start to the sync's end)
+		sync := Window{FromS: 0, ToS: cmp.Stick.CopierExitS + cmp.Stick.SyncS}
+		stickBps, _, err := l.DiskRateOf(c.Disks[1].Name, sync)
+		if err != nil {
+			return Comparison{}, err
+		}
+		cmp.StickRateBps = stickBps
+		// the fast disk idles between the editor's saves: its throttle, not its rate
+		cfg, err := configFor(c, cmp.NominalBps, stickBps)
+		if err != nil {
+			return Comparison{}, err
+		}
+		cmp.Config = &cfg
+		ms, f, err := runStick(ctx, cfg, cmp.Window)
+		if err != nil {
+			return Comparison{}, fmt.Errorf("%s: wblab run: %w", l.Name, err)
+		}
+		cmp.ModelStick, cmp.Model = &ms, &f
 		return cmp, nil
 	}
 	cfg, err := ConfigFor(c, cmp.DiskRateBps)
@@ -143,6 +197,61 @@ func Compare(ctx context.Context, l *Log) (Comparison, error) {
 	}
 	cmp.Model = &f
 	return cmp, nil
+}
+
+// stickRunLimit bounds the two-disk run (copy, then sync); the measured case took 37 s.
+const stickRunLimit = 600 * time.Second
+
+// runStick runs the two-disk case the way init.sh does: until the copier exits,
+// then sync(1) (sync_inodes_sb on every disk) until no page is dirty or under
+// writeback. It returns the stick figures and the series figures over w.
+func runStick(ctx context.Context, cfg engine.Config, w Window) (Stick, Figures, error) {
+	var st Stick
+	m, err := engine.Build(cfg, engine.BuildOptions{})
+	if err != nil {
+		return st, Figures{}, err
+	}
+	k := m.Kernel()
+	copier := m.DDs()[0]
+	step := engine.Time(100 * time.Millisecond)
+	for t := step; !copier.Done && !m.Done(); t += step {
+		if err := m.RunUntil(ctx, t); err != nil {
+			return st, Figures{}, err
+		}
+	}
+	if !copier.Done {
+		return st, Figures{}, fmt.Errorf("the copier did not exit within %v", stickRunLimit)
+	}
+	st.CopierExitS = copier.Ended.Seconds()
+	syncStart := m.Now()
+	var works []*kernel.WbWritebackWork
+	for _, b := range k.BDIs() {
+		works = append(works, k.SyncInodesSbOn(b))
+	}
+	synced := func() bool {
+		for _, wk := range works {
+			if !wk.Done() {
+				return false
+			}
+		}
+		return k.G.NrFileDirty+k.G.NrWriteback == 0
+	}
+	for t := syncStart + step; !synced(); t += step {
+		if m.Done() {
+			return st, Figures{}, fmt.Errorf("sync did not end within %v", stickRunLimit)
+		}
+		if err := m.RunUntil(ctx, t); err != nil {
+			return st, Figures{}, err
+		}
+	}
+	st.SyncS = (m.Now() - syncStart).Seconds()
+	ed := m.Editors()[0]
+	saves := ed.Saves()
+	st.FsyncCount = int(saves.N)
+	st.FsyncMeanS, st.FsyncMaxS = ed.MeanSave().Seconds(), saves.Max.Seconds()
+	st.StickNominalB = float64(cfg.Disks[len(cfg.Disks)-1].Device.BandwidthBps) // Disks holds the disks after the first
+	f, err := FiguresOf(m.Result().Series, w, nil)
+	return st, f, err
 }
 
 // DiskBoundUtil is the busy fraction above which a case counts as disk-bound.

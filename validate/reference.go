@@ -253,7 +253,11 @@ func (l *Log) BdiThresh() []float64 {
 // where the writers left the disk idle (a CPU-bound guest) it is still the rate of
 // the busy time. util is the busy fraction of the window (1 without io_ticks).
 func (l *Log) DiskRate(w Window) (rate, util float64, err error) {
-	disk := l.Disks[0].Name
+	return l.DiskRateOf(l.Disks[0].Name, w)
+}
+
+// DiskRateOf is DiskRate for the named disk (vda, vdb).
+func (l *Log) DiskRateOf(disk string, w Window) (rate, util float64, err error) {
 	var a, b *Sample
 	for i := range l.Samples {
 		sm := &l.Samples[i]

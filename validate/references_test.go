@@ -86,10 +86,11 @@ func TestCompareReferences(t *testing.T) {
 		require.NoError(t, err, l.Name)
 		cs = append(cs, c)
 		if c.Case.Work == "stick" {
-			assert.Nil(t, c.Model, l.Name)
-			assert.Contains(t, c.NoModel, "issue 18")
+			require.NotNil(t, c.Model, l.Name)
 			require.NotNil(t, c.Stick)
+			require.NotNil(t, c.ModelStick)
 			assert.Positive(t, c.Stick.FsyncCount)
+			assert.Positive(t, c.ModelStick.FsyncCount)
 			continue
 		}
 		require.NotNil(t, c.Model, l.Name)
@@ -107,4 +108,29 @@ func TestCompareReferences(t *testing.T) {
 		assert.Contains(t, b.String(), "== "+c.Case.Name)
 	}
 	assert.Contains(t, b.String(), "== overall: mean absolute error")
+}
+
+// TestStickReference: the two-disk case on the several-disks model. The final
+// sync (the stick writing back what the copier left dirty) is within 10 % of the
+// measured 30.6 s; the copier's exit and the editor's latencies are not reached.
+func TestStickReference(t *testing.T) {
+	logs, err := References()
+	require.NoError(t, err)
+	for _, l := range logs {
+		if l.Header["work"] != "stick" {
+			continue
+		}
+		c, err := Compare(context.Background(), l)
+		require.NoError(t, err, l.Name)
+		s, m := c.Stick, c.ModelStick
+		t.Logf("%s: sync %.2f s measured, %.2f s wblab; copier exit %.2f / %.2f s; editor mean %.3f / %.3f s, max %.2f / %.2f s",
+			l.Name, s.SyncS, m.SyncS, s.CopierExitS, m.CopierExitS, s.FsyncMeanS, m.FsyncMeanS, s.FsyncMaxS, m.FsyncMaxS)
+		assert.Less(t, RelErr(s.SyncS, m.SyncS), 10.0, "%s: final sync", l.Name)
+		if RelErr(s.CopierExitS, m.CopierExitS) > 25 || RelErr(s.FsyncMeanS, m.FsyncMeanS) > 25 {
+			t.Skipf("%s: not reached: the copier exits at %.2f s in wblab against %.2f s measured (the TCG guest's dd dirtied "+
+				"%.1f MB/s; wblab's CPU copies at memory speed), and the editor's write+fsync takes %.3f s against %.2f s "+
+				"(the measured time includes starting dd under TCG; wblab has no process start)",
+				l.Name, m.CopierExitS, s.CopierExitS, c.Measured.DirtiedMBps, m.FsyncMeanS, s.FsyncMeanS)
+		}
+	}
 }

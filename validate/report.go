@@ -31,6 +31,15 @@ func WriteReport(w io.Writer, cs []Comparison) error {
 			s := c.Stick
 			fmt.Fprintf(&b, "   stick %s: QEMU throttle %.2f MB/s; copier %d MB exited at %.1f s; final sync %.2f s\n", k.Disks[1].Name, s.StickNominalB/(1<<20), k.CopyMB, s.CopierExitS, s.SyncS)
 			fmt.Fprintf(&b, "   editor: %d fsyncs of 4 KiB on %s, latency mean %.2f s, max %.2f s\n", s.FsyncCount, k.Disks[0].Name, s.FsyncMeanS, s.FsyncMaxS)
+			if m := c.ModelStick; m != nil {
+				fmt.Fprintf(&b, "   wblab (the stick at the %.2f MB/s it got while writing, vda at its throttle):\n", c.StickRateBps/(1<<20))
+				fmt.Fprintf(&b, "   %-24s %10s %10s %10s %7s\n", "figure", "measured", "wblab", "error", "rel")
+				for _, f := range stickFigures {
+					ms, x := f.Get(*s), f.Get(*m)
+					fmt.Fprintf(&b, "   %-24s %10.2f %10.2f %+10.2f %6.1f%%\n", f.Name+" ["+f.Unit+"]", ms, x, x-ms, RelErr(ms, x))
+				}
+				b.WriteString("   series figures over the window (the first disk's bdi; global counts):\n")
+			}
 		}
 		if c.Model == nil {
 			fmt.Fprintf(&b, "   wblab: no model yet (%s); measured only:\n", c.NoModel)
@@ -57,6 +66,17 @@ func WriteReport(w io.Writer, cs []Comparison) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// stickFigures are the two-disk case's compared figures.
+var stickFigures = []struct {
+	Name, Unit string
+	Get        func(Stick) float64
+}{
+	{"editor_fsync_mean", "s", func(s Stick) float64 { return s.FsyncMeanS }},
+	{"editor_fsync_max", "s", func(s Stick) float64 { return s.FsyncMaxS }},
+	{"copier_exit", "s", func(s Stick) float64 { return s.CopierExitS }},
+	{"final_sync", "s", func(s Stick) float64 { return s.SyncS }},
 }
 
 func workText(k Case) string {

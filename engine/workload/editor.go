@@ -154,6 +154,14 @@ func (h *latHist) stats() LatencyStats {
 // Saves reports the completed saves' write+fsync latencies.
 func (e *Editor) Saves() LatencyStats { return e.lat.stats() }
 
+// MeanSave is the completed saves' mean write+fsync latency (0 without saves).
+func (e *Editor) MeanSave() sim.Time {
+	if e.lat.n == 0 {
+		return 0
+	}
+	return sim.Time(e.lat.sum / e.lat.n)
+}
+
 // Writes reports the write() part of the completed saves.
 func (e *Editor) Writes() LatencyStats { return e.writeLat.stats() }
 
