@@ -21,7 +21,7 @@ func testKernel(t testing.TB, dev string, f kernel.Filesystem, dirtyBytes int64,
 	require.NoError(t, err)
 	p := kernel.Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: dirtyBytes, DirtyBackgroundRatio: 10,
 		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(),
-		Variants: kernel.Variants{WCPTerminateLE0: true, ScaledChunk: true, Ext4WritebackBump: true}}
+		Variants: kernel.Variants{WCPTerminateLE0: true, ScaledChunk: true, Ext4WritebackBump: true, XFSWriteInodeFlush: true}}
 	if mutate != nil {
 		mutate(&p)
 	}

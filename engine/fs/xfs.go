@@ -49,6 +49,23 @@ type XfsParams struct {
 	// is ~1.2 µs (Costs). The per-page mapping is what the 4.8 iomap conversion
 	// replaced with one mapping per write() extent.
 	DelallocCost sim.Time
+	// SyncdInterval is xfs_syncd_centisecs (default 3000, fs/xfs/xfs_globals.c):
+	// the period of xfs_sync_worker, whose xfs_log_force writes the delayed-logging
+	// checkpoint, unpinning every inode logged since the last one, and whose
+	// xfs_ail_push_all then writes those inodes' buffers. The workload's own
+	// transactions are too small to fill the CIL and force it earlier.
+	SyncdInterval sim.Time
+	// BufTimer is xfs_buf_timer_centisecs (default 100): xfsbufd's wake-up period.
+	BufTimer sim.Time
+	// BufAge is xfs_buf_age_centisecs (default 1500): xfsbufd writes a delayed-write
+	// buffer once it has been queued this long; until then the inodes flushed into
+	// it keep their flush lock.
+	BufAge sim.Time
+	// InodesPerCluster is how many inodes share one inode cluster buffer:
+	// XFS_INODE_CLUSTER_SIZE (8192 bytes) over mkfs.xfs's default 256-byte inodes.
+	// xfs_iflush_cluster flushes the cluster's other dirty, unpinned inodes into the
+	// buffer with the one being written.
+	InodesPerCluster uint64
 	// Layout is the block allocator: each file's allocsize windows at the frontier.
 	Layout Layout
 }
@@ -57,15 +74,19 @@ type XfsParams struct {
 func DefaultXfsParams() XfsParams {
 	const gb = 1 << 18 // pages
 	return XfsParams{
-		AllocsizePages: gb,
-		IlockHold:      1 * sim.Microsecond,
-		BmapiHold:      1 * sim.Microsecond,
-		EndIoCost:      2 * sim.Microsecond,
-		MapBlocksCost:  4 * sim.Microsecond,
-		DelallocCost:   4 * sim.Microsecond,
-		LookupPageCost: 100 * sim.Nanosecond,
-		SkipPageCost:   200 * sim.Nanosecond,
-		Layout:         Layout{StartSector: 2048 * 8, MinWindowPages: gb, MaxWindowPages: gb},
+		AllocsizePages:   gb,
+		IlockHold:        1 * sim.Microsecond,
+		BmapiHold:        1 * sim.Microsecond,
+		EndIoCost:        2 * sim.Microsecond,
+		MapBlocksCost:    4 * sim.Microsecond,
+		DelallocCost:     4 * sim.Microsecond,
+		LookupPageCost:   100 * sim.Nanosecond,
+		SkipPageCost:     200 * sim.Nanosecond,
+		SyncdInterval:    30 * sim.Second,
+		BufTimer:         1 * sim.Second,
+		BufAge:           15 * sim.Second,
+		InodesPerCluster: 32,
+		Layout:           Layout{StartSector: 2048 * 8, MinWindowPages: gb, MaxWindowPages: gb},
 	}
 }
 
@@ -111,12 +132,20 @@ type Xfs struct {
 	Ioends         int64 // ioends finished by the xfsdatad worker
 	EndIoRequeues  int64 // xfs_end_io EAGAIN requeues (each followed by delay(1))
 	IlockWaits     int64 // blocking xfs_ilock calls that found the lock held and slept
+	Pinned         int64 // ->write_inode calls that found the inode pinned in the log (EAGAIN)
+	FlushLocked    int64 // ->write_inode calls that found the flush lock held (EAGAIN)
+	Flushes        int64 // inodes flushed into their cluster buffer (xfs_iflush, xfs_iflush_cluster)
 }
 
 type xfsInode struct {
 	m          fileMap
 	updateCore bool  // i_update_core: the in-core inode changed since it was logged
 	diSize     int64 // i_d.di_size: the on-disk size, bytes
+	// pinnedTill is when the log checkpoint holding the inode's last logged change
+	// is written (xfs_ipincount > 0 before); flushTill is when xfsbufd writes the
+	// delayed-write cluster buffer the inode was flushed into (flush lock held
+	// before, xfs_iflush_done releases it)
+	pinnedTill, flushTill sim.Time
 
 	ioends ioendRing // submitted ioends, in submission order
 	// ILOCK holders' windows (xfs_ioend.go)
@@ -273,9 +302,11 @@ func (x *Xfs) redirty(wc *kernel.WritebackCtx) {
 }
 
 func (x *Xfs) alloc(in *kernel.Inode, xi *xfsInode, end int64) {
-	if end > xi.m.allocEnd {
-		x.P.Layout.alloc(&xi.m, end)
-		xi.updateCore = true
+	if end > xi.m.allocEnd && x.P.Layout.alloc(&xi.m, end) > 0 {
+		// a new extent: xfs_iomap_write_allocate's transaction logs the inode
+		// core (which clears i_update_core); pinned until the checkpoint is written
+		xi.updateCore = false
+		xi.pinnedTill = x.logForceAfter(x.k.W.Now())
 	}
 }
 
@@ -313,23 +344,82 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	return 1 + k
 }
 
-// WriteInode is xfs_fs_write_inode (v3.2): WB_SYNC_ALL and kupdate log the inode
-// (blocking); other writeback needs the ILOCK without blocking when the in-core
-// inode changed, and on EAGAIN re-marks the inode dirty (xfs_mark_inode_dirty_sync).
+// WriteInode is xfs_fs_write_inode (v3.1). Nothing to do unless the in-core inode
+// changed (i_update_core). WB_SYNC_ALL and kupdate log the inode
+// (xfs_log_dirty_inode: a transaction, so the inode is pinned until the next
+// checkpoint). Other writeback takes the ILOCK with a trylock and, with
+// Variants.XFSWriteInodeFlush, fails with EAGAIN while the inode is pinned
+// (xfs_ipincount) or flush-locked (xfs_iflock_nowait), else flushes it with
+// xfs_iflush(SYNC_TRYLOCK). On EAGAIN it re-marks the inode I_DIRTY_SYNC
+// (xfs_mark_inode_dirty_sync). Without the switch XFS has no ->write_inode.
 func (x *Xfs) WriteInode(wc *kernel.WritebackCtx) error {
 	xi := wc.In.FS.(*xfsInode)
-	if wc.Wbc.SyncMode == kernel.WBSyncAll || wc.Wbc.ForKupdate {
-		xi.updateCore = false
+	if !x.k.P.Variants.XFSWriteInodeFlush {
 		return nil
 	}
-	if xi.updateCore && !x.ilockNowait(wc.In) {
+	if !xi.updateCore {
+		return nil
+	}
+	now := x.k.W.Now()
+	if wc.Wbc.SyncMode == kernel.WBSyncAll || wc.Wbc.ForKupdate {
+		xi.updateCore = false
+		xi.pinnedTill = x.logForceAfter(now)
+		return nil
+	}
+	fail := func(n *int64) error {
+		if n != nil {
+			*n++
+		}
 		x.EAGAIN++
 		x.k.MarkInodeDirty(wc.In, kernel.IDirtySync)
 		return ErrEAGAIN
 	}
-	xi.updateCore = false
+	if !x.ilockNowait(wc.In) {
+		return fail(nil)
+	}
+	if now < xi.pinnedTill {
+		x.k.Fired(kernel.ActXFSWriteInodeBusy)
+		return fail(&x.Pinned)
+	}
+	if now < xi.flushTill {
+		x.k.Fired(kernel.ActXFSWriteInodeBusy)
+		return fail(&x.FlushLocked)
+	}
+	x.iflushCluster(wc.In, now)
 	return nil
 }
+
+// iflushCluster is xfs_iflush(SYNC_TRYLOCK) of in (v3.1, fs/xfs/xfs_inode.c) with
+// xfs_iflush_cluster: in and every other inode of its cluster buffer that is dirty,
+// unpinned and not flush-locked are copied into the buffer (i_update_core cleared)
+// and keep their flush lock until the buffer is written. The buffer is queued for
+// delayed write (xfs_buf_delwri_queue); xfsbufd writes it once it is BufAge old,
+// at its next BufTimer wake-up. The buffer's write is not modelled on the disk.
+func (x *Xfs) iflushCluster(in *kernel.Inode, now sim.Time) {
+	till := ceilTo(now+x.P.BufAge, x.P.BufTimer)
+	cluster := in.Ino / x.P.InodesPerCluster
+	for _, o := range x.k.Inodes() {
+		if o.Ino/x.P.InodesPerCluster != cluster || o.BDI() != x.bdi {
+			continue
+		}
+		oi, ok := o.FS.(*xfsInode)
+		if !ok || (o != in && (!oi.updateCore || now < oi.pinnedTill || now < oi.flushTill)) {
+			continue
+		}
+		oi.updateCore = false
+		oi.flushTill = till
+		x.Flushes++
+	}
+}
+
+// logForceAfter is when the log checkpoint that holds a change logged at t is
+// written: xfs_sync_worker's next xfs_log_force, every SyncdInterval from mount.
+func (x *Xfs) logForceAfter(t sim.Time) sim.Time {
+	return (t/x.P.SyncdInterval + 1) * x.P.SyncdInterval
+}
+
+// ceilTo rounds t up to a multiple of step.
+func ceilTo(t, step sim.Time) sim.Time { return (t + step - 1) / step * step }
 
 func (x *Xfs) Sector(in *kernel.Inode, index int64) int64 {
 	return in.FS.(*xfsInode).m.sector(&x.P.Layout, index)

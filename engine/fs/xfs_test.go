@@ -265,3 +265,77 @@ func TestCalibrationXfsOldRuleCallTime(t *testing.T) {
 	assert.GreaterOrEqual(t, call, 7*sim.Microsecond)
 	assert.LessOrEqual(t, call+c.SleepWake, 22*sim.Microsecond)
 }
+
+// TestXfsWriteInodePinAndFlushLock: 3.1's xfs_fs_write_inode. Background writeback
+// flushes a changed inode, with the changed inodes of its cluster, into the cluster
+// buffer, whose flush lock holds until xfsbufd writes the buffer (15 s old, at its
+// 1 s tick): ->write_inode fails with EAGAIN until then, and re-marks the inode
+// I_DIRTY_SYNC. kupdate logs the inode instead, which pins it until
+// xfs_sync_worker's next log force (every 30 s). Without the switch XFS has no
+// ->write_inode.
+func TestXfsWriteInodePinAndFlushLock(t *testing.T) {
+	type step struct {
+		at      sim.Time // virtual time of the call
+		ino     int      // which inode (index into the test's inodes)
+		kupdate bool
+		change  bool  // an IO completion changed the in-core inode before the call
+		err     error // nil or ErrEAGAIN
+		sibling bool  // a completion also changed the other inode of its cluster
+	}
+	const s = sim.Second
+	cases := []struct {
+		name        string
+		on          bool
+		steps       []step
+		pinned      int64
+		flushLocked int64
+		flushes     int64
+	}{
+		{"no ->write_inode without the switch", false,
+			[]step{{s, 0, false, true, nil, false}, {2 * s, 0, false, true, nil, false}}, 0, 0, 0},
+		{"unchanged inode: nothing to do", true, []step{{s, 0, false, false, nil, false}}, 0, 0, 0},
+		{"flush, then flush-locked until xfsbufd writes the buffer", true, []step{
+			{s + s/2, 0, false, true, nil, true},       // flushes inodes 0 and 1 (same cluster) till 17 s
+			{3 * s, 0, false, true, ErrEAGAIN, false},  // flush-locked
+			{5 * s, 2, false, true, nil, false},        // another cluster: free
+			{16 * s, 1, false, true, ErrEAGAIN, false}, // the cluster's other inode too
+			{17 * s, 0, false, true, nil, false},       // buffer written at 17 s: flushes again
+		}, 0, 2, 5}, // flushes: 0+1, 2, 0+1
+		{"kupdate logs: pinned until the next log force", true, []step{
+			{10 * s, 0, true, true, nil, false},        // logged, pinned till 30 s
+			{29 * s, 0, false, true, ErrEAGAIN, false}, // pinned
+			{30 * s, 0, false, true, nil, false},       // checkpoint written: flushed
+		}, 1, 0, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := NewXfs()
+			w, k := testKernel(t, "simple", x, 1<<30, func(p *kernel.Params) { p.Variants.XFSWriteInodeFlush = c.on })
+			var ins []*kernel.Inode
+			for len(ins) < 3 {
+				in := k.NewInode()
+				if len(ins) < 2 || in.Ino/x.P.InodesPerCluster != ins[0].Ino/x.P.InodesPerCluster {
+					ins = append(ins, in)
+				}
+			}
+			require.Equal(t, ins[0].Ino/x.P.InodesPerCluster, ins[1].Ino/x.P.InodesPerCluster)
+			for i, st := range c.steps {
+				require.NoError(t, w.Run(st.at))
+				in := ins[st.ino]
+				in.FS.(*xfsInode).updateCore = st.change
+				if st.sibling {
+					ins[1-st.ino].FS.(*xfsInode).updateCore = true
+				}
+				in.State &^= kernel.IDirtySync
+				wbc := bgWbc(1024)
+				wbc.ForBackground, wbc.ForKupdate = !st.kupdate, st.kupdate
+				err := x.WriteInode(&kernel.WritebackCtx{K: k, In: in, Wbc: wbc})
+				assert.Equal(t, st.err, err, "step %d", i)
+				assert.Equal(t, st.err != nil, in.State&kernel.IDirtySync != 0, "step %d: EAGAIN re-marks I_DIRTY_SYNC", i)
+			}
+			assert.Equal(t, c.pinned, x.Pinned, "pinned")
+			assert.Equal(t, c.flushLocked, x.FlushLocked, "flush-locked")
+			assert.Equal(t, c.flushes, x.Flushes, "flushes")
+		})
+	}
+}

@@ -75,6 +75,7 @@ const (
 	ActDirtyableAnon                          // dirty-limit computations of the page-reclaim model with anonymous memory
 	ActZoneWatermarks                         // zone watermarks set up (page-reclaim model)
 	ActReclaimPassEnd                         // reclaim priority passes whose end decides a throttle (page-reclaim model)
+	ActXFSWriteInodeBusy                      // XFS ->write_inode calls that found the inode pinned or flush-locked
 	numActivities
 )
 
@@ -106,7 +107,7 @@ var requeueDocs = [numCauses]string{
 
 var activityPaths = [numActivities]ActivityPath{
 	ActPagesSkipped:         {"pages_skipped", "writeback_single_inode calls that ended with pages_skipped > 0", []string{"pages_skipped_requeue_wait", "no_redirty_on_pages_skipped", "requeue_inode", "wrote_minus_skipped"}},
-	ActWriteInodeFailed:     {"write_inode_failed", "->write_inode calls that failed (XFS EAGAIN on the ILOCK)", []string{"write_inode_requeue_wait"}},
+	ActWriteInodeFailed:     {"write_inode_failed", "->write_inode calls that failed (XFS EAGAIN: ILOCK busy, inode pinned or flush-locked)", []string{"write_inode_requeue_wait"}},
 	ActISyncSkip:            {"i_sync_skip", "WB_SYNC_NONE writebacks that found the inode under I_SYNC", []string{"i_sync_requeue_wait", "sb_inodes_i_sync_check"}},
 	ActNoProgressMoreIO:     {"wb_writeback.no_progress_more_io", "wb_writeback passes without progress with b_more_io not empty (wait, busy loop or exit)", []string{"i_sync_requeue_wait", "remove_more_io_wait"}},
 	ActInodeWaitWriteback:   {"inode_wait_for_writeback", "wb_writeback sleeps on the I_SYNC of b_more_io's tail", []string{"i_sync_requeue_wait", "remove_more_io_wait"}},
@@ -138,6 +139,7 @@ var activityPaths = [numActivities]ActivityPath{
 	ActDirtyableAnon:        {"dirtyable_memory.anon", "dirty-limit computations of the page-reclaim model on a machine with anonymous memory (whether it counts as dirtyable)", []string{"dirtyable_lru_anon", "dirtyable_no_anon"}},
 	ActZoneWatermarks:       {"zone_watermarks.setup", "zone watermark setups of the page-reclaim model (min + min/4 or watermark_scale_factor spacing)", []string{"watermark_scale"}},
 	ActReclaimPassEnd:       {"vmscan.pass_end", "kswapd and direct-reclaim priority passes whose end decides the throttle (congestion_wait, wait_iff_congested or reclaim_throttle)", []string{"wait_iff_congested", "reclaim_throttle"}},
+	ActXFSWriteInodeBusy:    {"xfs_write_inode.pinned_or_flush_locked", "XFS ->write_inode (WB_SYNC_NONE, not kupdate) calls that found the inode pinned in the log or flush-locked (EAGAIN with xfs_iflush, 2.6.30-3.1)", []string{"xfs_write_inode_flush"}},
 	ActWriteoutSeveralBdis:  {"writeout_fraction.completions", "completions counted into a bdi's writeout fraction on a machine with several disks (one disk: the fraction is 1)", []string{"fprop_completions"}},
 	ActFlusherIdle:          {"flusher.idle", "flusher runs that ended with no work left: v6 wb_workfn returns after wb_wakeup_delayed, v3.2 bdi_writeback_thread sleeps dirty_writeback_interval", []string{"workqueue_flusher"}},
 }

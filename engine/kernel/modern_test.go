@@ -276,11 +276,12 @@ func TestPreset61(t *testing.T) {
 		v.WorkqueueFlusher && v.BandwidthFromWritepages && v.WroteMinusSkipped)
 	assert.False(t, v.MoreIOWait || v.IOFullThrottle || v.Pdflush || v.WaitIffCongested)
 	assert.True(t, v.ReclaimThrottle && v.DirtyableNoAnon)
+	assert.False(t, v.XFSWriteInodeFlush, "6.1's XFS has no ->write_inode")
 	old, err := LookupPreset(DefaultPreset)
 	require.NoError(t, err)
 	for _, n := range VariantNames() {
-		if n == "wait_iff_congested" {
-			continue // replaced by reclaim_throttle in v5.16
+		if n == "wait_iff_congested" || n == "xfs_write_inode_flush" {
+			continue // replaced by reclaim_throttle in v5.16; 6.1's XFS has no ->write_inode
 		}
 		if b, _ := old.Variants.Get(n); b {
 			got, _ := v.Get(n)

@@ -238,6 +238,15 @@ type Variants struct {
 	// 2.6.30's pdflush background writeout did; the per-bdi flusher and the
 	// dirtiers block on the lock. Off: every WB_SYNC_NONE writeback uses trylocks.
 	WbcNonblocking bool
+
+	// XFSWriteInodeFlush is XFS's ->write_inode of 2.6.30-3.1 (xfs_fs_write_inode,
+	// fs/xfs/xfs_super.c): WB_SYNC_NONE writeback other than kupdate fails with
+	// EAGAIN while the inode is pinned in the log or its flush lock is held, and
+	// otherwise flushes the inode, with its cluster's other dirty inodes, into the
+	// inode cluster buffer as a delayed write (xfs_iflush), whose flush lock stays
+	// held until xfsbufd writes the buffer. Off: an XFS without ->write_inode
+	// (4.x and 6.1 log every inode change in a transaction), which never fails.
+	XFSWriteInodeFlush bool
 }
 
 // Switch is one kernel switch: a behaviour the source threads change, with where
@@ -321,6 +330,9 @@ var Switches = []Switch{
 	{"wbt_qd1", "blk-wbt QD=1 patch (Axboe 2016): limits 2/2/1 and 1/1/1 scaled down",
 		"calc_wb_limits, blk-wbt draft 2016 + QD=1 patch", threadKara,
 		func(v *Variants) *bool { return &v.WBTQD1 }},
+	{"xfs_write_inode_flush", "XFS ->write_inode (2.6.30-3.1): EAGAIN while the inode is pinned in the log or flush-locked; else xfs_iflush into the cluster buffer, flush-locked until xfsbufd writes it (off: no ->write_inode, 4.x/6.1)",
+		"xfs_fs_write_inode, xfs_iflush_cluster, fs/xfs/xfs_super.c, xfs_inode.c v3.1; xfs_sync_worker, xfsbufd (xfs_buf_age_centisecs)", "XFS of 2.6.30-3.1; " + threadWu,
+		func(v *Variants) *bool { return &v.XFSWriteInodeFlush }},
 	{"wbc_nonblocking", "pre-2.6.37: WB_SYNC_NONE writeback blocks on busy locks unless wbc->nonblocking (2.6.30 pdflush)",
 		"wbc->nonblocking users (xfs_map_blocks, write_cache_pages), v2.6.30-v2.6.36", "Wu, \"remove wbc->nonblocking\" (2.6.37)",
 		func(v *Variants) *bool { return &v.WbcNonblocking }},
@@ -475,7 +487,8 @@ type Preset struct {
 const DefaultPreset = "3.1.0-rc9-ioless-full"
 
 // v32 is the v3.2 writeback code the Wu 2011 series was written against.
-var v32 = Variants{WCPTerminateLE0: true, ScaledChunk: true, Ext4WritebackBump: true, WaitIffCongested: true}
+var v32 = Variants{WCPTerminateLE0: true, ScaledChunk: true, Ext4WritebackBump: true, WaitIffCongested: true,
+	XFSWriteInodeFlush: true}
 
 // v46 is v4.6's base: v3.2's writeback with the reclaim and dirtyable-memory
 // rules of 3.14 and 4.6.
@@ -554,9 +567,9 @@ var presets = []Preset{
 	// 2.6.36-rc1 has per-bdi flushers, IO-full balance_dirty_pages,
 	// MAX_WRITEBACK_PAGES chunks and the old termination rule.
 	{Name: "2.6.36-rc1", Doc: "Chinner 2010: write_cache_pages never stops once ->writepage drove nr_to_write ≤ 0",
-		Variants: Variants{IOFullThrottle: true, IOFullPauseBackoff: true, WbcNonblocking: true, Ext4WritebackBump: true}},
+		Variants: Variants{IOFullThrottle: true, IOFullPauseBackoff: true, WbcNonblocking: true, Ext4WritebackBump: true, XFSWriteInodeFlush: true}},
 	{Name: "2.6.36-rc1+fix", Doc: "Chinner 2010: 2.6.36-rc1 with commit 546a1924 (stop at --nr_to_write <= 0)",
-		Variants: Variants{WCPTerminateLE0: true, IOFullThrottle: true, IOFullPauseBackoff: true, WbcNonblocking: true, Ext4WritebackBump: true}},
+		Variants: Variants{WCPTerminateLE0: true, IOFullThrottle: true, IOFullPauseBackoff: true, WbcNonblocking: true, Ext4WritebackBump: true, XFSWriteInodeFlush: true}},
 
 	// Axboe 2009 (../threads/axboe-2009-per-bdi-flusher-threads.txt): 2.6.30-rc6 with
 	// pdflush, and with the per-bdi flusher threads and their work list (the v3.2
@@ -565,9 +578,9 @@ var presets = []Preset{
 	// kernel has the switches of 2.6.36-rc1: the model does not tell them apart,
 	// and PresetFor names the earlier one.
 	{Name: "2.6.30-rc6", Doc: "Axboe 2009 baseline: pdflush pool, background_writeout/wb_kupdate, congestion waits, IO-full throttling",
-		Variants: Variants{Pdflush: true, IOFullThrottle: true, WbcNonblocking: true, DirtyableLRUAnon: true}},
+		Variants: Variants{Pdflush: true, IOFullThrottle: true, WbcNonblocking: true, DirtyableLRUAnon: true, XFSWriteInodeFlush: true}},
 	{Name: "2.6.30-rc6+per-bdi", Doc: "Axboe 2009: per-bdi flusher threads with a work list (IO-full throttling)",
-		Variants: Variants{IOFullThrottle: true, WbcNonblocking: true, DirtyableLRUAnon: true}},
+		Variants: Variants{IOFullThrottle: true, WbcNonblocking: true, DirtyableLRUAnon: true, XFSWriteInodeFlush: true}},
 
 	// Kara/Axboe 2016 (../threads/kara-2016-wbt-ext3-discussion.txt): v4.6 with the
 	// wb-buf-throttle drafts (RWB_DEF_DEPTH 64) and the QD=1 limits patch.
@@ -605,6 +618,7 @@ func v61() Variants {
 // (BLK_DEF_MAX_SECTORS since v4.4) and blk-wbt on or off with its draft rules.
 func withWBT(v Variants, on, qd1 bool, depth int) Variants {
 	v.WBT, v.WBTDraft, v.WBTQD1, v.WBTDepth, v.MaxSectorsKB = on, on, qd1, depth, 1280
+	v.XFSWriteInodeFlush = false // the 4.x XFS logs inode changes and has no ->write_inode
 	return v
 }
 
