@@ -55,11 +55,16 @@ func Answer(kind string, req []byte) ([]byte, error) {
 		if err := json.Unmarshal(req, &q); err != nil {
 			return nil, err
 		}
-		m, ok := MeasuredOf(q.Name)
-		if !ok {
-			return nil, fmt.Errorf("measured: no reference %q", q.Name)
+		var cfg engine.Config
+		if err := json.Unmarshal([]byte(q.Config), &cfg); err != nil {
+			return nil, fmt.Errorf("measured: config: %v", err)
 		}
-		out = m
+		a := wire.MeasuredMatch{Links: MeasuredLinks()}
+		if m, ok := MeasuredFor(cfg); ok {
+			w := measuredWire(m)
+			a.Match = &w
+		}
+		out = a
 	default:
 		return nil, fmt.Errorf("ask: unknown question %q", kind)
 	}
@@ -139,12 +144,8 @@ func configJSON(cfg engine.Config) string {
 
 // runOf is cfg with what the page shows about it.
 func runOf(cfg engine.Config) wire.Run {
-	r := wire.Run{Config: configJSON(cfg), Preset: cfg.Kernel, Kernel: kernelLabel(cfg), Device: cfg.Device.String(),
+	return wire.Run{Config: configJSON(cfg), Preset: cfg.Kernel, Kernel: kernelLabel(cfg), Device: cfg.Device.String(),
 		Runtime: cfg.Runtime.String(), Absent: AbsentColumns(cfg)}
-	if m, ok := MeasuredFor(cfg); ok {
-		r.Measured = m.Name
-	}
-	return r
 }
 
 // kernelLabel is the kernel preset with the switches set.

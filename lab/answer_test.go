@@ -133,10 +133,18 @@ func TestAnswerEveryKind(t *testing.T) {
 			assert.Empty(t, got.Diffs, "T1's own setup")
 			assert.True(t, strings.HasPrefix(got.Header, "3.1.0-rc9"), got.Header)
 		}},
-		{"measured", wire.MeasuredAsk{Name: MeasuredCases()[0].Name}, &wire.Measured{}, func(t *testing.T, r any) {
-			got := r.(*wire.Measured)
-			assert.NotEmpty(t, got.Series.Names)
-			assert.Positive(t, got.WriteBWMBps)
+		{"measured", wire.MeasuredAsk{Config: configJSON(MeasuredCases()[0].Cfg)}, &wire.MeasuredMatch{}, func(t *testing.T, r any) {
+			got := r.(*wire.MeasuredMatch)
+			require.NotNil(t, got.Match)
+			assert.Equal(t, MeasuredCases()[0].Name, got.Match.Name)
+			assert.NotEmpty(t, got.Match.Series.Names)
+			assert.Positive(t, got.Match.WriteBWMBps)
+			assert.Len(t, got.Links, len(MeasuredCases()))
+		}},
+		{"measured", wire.MeasuredAsk{Config: c.FirstPageJSON}, &wire.MeasuredMatch{}, func(t *testing.T, r any) {
+			got := r.(*wire.MeasuredMatch)
+			assert.Nil(t, got.Match, "the first page's case has no reference")
+			assert.NotEmpty(t, got.Links)
 		}},
 	}
 	for _, tc := range tests {
@@ -151,8 +159,8 @@ func TestAnswerEveryKind(t *testing.T) {
 	}
 	_, err := Answer("nonsense", nil)
 	assert.ErrorContains(t, err, `unknown question "nonsense"`)
-	_, err = Answer("measured", []byte(`{"Name":"none"}`))
-	assert.Error(t, err)
+	_, err = Answer("measured", []byte(`{"Config":"{"}`))
+	assert.ErrorContains(t, err, "measured: config")
 }
 
 func TestChartsForTheKernel(t *testing.T) {

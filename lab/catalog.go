@@ -26,11 +26,13 @@ func NewCatalog() *wire.Catalog {
 
 func newCatalog() *wire.Catalog {
 	c := &wire.Catalog{
-		Fields:     map[string][]wire.Field{"": Fields("")},
-		Options:    map[string][]string{},
-		KernelDocs: map[string]string{}, DeviceDocs: map[string]string{}, DeviceModels: map[string]string{},
+		Fields:       Fields(""),
+		DeviceFields: map[string][]wire.Field{},
+		Options:      map[string][]string{},
+		KernelDocs:   map[string]string{}, DeviceDocs: map[string]string{}, DeviceModels: map[string]string{},
 		KernelOn:     map[string][]string{},
-		Placeholders: map[string]map[string]string{},
+		DeviceValues: map[string]map[string]string{},
+		BlockValues:  map[string]map[string]string{},
 		ActivityDocs: map[string]string{},
 		SeriesDocs:   map[string]report.Doc{},
 		Repros:       Repros,
@@ -39,7 +41,6 @@ func newCatalog() *wire.Catalog {
 		Default:      FormFromConfig(engine.DefaultConfig()),
 		PauseBuckets: engine.PauseBuckets,
 		OnBDirty:     engine.OnBDirty, OnBIO: engine.OnBIO, OnBMoreIO: engine.OnBMoreIO, OnBMoreIOWait: engine.OnBMoreIOWait,
-		Measured: MeasuredLinks(),
 	}
 	b, _ := json.Marshal(engine.FirstPageConfig())
 	c.FirstPageJSON = string(b)
@@ -58,18 +59,18 @@ func newCatalog() *wire.Catalog {
 	for _, s := range engine.DevicePresets() {
 		c.DeviceDocs[s.Name] = s.Doc
 		c.DeviceModels[s.Name] = s.Model
-		if _, ok := c.Fields[s.Model]; !ok {
-			c.Fields[s.Model] = Fields(s.Model)
-		}
-		c.Placeholders[wire.PlaceholderKey(s.Name, "")] = DeviceValues(s)
-		for _, p := range kernels {
-			values := DeviceValues(s)
-			if blk, err := engine.KernelBlock(p.Name, s); err == nil {
-				for k, v := range BlockValues(blk) {
-					values[k] = v
+		if _, ok := c.DeviceFields[s.Model]; !ok {
+			for _, f := range Fields(s.Model) {
+				if strings.HasPrefix(f.ID, "dev.") {
+					c.DeviceFields[s.Model] = append(c.DeviceFields[s.Model], f)
 				}
 			}
-			c.Placeholders[wire.PlaceholderKey(s.Name, p.Name)] = values
+		}
+		c.DeviceValues[s.Name] = DeviceValues(s)
+		for _, p := range kernels {
+			if blk, err := engine.KernelBlock(p.Name, s); err == nil {
+				c.BlockValues[wire.PlaceholderKey(s.Name, p.Name)] = BlockValues(blk)
+			}
 		}
 	}
 	for _, sw := range engine.Switches() {

@@ -116,14 +116,9 @@ func MeasuredLinks() []wire.MeasuredLink {
 	return out
 }
 
-// MeasuredOf is the reference named name as the page draws it: its series, the
-// write_bw it measured over its window and the note on where it comes from.
-func MeasuredOf(name string) (wire.Measured, bool) {
-	for _, m := range MeasuredCases() {
-		if m.Name == name {
-			return wire.Measured{Name: m.Name, Series: m.Log.Series(), WriteBWMBps: m.Figs.WriteBWMBps,
-				Window: m.Window.String(), Note: MeasuredNote(m)}, true
-		}
-	}
-	return wire.Measured{}, false
+// measuredWire is a reference as the page draws it: its series, the write_bw it
+// measured over its window and the note on where it comes from.
+func measuredWire(m Measured) wire.Measured {
+	return wire.Measured{Name: m.Name, Series: m.Log.Series(), WriteBWMBps: m.Figs.WriteBWMBps,
+		Window: m.Window.String(), Note: MeasuredNote(m)}
 }

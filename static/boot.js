@@ -38,6 +38,28 @@
   }
   wblab.early = early;
 
+  // The UI's first question, the catalog (what it shows of the engine's registries:
+  // ui.Boot waits for it before mounting), is asked at once: in a second worker when
+  // the first runs the first page's case and the machine has another core, so it is
+  // answered while main.wasm compiles and does not slow that run.
+  const boot = { id: EARLY_ID + 1, worker: null, msgs: [] };
+  try {
+    let w = early.worker;
+    if (early.run && (navigator.hardwareConcurrency || 1) > 1) {
+      w = wblab.newWorker();
+      boot.worker = w;
+      w.onmessage = (e) => boot.msgs.push(e.data);
+      w.onerror = (e) => boot.msgs.push({ type: "fatal", message: (e && e.message) || "worker error" });
+    }
+    if (w) {
+      w.postMessage({ type: "ask", id: boot.id, kind: "catalog", req: "null" });
+      boot.asked = true;
+    }
+  } catch (err) {
+    boot.worker = null;
+  }
+  wblab.boot = boot;
+
   const go = new Go();
   const ui = WebAssembly.instantiateStreaming
     ? WebAssembly.instantiateStreaming(fetch("main.wasm"), go.importObject)

@@ -33,4 +33,7 @@ type Engine interface {
 	OnMsg(func(Msg))
 	// Ask answers a question of the page (package wire) in a worker; it blocks.
 	Ask(kind string, req []byte) ([]byte, error)
+	// Catalog is the answer to "catalog" (static/boot.js asks it before the UI
+	// starts); it blocks.
+	Catalog() ([]byte, error)
 }

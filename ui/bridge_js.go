@@ -23,6 +23,9 @@ type pool struct {
 	early   *earlyRun
 	askID   int
 	asks    map[int]chan answer // by ask id, until the answer came
+	// catalog is boot.js's catalog question (window.wblab.boot), asked before the UI
+	// started; nil when it asked none
+	catalog chan answer
 }
 
 // answer is a worker's reply to an "ask" message.
@@ -76,7 +79,14 @@ func NewEngine(max int) Engine {
 	if ms := jsInt(safejs.Global(), "wblabWatchdogMs"); ms > 0 {
 		WatchdogTimeout = time.Duration(ms) * time.Millisecond
 	}
+	if b := labGet("boot"); !b.IsUndefined() && !b.IsNull() {
+		if asked, _ := b.Get("asked"); asked.Type() == safejs.TypeBoolean && jsBool(asked) {
+			p.catalog = make(chan answer, 1)
+			p.asks[jsInt(b, "id")] = p.catalog
+		}
+	}
 	p.adoptEarly()
+	p.adoptBoot()
 	go func() {
 		for m := range p.msgs {
 			p.handle(m)
@@ -115,6 +125,42 @@ func (p *pool) adoptEarly() {
 		p.receive(w, d)
 	}
 	_ = e.Set("msgs", safejs.Null())
+}
+
+// adoptBoot takes over the second worker static/boot.js started for the catalog
+// question (window.wblab.boot), with the messages it posted so far.
+func (p *pool) adoptBoot() {
+	b := labGet("boot")
+	if b.IsUndefined() || b.IsNull() {
+		return
+	}
+	v, err := b.Get("worker")
+	if err != nil || v.IsNull() || v.IsUndefined() {
+		return
+	}
+	_ = b.Set("worker", safejs.Null())
+	w, err := p.listen(v)
+	if err != nil {
+		return
+	}
+	p.workers = append(p.workers, w)
+	msgs, _ := b.Get("msgs")
+	n, _ := msgs.Length()
+	for i := 0; i < n; i++ {
+		d, _ := msgs.Index(i)
+		p.receive(w, d)
+	}
+	_ = b.Set("msgs", safejs.Null())
+}
+
+// Catalog is the engine's catalog: boot.js's early answer, else asked now.
+func (p *pool) Catalog() ([]byte, error) {
+	if p.catalog != nil {
+		if a := <-p.catalog; a.err == "" {
+			return []byte(a.json), nil
+		}
+	}
+	return p.Ask("catalog", []byte("null"))
 }
 
 // watchdog reports busy workers that have been silent for WatchdogTimeout as dead; the
@@ -161,23 +207,31 @@ func (p *pool) deliver(m Msg) {
 	}
 }
 
-// Ask posts a question to a worker (an idle one if any: a busy one answers between
-// its run's slices) and waits for the answer.
+// Ask posts a question to a worker and waits for the answer: to an idle worker, or a
+// new one while the pool has room (so the catalog does not wait for, nor slow, the
+// first page's run in the early worker), else to a busy one, which answers between
+// its run's slices.
 func (p *pool) Ask(kind string, req []byte) ([]byte, error) {
 	p.mu.Lock()
 	var w *worker
 	for _, x := range p.workers {
-		if w == nil || (x.busy == 0 && w.busy != 0) {
+		if x.busy == 0 && !x.dead {
 			w = x
+			break
 		}
 	}
-	if w == nil {
-		var err error
-		if w, err = p.spawn(); err != nil {
-			p.mu.Unlock()
-			return nil, fmt.Errorf("ask %s: cannot start a worker: %v", kind, err)
+	if w == nil && len(p.workers) < p.max {
+		if x, err := p.spawn(); err == nil {
+			w = x
+			p.workers = append(p.workers, w)
 		}
-		p.workers = append(p.workers, w)
+	}
+	if w == nil && len(p.workers) > 0 {
+		w = p.workers[0]
+	}
+	if w == nil {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("ask %s: no engine worker", kind)
 	}
 	p.askID++
 	id := p.askID

@@ -22,6 +22,7 @@ func (e *hostEngine) OnMsg(f func(Msg)) { e.onMsg = f }
 func (*hostEngine) Ask(string, []byte) ([]byte, error) {
 	return nil, errors.New("no engine worker outside WebAssembly")
 }
+func (e *hostEngine) Catalog() ([]byte, error) { return e.Ask("catalog", nil) }
 
 func Cores() int                        { return 1 }
 func DrawChart(elID, opts, data string) {}

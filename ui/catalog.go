@@ -92,14 +92,46 @@ func LoadCatalog() error {
 	return nil
 }
 
+// setCatalog decodes the catalog's JSON.
+func setCatalog(b []byte) error {
+	c := &wire.Catalog{}
+	if err := json.Unmarshal(b, c); err != nil {
+		return fmt.Errorf("catalog: %v", err)
+	}
+	Cat = c
+	return nil
+}
+
 // Fields lists the form's controls in display order for a device model: the fixed
 // ones, then the device keys of model and the kernel switches.
 func Fields(model string) []Field {
-	if f, ok := Cat.Fields[model]; ok {
+	dev, ok := Cat.DeviceFields[model]
+	if !ok {
+		return Cat.Fields
+	}
+	fieldsMu.Lock()
+	defer fieldsMu.Unlock()
+	if f, ok := fieldsCache[model]; ok {
 		return f
 	}
-	return Cat.Fields[""]
+	var out []Field
+	for _, f := range Cat.Fields {
+		if !strings.HasPrefix(f.ID, "dev.") {
+			out = append(out, f)
+		}
+		if f.ID == "device" {
+			out = append(out, dev...)
+		}
+	}
+	fieldsCache[model] = out
+	return out
 }
+
+// fieldsCache memoizes Fields by model (the page asks on every render).
+var (
+	fieldsMu    sync.Mutex
+	fieldsCache = map[string][]Field{}
+)
 
 // Options lists a select field's choices.
 func Options(id string) []string { return Cat.Options[id] }

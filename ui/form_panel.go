@@ -79,11 +79,11 @@ func (c *FormPanel) Placeholder(id string) string {
 	if !strings.HasPrefix(id, "dev.") {
 		return ""
 	}
-	vals, ok := Cat.Placeholders[wire.PlaceholderKey(c.Form["device"], c.Form["kernel"])]
-	if !ok {
-		vals = Cat.Placeholders[wire.PlaceholderKey(c.Form["device"], "")]
+	key := id[4:]
+	if v, ok := Cat.BlockValues[wire.PlaceholderKey(c.Form["device"], c.Form["kernel"])][key]; ok {
+		return v
 	}
-	return vals[id[4:]]
+	return Cat.DeviceValues[c.Form["device"]][key]
 }
 
 // Groups lists the form's field groups in order.

@@ -9,50 +9,44 @@ import (
 	"github.com/wblab/wblab/ui/wire"
 )
 
-// The references measured on Linux 6.1 (validate/) stay in the engine worker: a run
-// whose config models one (wire.Run.Measured) fetches its series and figures once
-// (fetchMeasured), and the page draws them dashed beside the model.
+// The references measured on Linux 6.1 (validate/) stay in the engine worker: when
+// run A finished, the page asks which one its config models (matchMeasured); the
+// answer brings that reference's series and figures, drawn dashed beside the model,
+// and the links to all references.
 
 var (
 	measuredMu    sync.Mutex
-	measuredCache = map[string]*wire.Measured{}
-	measuredAsked = map[string]bool{}
+	measuredCache = map[string]*wire.MeasuredMatch{} // by config JSON
 )
 
-// measuredFor is the reference run r models, once fetched.
-func measuredFor(r wire.Run) (*wire.Measured, bool) {
-	if r.Measured == "" {
+// measuredFor is the reference run r models, once the engine answered.
+func measuredFor(r *RunState) (*wire.Measured, bool) {
+	if r == nil || r.measured == nil || r.measured.Match == nil {
 		return nil, false
 	}
-	measuredMu.Lock()
-	defer measuredMu.Unlock()
-	m, ok := measuredCache[r.Measured]
-	return m, ok
+	return r.measured.Match, true
 }
 
-// fetchMeasured asks the worker for the reference r models (once per reference) and
-// renders when it arrives (call with the event lock held).
-func (c *Root) fetchMeasured(r wire.Run) {
-	name := r.Measured
+// matchMeasured asks the engine which reference r's config models (once per
+// config) and renders when the answer comes (call with the event lock held).
+func (c *Root) matchMeasured(r *RunState) {
 	measuredMu.Lock()
-	asked := name == "" || measuredAsked[name]
-	measuredAsked[name] = true
+	m, ok := measuredCache[r.Run.Config]
 	measuredMu.Unlock()
-	if asked {
+	if ok {
+		r.measured = m
 		return
 	}
 	go func() {
-		var m wire.Measured
-		if err := Ask("measured", wire.MeasuredAsk{Name: name}, &m); err != nil {
-			measuredMu.Lock()
-			delete(measuredAsked, name)
-			measuredMu.Unlock()
+		var m wire.MeasuredMatch
+		if err := Ask("measured", wire.MeasuredAsk{Config: r.Run.Config}, &m); err != nil {
 			return
 		}
 		measuredMu.Lock()
-		measuredCache[name] = &m
+		measuredCache[r.Run.Config] = &m
 		measuredMu.Unlock()
 		c.ee.Lock()
+		r.measured = &m
 		c.Charts.changed()
 		c.ee.UnlockRender()
 	}()

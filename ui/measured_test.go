@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -17,8 +18,12 @@ func TestMeasuredRunOnModelGrid(t *testing.T) {
 	m := enginelab.MeasuredCases()[0]
 	res, err := engine.Run(context.Background(), m.Cfg)
 	require.NoError(t, err)
-	var wm wire.Measured // as the engine worker sends it
-	require.NoError(t, Ask("measured", wire.MeasuredAsk{Name: m.Name}, &wm))
+	var mm wire.MeasuredMatch // as the engine worker sends it
+	b, err := json.Marshal(m.Cfg)
+	require.NoError(t, err)
+	require.NoError(t, Ask("measured", wire.MeasuredAsk{Config: string(b)}, &mm))
+	require.NotNil(t, mm.Match)
+	wm := *mm.Match
 	r := MeasuredRun(&wm, res)
 	assert.Equal(t, MeasuredLabel, r.Label)
 	mt, _ := res.Series.Column("time_s")

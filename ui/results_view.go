@@ -12,7 +12,8 @@ import (
 // RunState is one run of the current view (A or B).
 type RunState struct {
 	ID       int
-	Run      wire.Run // the config and what the page shows about it
+	Run      wire.Run            // the config and what the page shows about it
+	measured *wire.MeasuredMatch // the engine's answer: which reference the config models
 	Res      *report.Result
 	Trace    string
 	Err      string
@@ -160,6 +161,9 @@ func (c *ResultsView) onMsg(m Msg) bool {
 			r.Res, r.Trace, r.Progress = &res, m.Trace, 1
 			r.WallMs = float64(time.Since(r.Started).Microseconds()) / 1000
 			got = true
+			if r == c.A {
+				c.lab.matchMeasured(r)
+			}
 		case "error":
 			r.Err = m.Message
 			got = r.Live != nil
@@ -264,7 +268,7 @@ func (c *ResultsView) Cards() []Card {
 		}
 	}
 	cards := Cards(a, b)
-	if m, ok := measuredFor(a.Run); ok {
+	if m, ok := measuredFor(a); ok {
 		cards = MeasuredCards(cards, m)
 	}
 	if d, ok := c.lab.Seeds.WriteBWDelta(); ok && a != c.PrevA {
@@ -291,7 +295,7 @@ func (c *ResultsView) MeasuredNote() string {
 	if c.lab.matrixOnly() || a == nil {
 		return ""
 	}
-	if m, ok := measuredFor(a.Run); ok {
+	if m, ok := measuredFor(a); ok {
 		return m.Note
 	}
 	return ""
@@ -300,10 +304,10 @@ func (c *ResultsView) MeasuredNote() string {
 // MeasuredLinks are the references' links, offered on a 6.1 run that has none.
 func (c *ResultsView) MeasuredLinks() []MeasuredLink {
 	a := c.shownA()
-	if c.lab.Mode == "matrix" || a == nil || a.Res == nil || a.Run.Preset != "6.1" || c.MeasuredNote() != "" {
+	if c.lab.Mode == "matrix" || a == nil || a.Res == nil || a.measured == nil || a.Run.Preset != "6.1" || c.MeasuredNote() != "" {
 		return nil
 	}
-	return Cat.Measured
+	return a.measured.Links
 }
 
 // Runs are the runs the charts show: finished, running (their series so far) or
@@ -317,7 +321,7 @@ func (c *ResultsView) Runs() []Run {
 	if b := c.chartB(); b != nil {
 		runs = []Run{runOf("A", a), runOf("B", b)}
 	}
-	if m, ok := measuredFor(a.Run); ok {
+	if m, ok := measuredFor(a); ok {
 		runs = append(runs, MeasuredRun(m, runs[0].Result))
 	}
 	return runs

@@ -60,7 +60,11 @@ type Root struct {
 func Boot() (Engine, error) {
 	eng := NewEngine(min(max(Cores(), 1), 8))
 	SetAsker(eng.Ask)
-	return eng, LoadCatalog()
+	b, err := eng.Catalog()
+	if err != nil {
+		return eng, err
+	}
+	return eng, setCatalog(b)
 }
 
 // NewRoot is a page with its components wired together, running on eng.
@@ -252,14 +256,12 @@ func (c *Root) start(st State, ck wire.Checked) {
 	case "ab":
 		c.Results.start(c.w.Start(*ck.A, false), c.w.Start(*ck.B, false))
 		c.Seeds.start(ck, true)
-		c.fetchMeasured(*ck.A)
 	case "matrix":
 		c.Matrix.Opened = ""
 		c.Matrix.start(st)
 	default:
 		c.Results.start(c.w.Start(*ck.A, false), nil)
 		c.Seeds.start(ck, false)
-		c.fetchMeasured(*ck.A)
 	}
 	c.Charts.changed()
 }

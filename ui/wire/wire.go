@@ -77,17 +77,21 @@ type MeasuredLink struct{ Name, Href string }
 // Catalog is what the page shows of the engine's registries, built by the worker
 // from the one table of each (lab.NewCatalog) and sent once when the page starts.
 type Catalog struct {
-	// Fields lists the form's controls by device model ("" = every device key).
-	Fields map[string][]Field
+	// Fields lists the form's controls with every device key; DeviceFields the
+	// device keys of each device model (a form shows its model's).
+	Fields       []Field
+	DeviceFields map[string][]Field
 	// Options are the select fields' choices (fs, hz, device, kernel).
 	Options map[string][]string
 	// KernelDocs and DeviceDocs describe the presets; DeviceModels maps a device
 	// preset to its model; KernelOn lists the switches on in each kernel preset.
 	KernelDocs, DeviceDocs, DeviceModels map[string]string
 	KernelOn                             map[string][]string
-	// Placeholders are a device preset's keys' values, with the block-layer keys as
-	// the kernel preset sets them for that device: by PlaceholderKey(device, kernel).
-	Placeholders map[string]map[string]string
+	// DeviceValues are each device preset's keys' values; BlockValues the
+	// block-layer keys' as the kernel preset sets them for that device, by
+	// PlaceholderKey(device, kernel) (the form's greyed placeholders).
+	DeviceValues map[string]map[string]string
+	BlockValues  map[string]map[string]string
 	Switches     []Switch
 	// ActivityDocs explain each switch-guarded path Result.SwitchActivity counts.
 	ActivityDocs map[string]string
@@ -107,9 +111,6 @@ type Catalog struct {
 	// bits of report.InodeDetail.Visited (kernel.OnB*).
 	PauseBuckets                              int
 	OnBDirty, OnBIO, OnBMoreIO, OnBMoreIOWait uint8
-	// Measured are the references measured on Linux 6.1 (validate/) and the page
-	// links that set them up.
-	Measured []MeasuredLink
 }
 
 // PlaceholderKey is the Catalog.Placeholders key of a device and kernel preset.
@@ -125,8 +126,6 @@ type Run struct {
 	// Absent are the series the run's kernel does not have (IO-full kernels lack the
 	// IO-less throttling's ratelimits and setpoint).
 	Absent map[string]bool
-	// Measured names the reference measured on Linux 6.1 that this config models, or "".
-	Measured string
 }
 
 // Check asks whether a state is runnable (kind "check").
@@ -201,8 +200,17 @@ type NeverRan struct {
 // NeverRanText is the sentence naming them, or "".
 type NeverRanText struct{ Text string }
 
-// MeasuredAsk asks for a reference's measured series and figures (kind "measured").
-type MeasuredAsk struct{ Name string }
+// MeasuredAsk asks which reference measured on Linux 6.1 a config models (kind
+// "measured"). The page asks when a run finished: parsing the references takes the
+// worker a while, and only results show them.
+type MeasuredAsk struct{ Config string }
+
+// MeasuredMatch is the reference the config models (nil: none) and the page links
+// of all references.
+type MeasuredMatch struct {
+	Match *Measured
+	Links []MeasuredLink
+}
 
 // Measured is a reference measured on Linux 6.1: its series (MiB, as the model's
 // columns), the write_bw it measured over Window, and the note explaining it.
