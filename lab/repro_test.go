@@ -19,6 +19,7 @@ func TestReproPresetsConfigure(t *testing.T) {
 		"modern":         {"fs": "ext4", "dd": "10", "kernel": "3.1.0-rc9-ioless-full", "device": engine.DefaultDevice, "mode": "ab", "b": "6.1"},
 		"kara2016":       {"fs": "ext3", "dd": "1", "bs": "1M", "count": "10000", "fsync": "on", "device": "kara2016-qd1", "kernel": "4.6", "mode": "ab", "b": "4.6+wbt+qd1"},
 		"usbstick":       {"fs": "ext4", "dd": "1", "bs": "1M", "count": "1024", "device": "usb2-stick", "kernel": "3.1.0-rc9-ioless-full", "mode": "ab", "b": "6.1"},
+		"wu2011stick":    {"fs": "ext4", "dd": "1000", "bs": "4k", "device": "usb2-stick", "kernel": "3.1.0-rc9-ioless-full", "mode": "ab", "b": "3.1.0-rc9-ioless-full"},
 		"axboe2009disks": {"fs": "ext4", "dd": "1", "bs": "1M", "device": "x25e", "kernel": "2.6.30-rc6", "mode": "ab", "b": "2.6.30-rc6+per-bdi"},
 	}
 	if len(Repros) != len(want) {
