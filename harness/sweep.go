@@ -26,6 +26,10 @@ type SweepOptions struct {
 	Runtime      engine.Duration
 	Kernel       string
 	Seed         uint64
+	// Machine, when set, is the machine every cell runs on: its kernel, switches,
+	// device, block layer, run length and seed replace the case's (the page's form);
+	// Kernel, Runtime and Seed above then override it when set.
+	Machine *engine.Config
 }
 
 // SweepCell is one run of the sweep: write_bw and what the disk did.
@@ -87,6 +91,10 @@ func SweepConfigs(opt SweepOptions) ([]engine.Config, []SweepCell, error) {
 				c, err := ConfigForCase(name)
 				if err != nil {
 					return nil, nil, fmt.Errorf("sweep %s: %w", name, err)
+				}
+				if m := opt.Machine; m != nil {
+					c.Kernel, c.Variants, c.Device, c.Block = m.Kernel, m.Variants, m.Device, m.Block
+					c.Runtime, c.Seed = m.Runtime, m.Seed
 				}
 				if opt.Kernel != "" {
 					c.Kernel = opt.Kernel

@@ -10,7 +10,7 @@ import (
 )
 
 // Answer answers one of the page's questions (wire: kind "catalog", "check",
-// "decode", "case", "matrix", "neverran", "measured") with the request and answer
+// "decode", "case", "matrix", "sweep", "neverran", "measured") with the request and answer
 // as JSON. The engine worker calls it for the page's "ask" messages
 // (wasm/worker/PROTOCOL.md); the ui package's native tests call it directly.
 func Answer(kind string, req []byte) ([]byte, error) {
@@ -44,6 +44,12 @@ func Answer(kind string, req []byte) ([]byte, error) {
 			return nil, err
 		}
 		out = PlanMatrix(q)
+	case "sweep":
+		var q wire.SweepPlan
+		if err := json.Unmarshal(req, &q); err != nil {
+			return nil, err
+		}
+		out = PlanSweep(q)
 	case "neverran":
 		var q wire.NeverRan
 		if err := json.Unmarshal(req, &q); err != nil {

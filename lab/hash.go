@@ -181,8 +181,8 @@ func DecodeHash(h string) (State, *FieldError) {
 			}
 			s.B[k[2:]] = v
 		case k == "mode":
-			if v != "" && v != "ab" && v != "matrix" {
-				reject("link: mode=%q is not a mode (ab, matrix, or none for a single run)", v)
+			if v != "" && v != "ab" && v != "matrix" && v != "sweep" {
+				reject("link: mode=%q is not a mode (ab, matrix, sweep, or none for a single run)", v)
 				continue
 			}
 			s.Mode = v

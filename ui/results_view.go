@@ -198,11 +198,14 @@ func (c *ResultsView) chartB() *RunState {
 
 // Status is the line above the results.
 func (c *ResultsView) Status() string {
-	if c.lab.checking || c.lab.Matrix.planning {
+	if c.lab.checking || c.lab.Matrix.planning || c.lab.Sweep.planning {
 		return "starting …"
 	}
 	if c.lab.Mode == "matrix" && c.lab.Matrix.M != nil {
 		return c.lab.Matrix.Status()
+	}
+	if c.lab.Mode == "sweep" && c.lab.Sweep.S != nil {
+		return c.lab.Sweep.Status()
 	}
 	switch {
 	case c.A == nil:
@@ -220,6 +223,9 @@ func (c *ResultsView) Status() string {
 func (c *ResultsView) progress() float64 {
 	if c.lab.Mode == "matrix" && c.lab.Matrix.M != nil {
 		return c.lab.Matrix.progress()
+	}
+	if c.lab.Mode == "sweep" && c.lab.Sweep.S != nil {
+		return c.lab.Sweep.progress()
 	}
 	p, n := 0.0, 0
 	for _, r := range []*RunState{c.A, c.B} {

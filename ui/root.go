@@ -16,6 +16,7 @@ import (
 //	ShareBar    share link, embed snippet and exports (share-bar.vugu)
 //	ResultsView status, progress, run errors and cards of the A/B runs (results-view.vugu)
 //	MatrixView  the matrix case list and table (matrix-cases.vugu, matrix-view.vugu)
+//	SweepView   write_bw against the dirty threshold per dd count and filesystem (sweep-view.vugu)
 //	ChartsView  the uPlot charts (charts-view.vugu)
 //	SeedsView   the "5 seeds" switch and the seed statistics of single and A/B runs (seeds-view.vugu)
 //	SwitchView  the switch-activity panel: which switch-guarded paths ran (switch-view.vugu)
@@ -24,7 +25,7 @@ import (
 //	HelpPanel   the "?" panel explaining a card, series, switch or preset (help-panel.vugu)
 //	Workers     the engine worker plumbing (workers.go)
 type Root struct {
-	Mode     string // "", "ab", "matrix"
+	Mode     string // "", "ab", "matrix", "sweep"
 	Embed    bool
 	FormOpen bool // on a phone the form folds away under the results
 	Guided   bool // the first page (no hash): the guide, the stories, no form
@@ -36,6 +37,7 @@ type Root struct {
 	Results *ResultsView
 	Matrix  *MatrixView
 	MxCases *MatrixCases
+	Sweep   *SweepView
 	Charts  *ChartsView
 	Seeds   *SeedsView
 	Switch  *SwitchView
@@ -82,6 +84,7 @@ func (c *Root) wire() {
 	c.Results = &ResultsView{lab: c}
 	c.Matrix = &MatrixView{lab: c}
 	c.MxCases = &MatrixCases{m: c.Matrix}
+	c.Sweep = &SweepView{lab: c}
 	c.Charts = &ChartsView{lab: c}
 	c.Seeds = &SeedsView{lab: c, N: 1}
 	c.Switch = &SwitchView{lab: c}
@@ -259,6 +262,8 @@ func (c *Root) start(st State, ck wire.Checked) {
 	case "matrix":
 		c.Matrix.Opened = ""
 		c.Matrix.start(st)
+	case "sweep":
+		c.Sweep.start(st)
 	default:
 		c.Results.start(c.w.Start(*ck.A, false), nil)
 		c.Seeds.start(ck, false)
@@ -275,12 +280,13 @@ func (c *Root) Cancel() {
 	}
 	c.Results.cancel()
 	c.Matrix.cancel()
+	c.Sweep.cancel()
 	c.Seeds.cancel()
 }
 
 // Running reports whether any run is in flight.
 func (c *Root) Running() bool {
-	return c.checking || c.Results.running() || c.Matrix.running() || c.Seeds.running()
+	return c.checking || c.Results.running() || c.Matrix.running() || c.Sweep.running() || c.Seeds.running()
 }
 
 // route hands a worker message to the component that started the run; it reports
@@ -288,6 +294,9 @@ func (c *Root) Running() bool {
 func (c *Root) route(m Msg) bool {
 	if c.Matrix.owns(m.ID) {
 		return c.Matrix.onMsg(m)
+	}
+	if c.Sweep.owns(m.ID) {
+		return c.Sweep.onMsg(m)
 	}
 	if c.Seeds.owns(m.ID) {
 		return c.Seeds.onMsg(m)
@@ -362,8 +371,11 @@ func (c *Root) ModeClass(m string) string {
 // opened as A/B under the table.
 func (c *Root) abView() bool { return c.Mode == "ab" || (c.Mode == "matrix" && c.Matrix.Opened != "") }
 
-// matrixOnly reports whether the page shows only the matrix (no run opened).
-func (c *Root) matrixOnly() bool { return c.Mode == "matrix" && c.Matrix.Opened == "" }
+// matrixOnly reports whether the page shows only a table of runs: the matrix (no
+// run opened) or the sweep.
+func (c *Root) matrixOnly() bool {
+	return (c.Mode == "matrix" && c.Matrix.Opened == "") || c.Mode == "sweep"
+}
 
 // FirstSentence is a text's first sentence (a story card's summary).
 func FirstSentence(s string) string {

@@ -97,6 +97,22 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 				vgparent.AppendChild(vgn)
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "mode-sweep"}, vugu.VGAttribute{Namespace: "", Key: "title", Val: "write_bw against the dirty threshold for 1, 2, 10 and 100 dd per filesystem"}}}
+				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("class", c.ModeClass("sweep"))
+				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+					EventType:	"click",
+					Func:		func(event vugu.DOMEvent) { c.SetMode("sweep") },
+					// TODO: implement capture, etc. mostly need to decide syntax
+				})
+				{
+					vgparent := vgn
+					_ = vgparent
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Sweep"}
+					vgparent.AppendChild(vgn)
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
+				vgparent.AppendChild(vgn)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "seeds-toggle"}, vugu.VGAttribute{Namespace: "", Key: "title", Val: "run every case with 5 seeds: means, 95% confidence intervals, deltas paired by seed (~ marks a delta inside the noise)"}}}
 				vgparent.AppendChild(vgn)
 				vgn.AddAttrInterface("class", c.Seeds.ButtonClass())
@@ -414,6 +430,17 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				{
 					var vgcomp vugu.Builder = c.Matrix
+					if vgcomp != nil {
+						vgin.BuildEnv.WireComponent(vgcomp)
+						vgout.Components = append(vgout.Components, vgcomp)
+						vgn = &vugu.VGNode{Component: vgcomp}
+						vgparent.AppendChild(vgn)
+					}
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
+				vgparent.AppendChild(vgn)
+				{
+					var vgcomp vugu.Builder = c.Sweep
 					if vgcomp != nil {
 						vgin.BuildEnv.WireComponent(vgcomp)
 						vgout.Components = append(vgout.Components, vgcomp)

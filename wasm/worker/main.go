@@ -215,10 +215,11 @@ func run(j job) {
 	if j.stream && len(rows) > 0 {
 		flush(engine.Time(res.RuntimeS*1e9), engine.Time(res.RuntimeS*1e9))
 	}
-	if j.summary { // what a matrix cell shows: no series, tasks, inodes, trace
+	if j.summary { // what a matrix or sweep cell shows: no series, tasks, inodes, trace
 		res = &engine.Result{Case: res.Case, Kernel: res.Kernel, Device: res.Device, Filesystem: res.Filesystem,
 			Seed: res.Seed, RuntimeS: res.RuntimeS, WriteBWMBps: res.WriteBWMBps, WriteBWMethod: res.WriteBWMethod,
-			WrittenMB: res.WrittenMB, DirtiedMB: res.DirtiedMB, CPUS: res.CPUS, Events: res.Events, BusyLoops: res.BusyLoops}
+			WrittenMB: res.WrittenMB, DirtiedMB: res.DirtiedMB, CPUS: res.CPUS, Events: res.Events, BusyLoops: res.BusyLoops,
+			Iostat: res.Iostat, Media: res.Media}
 	}
 	out, err := json.Marshal(res)
 	if err != nil {

@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/engine/report"
+	"github.com/wblab/wblab/ui/wire"
+)
+
+// testSweep is a two-threshold, two-writer sweep of ext4 whose cells are set
+// from results as the worker's summaries would give them.
+func testSweep(t *testing.T, done map[[2]int64]float64) *Sweep {
+	t.Helper()
+	p := wire.SweepPlanned{Filesystems: []string{"ext4"}, ThresholdsMB: []int64{8, 1024}, Writers: []int{1, 100}}
+	for _, th := range p.ThresholdsMB {
+		for _, dd := range p.Writers {
+			p.Runs = append(p.Runs, wire.SweepRun{FS: "ext4", ThreshMB: th, DD: dd})
+		}
+	}
+	s := NewSweep(p)
+	for i, c := range s.Cells {
+		if bw, ok := done[[2]int64{c.ThreshMB, int64(c.DD)}]; ok {
+			s.set(i, &report.Result{WriteBWMBps: bw, Iostat: report.IostatSummary{AvgRqSz: 1000},
+				Media: &report.MediaSummary{SeeksS: bw / 2, SeekPct: 3, RotatePct: 4}})
+		}
+	}
+	return s
+}
+
+func TestSweepViewParts(t *testing.T) {
+	all := map[[2]int64]float64{{8, 1}: 57, {8, 100}: 20, {1024, 1}: 57.5, {1024, 100}: 52}
+	for _, tc := range []struct {
+		name     string
+		done     map[[2]int64]float64
+		lines    int // polylines drawn (a line needs two points)
+		text     []string
+		rowsDone int
+		finished int
+	}{
+		{"nothing done", nil, 0, nil, 0, 0},
+		{"one writer done", map[[2]int64]float64{{8, 1}: 57, {1024, 1}: 57.5}, 1, nil, 2, 2},
+		{"all done", all, 2, []string{"ext4: with 1 dd, write_bw stays between 57.0 and 57.5 MB/s",
+			"With 100 dd it is 52.0 MB/s at 1G (90 % of 1 dd) and 20.0 MB/s at 8M (35 %)",
+			"the disk seeks 26 and 10 times a second there, 7 % and 7 %"}, 4, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testSweep(t, tc.done)
+			assert.Equal(t, tc.finished, s.Finished())
+			svg := SweepChart(s, "ext4")
+			assert.True(t, strings.HasPrefix(svg, "<svg") && strings.HasSuffix(svg, "</svg>"))
+			assert.Equal(t, tc.lines, strings.Count(svg, "<polyline"))
+			assert.Equal(t, len(tc.done), strings.Count(svg, "<circle"))
+			for _, lbl := range []string{">8M<", ">1G<", "1 dd", "100 dd"} {
+				assert.Contains(t, svg, lbl)
+			}
+			txt := SweepText(s, "ext4")
+			if tc.text == nil {
+				assert.Empty(t, txt)
+			}
+			for _, w := range tc.text {
+				assert.Contains(t, txt, w)
+			}
+			rows := SweepRows(s, "ext4")
+			require.Len(t, rows, 2)
+			n := 0
+			for _, r := range rows {
+				require.Len(t, r, 3)
+				for _, x := range r[1:] {
+					if strings.Contains(x, "seeks/s") {
+						n++
+					}
+				}
+			}
+			assert.Equal(t, tc.rowsDone, n)
+		})
+	}
+}
+
+// TestSweepRunsOnTheEnginesPlan: starting a sweep asks the engine for its runs and
+// starts one summary run per cell; results fill the cells, errors mark them.
+func TestSweepRunsOnTheEnginesPlan(t *testing.T) {
+	var p wire.SweepPlanned
+	require.NoError(t, Ask("sweep", wire.SweepPlan{State: State{Form: Cat.Default.Clone(), Mode: "sweep"}, Filesystems: []string{"xfs"}}, &p))
+	require.Nil(t, p.Err)
+	s := NewSweep(p)
+	assert.Len(t, s.Cells, 24)
+	assert.Equal(t, []string{"xfs"}, s.Plan.Filesystems)
+	s.set(0, &report.Result{WriteBWMBps: 50})
+	s.Cells[1].Err = "cancelled"
+	assert.Equal(t, 2, s.Finished())
+	rows := SweepRows(s, "xfs")
+	assert.Equal(t, "50.0 (0 KiB)", rows[0][1])
+	assert.Equal(t, "error", rows[0][2])
+	assert.Equal(t, "…", rows[0][3])
+}
