@@ -397,9 +397,13 @@ func (x *Xfs) WriteInode(wc *kernel.WritebackCtx) error {
 // at its next BufTimer wake-up. The buffer's write is not modelled on the disk.
 func (x *Xfs) iflushCluster(in *kernel.Inode, now sim.Time) {
 	till := ceilTo(now+x.P.BufAge, x.P.BufTimer)
-	cluster := in.Ino / x.P.InodesPerCluster
-	for _, o := range x.k.Inodes() {
-		if o.Ino/x.P.InodesPerCluster != cluster || o.BDI() != x.bdi {
+	// the kernel numbers its inodes consecutively: the cluster's are a slice of them
+	all := x.k.Inodes()
+	first := in.Ino / x.P.InodesPerCluster * x.P.InodesPerCluster
+	lo := max(first, all[0].Ino) - all[0].Ino
+	hi := min(first+x.P.InodesPerCluster-all[0].Ino, uint64(len(all)))
+	for _, o := range all[lo:hi] {
+		if o.BDI() != x.bdi {
 			continue
 		}
 		oi, ok := o.FS.(*xfsInode)
