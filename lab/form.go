@@ -61,6 +61,10 @@ func fields(model string) []Field {
 		{ID: "memory", Label: "memory (MB)", Kind: "text", Group: "machine"},
 		{ID: "cpus", Label: "CPUs", Kind: "text", Group: "machine"},
 		{ID: "hz", Label: "HZ", Kind: "select", Group: "machine"},
+		{ID: "anon_mb", Label: "applications (MB)", Kind: "text", Group: "machine",
+			Help: "memory the applications hold; set, the page cache is the rest and page reclaim runs (empty: the page cache never fills)"},
+		{ID: "swap", Label: "swap", Kind: "bool", Group: "machine",
+			Help: "a swap device (with page reclaim): the kernels of 2.6.32-3.13 then count the applications' memory as dirtyable"},
 		{ID: "device", Label: "device preset", Kind: "select", Group: "device"},
 	}
 	for _, p := range engine.DeviceParams(model) {
@@ -75,6 +79,8 @@ func fields(model string) []Field {
 		out = append(out, Field{ID: "v." + sw.Name, Label: sw.Name, Kind: "tri", Group: "kernel", Help: sw.Doc + ". Models " + sw.Models + "; from " + sw.Source + "."})
 	}
 	out = append(out,
+		Field{ID: "disks", Label: "further disks", Kind: "disks", Group: "disks",
+			Help: "each further disk as DEVICE,fs=...,dd=...,editors=...,readers=...,max_ratio=... (wblab help run); the first disk is the device above"},
 		Field{ID: "runtime", Label: "runtime", Kind: "text", Group: "run", Help: "simulated time (600s, 2m)"},
 		Field{ID: "seed", Label: "seed", Kind: "text", Group: "run"},
 		Field{ID: "trace", Label: "record trace", Kind: "bool", Group: "run", Help: "record the ftrace lines for the trace viewer and export: the whole run at a sampled rate, or the window below"},
@@ -132,6 +138,10 @@ func FormFromConfig(cfg engine.Config) Form {
 		"seed":         strconv.FormatUint(cfg.Seed, 10),
 		"trace":        onOff(cfg.TraceLines > 0),
 		"trace_window": traceWindow(cfg),
+	}
+	f["anon_mb"], f["swap"] = "", "off"
+	if cfg.Reclaim != nil {
+		f["anon_mb"], f["swap"] = strconv.FormatInt(cfg.Reclaim.AnonMB, 10), onOff(cfg.Reclaim.Swap)
 	}
 	if cfg.DirtyBytes != 0 {
 		f["dirty_bytes"] = fmtSize(cfg.DirtyBytes)
@@ -321,6 +331,13 @@ func FormConfig(f Form) (engine.Config, *FieldError) {
 			cfg.Variants[k[2:]] = f[k] == "on"
 		}
 	}
+	if v := strings.TrimSpace(f["anon_mb"]); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			bad("anon_mb", fmt.Sprintf("applications (MB): %q is not a whole number of MB", v))
+		}
+		cfg.Reclaim = &engine.ReclaimConfig{AnonMB: n, Swap: f["swap"] == "on"}
+	}
 	if v := strings.TrimSpace(f["disks"]); v != "" {
 		for _, spec := range strings.Split(v, ";") {
 			d, err := engine.ParseDisk(spec)
@@ -350,6 +367,7 @@ var engineFields = map[string]string{
 	"trace_lines": "trace", "trace_from": "trace_window", "trace_until": "trace_window", "runtime": "runtime", "dirty_bytes": "dirty_bytes",
 	"dirty_background_bytes": "bg_bytes", "hz": "hz", "dirty_bytes/dirty_ratio": "dirty_bytes",
 	"dirty_background_bytes/dirty_background_ratio": "bg_bytes", "sample_interval": "runtime",
+	"reclaim.anon_MB": "anon_mb",
 }
 
 // fieldOf finds the control an engine error message names ("workload.dd: ...").
@@ -369,6 +387,9 @@ func fieldOf(msg string, f Form) string {
 	}
 	if strings.HasPrefix(head, "device") {
 		return deviceField(msg, f)
+	}
+	if strings.HasPrefix(head, "disks") || strings.HasPrefix(head, "disk:") || strings.HasPrefix(msg, "disk:") {
+		return "disks" // "disks[1].bdi.max_ratio: ...", the disk list editor shows it
 	}
 	return "case"
 }

@@ -43,7 +43,7 @@ func EncodeHash(s State) string {
 		}
 	}
 	add("device", dev)
-	skip := map[string]bool{"kernel": true, "runtime": true, "seed": true, "device": true, "case": true}
+	skip := map[string]bool{"kernel": true, "runtime": true, "seed": true, "device": true, "case": true, "disks": true}
 	for _, fl := range Fields("") {
 		k := fl.ID
 		if skip[k] || strings.HasPrefix(k, "dev.") {

@@ -41,6 +41,8 @@ type Root struct {
 	Charts  *ChartsView
 	Seeds   *SeedsView
 	Switch  *SwitchView
+	DiskEd  *DiskEditor
+	Disks   *DisksView
 	Detail  *DetailView
 	Help    *HelpPanel
 	Trace   *TraceView
@@ -88,6 +90,8 @@ func (c *Root) wire() {
 	c.Charts = &ChartsView{lab: c}
 	c.Seeds = &SeedsView{lab: c, N: 1}
 	c.Switch = &SwitchView{lab: c}
+	c.DiskEd = &DiskEditor{lab: c}
+	c.Disks = &DisksView{lab: c}
 	c.Detail = &DetailView{lab: c}
 	c.Help = &HelpPanel{lab: c}
 	c.Trace = &TraceView{lab: c, Marked: -1}
