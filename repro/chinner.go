@@ -32,6 +32,13 @@ var chinner2010 = Experiment{
 	run:   runChinner2010,
 }
 
+// The thread's trace: the towrt=1023 call (at 1342952.351654 s) clustered 1023
+// pages, and the next call (towrt=0) started at 1342952.369520 s.
+const (
+	chinnerThreadClusterPages = 1023
+	chinnerThreadClusterUs    = (1342952.369520 - 1342952.351654) * 1e6
+)
+
 // chinnerConfig is the thread's machine: an 8p VM (4 GB assumed, default 2.6.36
 // dirty ratios 20/10) writing one file with dd bs=1M.
 func chinnerConfig(kernel, fs string, gb int64) (engine.Config, error) {
@@ -82,6 +89,7 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 		"file_GB": float64(gb),
 		// the buggy kernel at the trace level
 		"call_gap_p50_us": tr.p50, "call_gap_p95_us": tr.p95, "call_gap_mean_us": tr.mean,
+		"cluster_call_pages": float64(tr.clusterPages), "cluster_call_us": tr.clusterUs,
 		"calls_per_s":             float64(calls) / res[0].RuntimeS,
 		"calls_per_flusher_cpu_s": float64(calls) / max(flusherCPU, 1e-9),
 		"flusher_busy":            flusherCPU / res[0].RuntimeS,
@@ -97,8 +105,12 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 	fmt.Fprintf(&b, "2.6.36-rc1 two-page calls, from the trace: gap p50 %.1f µs, p95 %.1f µs, mean %.1f µs   (thread: 22, 7 µs)\n",
 		tr.p50, tr.p95, tr.mean)
 	fmt.Fprintf(&b, "  one call: %s\n", chinnerCallBreakdown())
-	fmt.Fprintf(&b, "  %.0f calls/s over the run, %.0f per second of flusher CPU (flusher busy %.0f%%); %d ILOCK waits, %d xfsdatad delay(1) requeues\n",
-		f["calls_per_s"], f["calls_per_flusher_cpu_s"], 100*f["flusher_busy"], fsStat(res[0], "ilock_waits"), fsStat(res[0], "xfsdatad_requeues"))
+	fmt.Fprintf(&b, "the clustering call before them: %d pages in %.0f µs (%.2f µs/page, CPU only)   (thread: %d pages in %.0f µs, %.1f µs/page; "+
+		"the lines before it are on CPU 7, the ones after on CPU 0: the flusher most likely slept inside that call)\n",
+		tr.clusterPages, tr.clusterUs, tr.clusterUs/float64(max(tr.clusterPages, 1)),
+		chinnerThreadClusterPages, chinnerThreadClusterUs, chinnerThreadClusterUs/chinnerThreadClusterPages)
+	fmt.Fprintf(&b, "  %.0f calls/s over the run (thread: ~250 MB/s in two-page calls is ~%.0f/s), %.0f per second of flusher CPU (flusher busy %.0f%%); %d ILOCK waits, %d xfsdatad delay(1) requeues\n",
+		f["calls_per_s"], 250.0*(1<<20)/(2*4096), f["calls_per_flusher_cpu_s"], 100*f["flusher_busy"], fsStat(res[0], "ilock_waits"), fsStat(res[0], "xfsdatad_requeues"))
 	return &Report{Figures: f, Text: b.String()}, nil
 }
 
@@ -135,6 +147,10 @@ func chinnerCallBreakdown() string {
 type chinnerTraceFigures struct {
 	towrt          []string
 	p50, p95, mean float64
+	// the first ->writepage call that drove towrt from > 0 to <= 0 (the clustering
+	// call): its pages and the time to the next call's line
+	clusterPages int64
+	clusterUs    float64
 }
 
 // chinnerTrace runs the buggy kernel briefly with tracing.
@@ -150,6 +166,7 @@ func chinnerTrace(ctx context.Context) (chinnerTraceFigures, error) {
 		return chinnerTraceFigures{}, err
 	}
 	out := chinnerTraceFigures{towrt: towrtSequence(r.Trace, 6)}
+	out.clusterPages, out.clusterUs = clusterCall(r.Trace)
 	gaps := CallGapsUs(r.Trace)
 	if n := len(gaps); n > 0 {
 		sort.Float64s(gaps)
@@ -193,6 +210,37 @@ func CallGapsUs(trace []string) []float64 {
 		prevComm, prevT, prevTowrt = f[0], t, towrt
 	}
 	return gaps
+}
+
+// clusterCall finds the first pair of consecutive wbc_writepage lines of one thread
+// whose towrt goes from n > 0 to <= 0: the first line's call clustered n pages (its
+// xfs_convert_page loop drove nr_to_write to 0), and the gap to the second is that
+// call's duration (µs).
+func clusterCall(trace []string) (int64, float64) {
+	var prevComm string
+	var prevT float64
+	var prevTowrt int64
+	for _, l := range trace {
+		i := strings.Index(l, ": wbc_writepage: ")
+		j := strings.Index(l, "towrt=")
+		if i < 0 || j < 0 {
+			continue
+		}
+		f := strings.Fields(l[:i])
+		if len(f) < 3 {
+			continue
+		}
+		t, err1 := strconv.ParseFloat(f[len(f)-1], 64)
+		towrt, err2 := strconv.ParseInt(strings.Fields(l[j+len("towrt="):])[0], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if f[0] == prevComm && prevTowrt > 0 && towrt <= 0 {
+			return prevTowrt, (t - prevT) * 1e6
+		}
+		prevComm, prevT, prevTowrt = f[0], t, towrt
+	}
+	return 0, 0
 }
 
 // fsStat reads one filesystem counter of a Result (0 when absent).
