@@ -179,6 +179,23 @@ func chinnerTrace(ctx context.Context) (chinnerTraceFigures, error) {
 	return out, nil
 }
 
+// writepageLine parses a wbc_writepage trace line: the task's comm-pid, the
+// timestamp (s) and towrt.
+func writepageLine(l string) (comm string, t float64, towrt int64, ok bool) {
+	i := strings.Index(l, ": wbc_writepage: ")
+	j := strings.Index(l, "towrt=")
+	if i < 0 || j < 0 {
+		return "", 0, 0, false
+	}
+	f := strings.Fields(l[:i])
+	if len(f) < 3 {
+		return "", 0, 0, false
+	}
+	t, err1 := strconv.ParseFloat(f[len(f)-1], 64)
+	towrt, err2 := strconv.ParseInt(strings.Fields(l[j+len("towrt="):])[0], 10, 64)
+	return f[0], t, towrt, err1 == nil && err2 == nil
+}
+
 // CallGapsUs returns the spacing (µs) of consecutive wbc_writepage lines of one
 // thread whose towrt goes down by one from ≤ 0 (2.6.36-rc1's two-page calls).
 func CallGapsUs(trace []string) []float64 {
@@ -187,27 +204,14 @@ func CallGapsUs(trace []string) []float64 {
 	var prevT float64
 	prevTowrt := int64(1)
 	for _, l := range trace {
-		i := strings.Index(l, ": wbc_writepage: ")
-		if i < 0 {
+		comm, t, towrt, ok := writepageLine(l)
+		if !ok {
 			continue
 		}
-		f := strings.Fields(l[:i])
-		if len(f) < 3 {
-			continue
-		}
-		t, err1 := strconv.ParseFloat(f[len(f)-1], 64)
-		j := strings.Index(l, "towrt=")
-		if err1 != nil || j < 0 {
-			continue
-		}
-		towrt, err2 := strconv.ParseInt(strings.Fields(l[j+len("towrt="):])[0], 10, 64)
-		if err2 != nil {
-			continue
-		}
-		if f[0] == prevComm && towrt <= 0 && towrt == prevTowrt-1 {
+		if comm == prevComm && towrt <= 0 && towrt == prevTowrt-1 {
 			gaps = append(gaps, (t-prevT)*1e6)
 		}
-		prevComm, prevT, prevTowrt = f[0], t, towrt
+		prevComm, prevT, prevTowrt = comm, t, towrt
 	}
 	return gaps
 }
@@ -221,24 +225,14 @@ func clusterCall(trace []string) (int64, float64) {
 	var prevT float64
 	var prevTowrt int64
 	for _, l := range trace {
-		i := strings.Index(l, ": wbc_writepage: ")
-		j := strings.Index(l, "towrt=")
-		if i < 0 || j < 0 {
+		comm, t, towrt, ok := writepageLine(l)
+		if !ok {
 			continue
 		}
-		f := strings.Fields(l[:i])
-		if len(f) < 3 {
-			continue
-		}
-		t, err1 := strconv.ParseFloat(f[len(f)-1], 64)
-		towrt, err2 := strconv.ParseInt(strings.Fields(l[j+len("towrt="):])[0], 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		if f[0] == prevComm && prevTowrt > 0 && towrt <= 0 {
+		if comm == prevComm && prevTowrt > 0 && towrt <= 0 {
 			return prevTowrt, (t - prevT) * 1e6
 		}
-		prevComm, prevT, prevTowrt = f[0], t, towrt
+		prevComm, prevT, prevTowrt = comm, t, towrt
 	}
 	return 0, 0
 }
