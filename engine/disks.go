@@ -269,7 +269,8 @@ func latencyResult(s workload.LatencyStats) LatencyResult {
 	return LatencyResult{N: s.N, P50Ms: ms(s.P50), P99Ms: ms(s.P99), MaxMs: ms(s.Max)}
 }
 
-// sampleDisks records each bdi's dirty + writeback high-water mark.
+// sampleDisks records each bdi's dirty + writeback high-water mark and, with
+// several disks, the per-disk series (DiskSeries).
 func (m *Machine) sampleDisks() {
 	bdis := m.k.BDIs()
 	if len(m.maxDirty) < len(bdis) {
@@ -278,6 +279,68 @@ func (m *Machine) sampleDisks() {
 	for i, b := range bdis {
 		m.maxDirty[i] = max(m.maxDirty[i], b.Stats.Reclaimable+b.Stats.Writeback)
 	}
+	if len(bdis) < 2 {
+		return
+	}
+	if m.diskSamples == nil {
+		m.diskSamples = make([][]float64, len(bdis)*len(DiskSeries))
+		m.diskPrev = make([]devices.Iostat, len(bdis))
+		m.diskPrevT = make([]sim.Time, len(bdis))
+	}
+	now := m.w.Now()
+	_, thresh, _, setpoint := m.k.DirtyLimits()
+	for i, b := range bdis {
+		st := b.Q.Stats()
+		x := diskSample{b: b, thresh: m.k.BdiThresh(b), io: devices.Rates(m.diskPrev[i], st, now-m.diskPrevT[i])}
+		m.diskPrev[i], m.diskPrevT[i] = st, now
+		// bdi_position_ratio (v3.2): bdi_setpoint = setpoint * (bdi_thresh << 16 / (thresh + 1)) >> 16
+		x.setpoint = setpoint * (min(x.thresh, thresh) << 16 / (thresh + 1)) >> 16
+		for j, c := range DiskSeries {
+			k := i*len(DiskSeries) + j
+			m.diskSamples[k] = append(m.diskSamples[k], c.sample(&x))
+		}
+	}
+}
+
+// diskSample is what one disk's series sample reads.
+type diskSample struct {
+	b                *kernel.BDI
+	thresh, setpoint int64
+	io               devices.IostatRates
+}
+
+// DiskColumn is one per-disk series: on a machine with several disks the series has
+// it once per disk, named "diskN_" + Name (N = 1 for the first disk, in mount order).
+type DiskColumn struct {
+	Name, Unit, Doc, Kernel string
+	sample                  func(x *diskSample) float64
+}
+
+// DiskSeries are the per-disk series of a machine with several disks.
+var DiskSeries = []DiskColumn{
+	{"dirty_MB", "MB", "the disk's dirty pages", "BDI_RECLAIMABLE (bdi_dirty_state reclaimable=)",
+		func(x *diskSample) float64 { return mb(x.b.Stats.Reclaimable) }},
+	{"writeback_MB", "MB", "the disk's pages under writeback", "BDI_WRITEBACK (bdi_dirty_state writeback=)",
+		func(x *diskSample) float64 { return mb(x.b.Stats.Writeback) }},
+	{"bdi_thresh_MB", "MB", "the disk's share of the dirty threshold", "bdi_dirty_limit / __wb_calc_thresh (bdi_dirty_state thresh=)",
+		func(x *diskSample) float64 { return mb(x.thresh) }},
+	{"bdi_setpoint_MB", "MB", "the disk's setpoint: the global setpoint scaled by its share", "bdi_position_ratio's bdi_setpoint (balance_dirty_pages bdi_setpoint=)",
+		func(x *diskSample) float64 { return mb(x.setpoint) }},
+	{"write_bw_MBps", "MB/s", "the disk's estimated write bandwidth", "bdi->write_bandwidth (bdi_dirty_ratelimit write_bw=)",
+		func(x *diskSample) float64 { return mb(x.b.WriteBandwidth) }},
+	{"avgqu_sz", "requests", "the disk's mean queue length", "iostat -x avgqu-sz of the disk",
+		func(x *diskSample) float64 { return x.io.AvgQuSz }},
+}
+
+// diskSeriesNames are the per-disk columns of n disks, in Series order.
+func diskSeriesNames(n int) []string {
+	var out []string
+	for i := 1; i <= n; i++ {
+		for _, c := range DiskSeries {
+			out = append(out, "disk"+strconv.Itoa(i)+"_"+c.Name)
+		}
+	}
+	return out
 }
 
 // diskResults fills Result.Disks (only for several disks or editors: a one-disk

@@ -39,6 +39,11 @@ type Machine struct {
 	sampleEvery sim.Time
 	sampler     sim.Timer
 	samples     [][]float64
+	// per-disk series (several disks): DiskSeries per bdi, and each queue's last
+	// iostat counters
+	diskSamples [][]float64
+	diskPrev    []devices.Iostat
+	diskPrevT   []sim.Time
 	prevStats   devices.Iostat
 	prevFl      kernel.FlusherStats
 	prevPaused  sim.Time

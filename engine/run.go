@@ -254,6 +254,10 @@ func (s *Machine) Result() *Result {
 		r.Reads.MeanMs += float64(st.Mean) / 1e6 / float64(len(s.rds))
 	}
 	r.Series = &Series{IntervalS: s.sampleEvery.Seconds(), Names: SeriesNames(), Data: s.samples}
+	if len(s.diskSamples) > 0 {
+		r.Series.Names = append(r.Series.Names, diskSeriesNames(len(k.BDIs()))...)
+		r.Series.Data = append(r.Series.Data, s.diskSamples...)
+	}
 	if s.det != nil {
 		r.Detail = s.det.result(s.ddThreads(), k)
 		r.DirtyAge.MaxDataS = s.det.maxData.Seconds()

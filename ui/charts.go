@@ -125,8 +125,8 @@ func OtherCharts(runs []Run) []ChartSpec {
 			continue
 		}
 		for _, n := range r.Result.Series.Names {
-			if used[n] || seen[n] {
-				continue
+			if _, _, perDisk := diskColumn(n); used[n] || seen[n] || perDisk {
+				continue // the per-disk columns have their own chart
 			}
 			seen[n] = true
 			u := unitOf(n)

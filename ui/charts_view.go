@@ -17,6 +17,8 @@ type ChartsView struct {
 	lastLive  time.Time         // when live (running) data was last drawn
 	// Explain opens every chart's "what is this?" list.
 	Explain bool
+	// DiskMetric is the per-disk chart's metric (disk_charts.go).
+	DiskMetric string
 
 	lab *Root
 }
@@ -72,13 +74,13 @@ type drawn struct{ opts, data, summary string }
 // data is the uPlot options and data of every chart with something to show, by
 // element id.
 func (c *ChartsView) data() map[string]drawn {
-	key := fmt.Sprintf("%d/%s", c.ver, c.lab.Mode)
+	key := fmt.Sprintf("%d/%s/%s", c.ver, c.lab.Mode, c.DiskMetric)
 	if c.memoKey == key {
 		return c.memo
 	}
 	runs := c.lab.Results.Runs()
 	m := map[string]drawn{}
-	for _, sp := range AllCharts(runs) {
+	for _, sp := range c.all(runs) {
 		if o, d, ok := ChartJSON(sp, runs); ok {
 			m["chart-"+sp.ID] = drawn{o, d, ChartSummary(sp, runs)}
 		}
@@ -102,7 +104,7 @@ type SeriesLine struct{ Col, Label, Text string }
 // Docs explain the series chart id draws.
 func (c *ChartsView) Docs(id string) []SeriesLine {
 	runs := c.lab.Results.Runs()
-	for _, sp := range AllCharts(runs) {
+	for _, sp := range c.all(runs) {
 		if "chart-"+sp.ID != id {
 			continue
 		}
@@ -133,7 +135,7 @@ func (c *ChartsView) alive() bool {
 // IDs are the chart element ids.
 func (c *ChartsView) IDs() []string {
 	var out []string
-	for _, s := range AllCharts(c.lab.Results.Runs()) {
+	for _, s := range c.all(c.lab.Results.Runs()) {
 		out = append(out, "chart-"+s.ID)
 	}
 	return out

@@ -54,6 +54,10 @@ func TestDiskEditorAndCards(t *testing.T) {
 				t.Errorf("disk 2 card lacks %q: %q", s, card)
 			}
 		}
+		// the per-disk chart: one series per disk, its metric picked by a select
+		p.poll("the per-disk chart", `(() => { const b = document.getElementById("box-chart-disks"); return !!b && b.classList.contains("shown") && b.textContent.includes("disk 2 wu2011-hdd") })()`, 30*time.Second)
+		p.set("#disk-metric", "bdi_thresh_MB")
+		p.poll("the per-disk chart redrawn for bdi_thresh", `(document.getElementById("box-chart-disks")||{}).textContent.includes("Per disk: bdi_thresh") || Array.from(document.querySelectorAll("#box-chart-disks .u-title")).some(e => e.textContent.includes("bdi_thresh"))`, 30*time.Second)
 		if c1 := p.text("#disk-card-1"); !strings.Contains(c1, "usb2-stick") || !strings.Contains(c1, "written") {
 			t.Errorf("disk 1 card: %q", c1)
 		}
@@ -65,6 +69,7 @@ func TestDiskEditorAndCards(t *testing.T) {
 		p.shot("usb-stick-stall-" + strconv.Itoa(w.width))
 		p.shotOf("#disks-view", "usb-stick-stall-disks-"+strconv.Itoa(w.width))
 		p.shotOf("#disk-editor", "usb-stick-stall-disk-editor-"+strconv.Itoa(w.width))
+		p.shotOf("#box-chart-disks", "usb-stick-stall-disk-chart-"+strconv.Itoa(w.width))
 	}
 }
 
