@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/stats"
 )
 
 // Experiment is one reproduction.
@@ -58,6 +59,34 @@ func LookupExperiment(name string) (*Experiment, error) {
 		names = append(names, e.Name)
 	}
 	return nil, fmt.Errorf("%q is not an experiment (experiments: %s)", name, strings.Join(names, ", "))
+}
+
+// runSeeds runs one machine per seed 1..n (cfgFor builds it, one measures it), in
+// seed order; errors name the row and the seed.
+func runSeeds[T any](ctx context.Context, row string, n uint64, cfgFor func(seed uint64) (engine.Config, error),
+	one func(context.Context, engine.Config) (T, error)) ([]T, error) {
+	var outs []T
+	for s := uint64(1); s <= n; s++ {
+		cfg, err := cfgFor(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", row, err)
+		}
+		o, err := one(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s seed %d: %w", row, s, err)
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+// meanOf is the mean of f over the outcomes.
+func meanOf[T any](outs []T, f func(T) float64) float64 {
+	xs := make([]float64, len(outs))
+	for i, o := range outs {
+		xs[i] = f(o)
+	}
+	return stats.Of(xs).Mean
 }
 
 // Kernels lists the kernel presets the page entry needs (A's and B's).

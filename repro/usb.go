@@ -27,10 +27,10 @@ var usbStickStall = Experiment{
 		"2.6.30 pdflush, 3.1 IO-full, 3.2 IO-less and 6.1, 3.2 with 1 GiB more page cache, and the remedies dirty_bytes=16M, " +
 		"the stick's max_ratio=1 (3.2 and 6.1), 6.3's strict_limit (alone, with max_ratio=1, with max_bytes=16M), wbt off: editor and reader latency, " +
 		"per-bdi thresholds and dirty pages, direct-reclaim sleeps, copier exit, final sync",
-	Look: "A 1 GiB copy to a slow USB stick runs beside the 2011 HDD, where an editor saves a small file with fsync every " +
-		"second and a reader reads at random; A has 3.2's IO-less throttling and B has Linux 6.1's. The page's cards are the " +
-		"machine's totals, the per-disk figures (each bdi's threshold and dirty pages, the editor's and reader's latency, the " +
-		"copier's exit) are in the JSON export's \"disks\", and `wblab experiment usb-stick-stall` prints every kernel and remedy.",
+	Look: "A 1 GiB copy to a slow USB stick runs beside the 2011 HDD on a desktop whose applications hold 3.5 of its 4 GiB, " +
+		"where an editor saves a small file with fsync every second and a reader reads at random; A has 3.2's throttling and " +
+		"reclaim and B has Linux 6.1's. Look at the Per disk cards (the reader's and editor's latency, the copier's exit) and " +
+		"the Per disk chart (each bdi's dirty pages and threshold), and `wblab experiment usb-stick-stall` prints every kernel and remedy.",
 	Mode: "ab", TestKernel: "6.1",
 	Setup: func() (engine.Config, error) { return usbConfig(usbCases[2], 1024, 600*time.Second, 1) },
 	run:   runUSBStickStall,
@@ -214,25 +214,13 @@ func runUSBStickStall(ctx context.Context, quick bool) (*Report, error) {
 		"read p99", "stick", "fast", "copier", "sync", "stick", "stick", "reclaim")
 	fmt.Fprintf(&b, "%-34s %9s %18s %9s %9s %8s %8s %8s %8s %8s %8s %8s\n", "", "ms", "ms", "ms", "ms", "MB/s", "MB/s", "exit s", "s", "thr MB", "dirty MB", "sleep s")
 	for _, c := range usbCases {
-		var outs []usbOutcome
-		for s := uint64(1); s <= usbSeeds; s++ {
-			cfg, err := usbConfig(c, copyMB, runtime, s)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.name, err)
-			}
-			o, err := runUSBOne(ctx, cfg)
-			if err != nil {
-				return nil, fmt.Errorf("%s seed %d: %w", c.name, s, err)
-			}
-			outs = append(outs, o)
+		outs, err := runSeeds(ctx, c.name, usbSeeds, func(s uint64) (engine.Config, error) {
+			return usbConfig(c, copyMB, runtime, s)
+		}, runUSBOne)
+		if err != nil {
+			return nil, err
 		}
-		mean := func(f func(usbOutcome) float64) float64 {
-			xs := make([]float64, len(outs))
-			for i, o := range outs {
-				xs[i] = f(o)
-			}
-			return stats.Of(xs).Mean
-		}
+		mean := func(f func(usbOutcome) float64) float64 { return meanOf(outs, f) }
 		p99 := make([]float64, len(outs))
 		for i, o := range outs {
 			p99[i] = o.editorP99

@@ -10,7 +10,6 @@ import (
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
-	"github.com/wblab/wblab/engine/stats"
 )
 
 // Wu's "writeback: hard throttle 1000+ dd on a slow USB stick" (commit
@@ -29,7 +28,7 @@ var wu2011Stick = Experiment{
 		"dd's throughput",
 	Look: "1000 dd write to a slow USB stick while one dd writes to the HDD; A leaves balance_dirty_pages once the global " +
 		"dirty count is under the limit (3.2-rc), B keeps a dd whose task_ratelimit rounded to 0 asleep (3.2). Compare " +
-		"the dirty and bdi_thresh charts and write_bw, and the per-disk figures in the JSON export's \"disks\".",
+		"the Per disk chart (dirty, bdi_thresh) and cards, where the HDD's write rate shows which dd got through.",
 	Mode: "ab", TestKernel: kernel.DefaultPreset,
 	Setup: func() (engine.Config, error) { return wuStickConfig(true, 60*time.Second, 1) },
 	run:   runWuStick,
@@ -169,25 +168,13 @@ func runWuStick(ctx context.Context, quick bool) (*Report, error) {
 		{"3.2-rc: dirty < limit", "global_exit", true},
 		{"3.2: hard throttle", "hard_throttle", false},
 	} {
-		var outs []wuStickOutcome
-		for s := uint64(1); s <= wuStickSeeds; s++ {
-			cfg, err := wuStickConfig(row.globalExit, runtime, s)
-			if err != nil {
-				return nil, err
-			}
-			o, err := runWuStickOne(ctx, cfg)
-			if err != nil {
-				return nil, fmt.Errorf("%s seed %d: %w", row.name, s, err)
-			}
-			outs = append(outs, o)
+		outs, err := runSeeds(ctx, row.name, wuStickSeeds, func(s uint64) (engine.Config, error) {
+			return wuStickConfig(row.globalExit, runtime, s)
+		}, runWuStickOne)
+		if err != nil {
+			return nil, err
 		}
-		mean := func(f func(wuStickOutcome) float64) float64 {
-			xs := make([]float64, len(outs))
-			for i, o := range outs {
-				xs[i] = f(o)
-			}
-			return stats.Of(xs).Mean
-		}
+		mean := func(f func(wuStickOutcome) float64) float64 { return meanOf(outs, f) }
 		figs := []struct {
 			name string
 			v    float64
