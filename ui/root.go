@@ -113,6 +113,7 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	}
 	c.applyState(st)
 	c.w = NewWorkers(c.ee, c.eng, c.route)
+	c.w.matrix = c.Matrix.running
 	OnHashChange(c.hashChanged)
 	OnChartTime(func(t float64) { // from a browser callback: hand off
 		go func() {

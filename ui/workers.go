@@ -14,6 +14,7 @@ type Workers struct {
 	eng   Engine
 	route func(Msg) bool // reports whether the page should render
 
+	matrix        func() bool // whether a matrix runs (renders less often)
 	nextID        int
 	lastRender    time.Time // of a render requested by a worker message
 	renderPending bool
@@ -26,6 +27,15 @@ func NewWorkers(ee vugu.EventEnv, eng Engine, route func(Msg) bool) *Workers {
 	eng.OnMsg(w.onMsg)
 	return w
 }
+
+// RenderEvery and MatrixRenderEvery are the shortest time between two renders a
+// worker's message asks for: a matrix cell's result changes one row and the
+// status, and each render of the page cost the main thread about 0.3 s on the shared
+// 2-core machine (Wu's T1: 51 renders, 15.8 s of main-thread time, PERFORMANCE.md).
+const (
+	RenderEvery       = 100 * time.Millisecond
+	MatrixRenderEvery = time.Second
+)
 
 // Start posts a run to a worker; summary drops the series (matrix cells, seeds).
 func (w *Workers) Start(run wire.Run, summary bool) *RunState {
@@ -47,15 +57,21 @@ func (w *Workers) onMsg(m Msg) {
 	}
 }
 
-// requestRender schedules a render within 100 ms of the last one (call with the
-// event lock held). Workers post progress every 40 ms each and a matrix finishes many
-// runs, while a Vugu render of the page is the main thread's largest cost.
+// requestRender schedules a render within RenderEvery (MatrixRenderEvery while a
+// matrix runs) of the last one (call with the event lock held). Workers post
+// progress every 50 ms each and a matrix finishes many runs, while a Vugu render of
+// the page is the main thread's largest cost: the main thread shares the cores with
+// the workers.
 func (w *Workers) requestRender() {
 	if w.renderPending {
 		return
 	}
 	w.renderPending = true
-	wait := max(100*time.Millisecond-time.Since(w.lastRender), 0)
+	every := RenderEvery
+	if w.matrix != nil && w.matrix() {
+		every = MatrixRenderEvery
+	}
+	wait := max(every-time.Since(w.lastRender), 0)
 	time.AfterFunc(wait, func() {
 		w.ee.Lock()
 		w.renderPending = false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	cdpage "github.com/chromedp/cdproto/page"
+	cdperf "github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 )
 
@@ -87,6 +88,8 @@ func TestPageSpeedMatrix(t *testing.T) {
 	p := newPageTimeout(t, 6*time.Minute)
 	p.open("")
 	p.waitDone()
+	p.run(cdperf.Enable())
+	before := p.mainThread()
 	start := time.Now()
 	p.stallTimer()
 	p.click("#repro-wu2011")
@@ -108,6 +111,7 @@ func TestPageSpeedMatrix(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 	matrix := time.Since(start)
+	main := p.mainThread() - before
 	stall := p.stall()
 	txt := p.text("#matrix-text")
 	if !strings.Contains(txt, "TOTAL") || strings.Contains(txt, "error") {
@@ -123,8 +127,27 @@ func TestPageSpeedMatrix(t *testing.T) {
 		t.Errorf("progress bar moved %d times during the matrix (widths %v)", moved, widths)
 	}
 	p.shot("t1-matrix")
-	t.Logf("Wu T1 matrix (48 runs): %v, worst timer stall %.0f ms, progress bar moved %d times",
-		matrix.Round(time.Millisecond), stall, moved)
+	var workers int
+	p.eval(`navigator.hardwareConcurrency`, &workers)
+	t.Logf("Wu T1 matrix (48 runs): %v, worst timer stall %.0f ms, progress bar moved %d times; the page's main thread busy %.1f s (%d cores)",
+		matrix.Round(time.Millisecond), stall, moved, main, workers)
+}
+
+// mainThread is the page's main-thread task time so far, in seconds (CDP
+// Performance.getMetrics TaskDuration: scripts, style, layout, paint; not workers).
+func (p *page) mainThread() float64 {
+	p.t.Helper()
+	var s float64
+	p.run(chromedp.ActionFunc(func(ctx context.Context) error {
+		ms, err := cdperf.GetMetrics().Do(ctx)
+		for _, m := range ms {
+			if m.Name == "TaskDuration" {
+				s = m.Value
+			}
+		}
+		return err
+	}))
+	return s
 }
 
 // TestEmbedLoadsModulesOnce opens a page with two embedded labs in an empty cache:

@@ -3,6 +3,14 @@
 // Command vugujs writes Vugu's DOM renderer script (domrender's jsHelperScript) to a
 // file, so the page can load it instead of letting domrender.New eval it under a CSP
 // without 'unsafe-eval'. Usage: vugujs VUGU_MODULE_DIR OUT.js
+//
+// It also makes the script leave the DOM alone where a render changes nothing
+// (lighter): Vugu sends every attribute, text and inner HTML of the page at every
+// render, and the script set each one again, so every render restyled and laid out
+// the whole page (Wu's T1 matrix in the page: 51 renders, 15 s of main-thread time
+// on the shared 2-core machine, PERFORMANCE.md Round 5). The edits skip a
+// setAttribute, textContent or innerHTML write whose value the element already has;
+// each must match the script exactly, so a Vugu upgrade that changes it fails here.
 package main
 
 import (
@@ -13,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 func main() {
@@ -37,9 +46,33 @@ func main() {
 	if err != nil || script == "" {
 		fail(fmt.Errorf("jsHelperScript not found in %s (%v)", src, err))
 	}
+	for _, e := range lighter {
+		if n := strings.Count(script, e.old); n != e.n {
+			fail(fmt.Errorf("%s: %q found %d times, want %d (Vugu's renderer script changed)", e.why, e.old, n, e.n))
+		}
+		script = strings.ReplaceAll(script, e.old, e.new)
+	}
 	if err := os.WriteFile(os.Args[2], []byte(script+"\n"), 0o644); err != nil {
 		fail(err)
 	}
+}
+
+// lighter are the script's edits: each old text occurs n times.
+var lighter = []struct {
+	why, old, new string
+	n             int
+}{
+	{"set an attribute only when it differs",
+		`e.setAttribute(t,n),x.elAttrNames[t]=!0`,
+		`e.getAttribute(t)!==n&&e.setAttribute(t,n),x.elAttrNames[t]=!0`, 1},
+	{"set a text or comment node only when it differs",
+		`else x.el.textContent=e;break}`,
+		`else x.el.textContent!==e&&(x.el.textContent=e);break}`, 2},
+	// (what it set last, and the element still holds what that made: other
+	// instructions may have replaced the children since)
+	{"set inner HTML only when it differs from what this script set last",
+		`x.el.innerHTML=(x.bufferedInnerHTML||"")+e,x.bufferedInnerHTML=null`,
+		`((h,t)=>{t.__vuguHTML===h&&t.innerHTML===t.__vuguOut||(t.innerHTML=h,t.__vuguHTML=h,t.__vuguOut=t.innerHTML)})((x.bufferedInnerHTML||"")+e,x.el),x.bufferedInnerHTML=null`, 1},
 }
 
 func fail(err error) {
