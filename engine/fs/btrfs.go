@@ -72,9 +72,9 @@ func DefaultBtrfsParams() BtrfsParams {
 //     nr_to_write is raised to min(range, BumpPages) (the whole range below twice
 //     that) and not given back;
 //   - the flusher only sets pages under writeback and builds the bios; every data
-//     write bio is checksummed by the worker pool and submitted by the submit
-//     thread (btrfsAsync, v3.1 btrfs_wq_submit_bio), so the flusher never waits
-//     for a request: what sits under writeback is the block layer's requests plus
+//     write bio is checksummed by the worker pool and submitted in order by its
+//     ordered completions (btrfsAsync, btrfs_wq_submit_bio), so the flusher never
+//     waits for a request: what sits under writeback is the block layer's requests plus
 //     the bios queued for checksumming and submission, bounded only by what the
 //     flusher is asked to write (background writeback stops once the dirty pages,
 //     not dirty + writeback, are below the background threshold);
@@ -189,21 +189,19 @@ func (b *Btrfs) Sector(in *kernel.Inode, index int64) int64 {
 // WorkerCPU is the CPU time of the checksum and endio-write pools.
 func (b *Btrfs) WorkerCPU() (csum, endio sim.Time) { return b.async.csumCPU(), b.endio.cpu() }
 
-// btrfsAsync is btrfs's asynchronous data write submission (v3.1):
-// btrfs_submit_bio_hook hands every data write bio to btrfs_wq_submit_bio, which
-// queues it on fs_info->workers (thread_pool_size threads). A worker checksums it
-// (run_one_async_start: __btrfs_submit_bio_start, btrfs_csum_one_bio); the
-// ordered completions (run_ordered_completions → run_one_async_done) then pass the
-// bios on in the order they were queued, to btrfs_map_bio → schedule_bio, whose
-// per-device list the submit worker (fs_info->submit_workers, one thread for one
-// device: run_scheduled_bios, under a plug) hands to submit_bio. That thread, not
-// the flusher, waits for free requests. In 6.1 the data path is the same up to the
-// ordered work (btrfs_submit_data_write_bio → btrfs_wq_submit_bio unless an fsync
-// is writing; the CSUM_IMPL_FAST shortcut is for metadata until 6.3), which submits
-// the bio itself (the submit workers are gone); the model keeps one submit thread.
-// The bios keep wbc_to_write_flags' REQ_BACKGROUND, so 6.1's blk-wbt counts them as
-// background writes (limit wb_background unless a wait was recent) and throttles
-// the thread that submits them, never the flusher.
+// btrfsAsync is btrfs's asynchronous data write submission: btrfs_submit_bio_hook
+// (v3.1; btrfs_submit_data_write_bio in 6.1, unless an fsync is writing) hands
+// every data write bio to btrfs_wq_submit_bio, which queues it on fs_info->workers
+// (thread_pool_size threads). A worker checksums it (run_one_async_start:
+// btrfs_csum_one_bio); the ordered completions (run_one_async_done) then pass the
+// bios on in the order they were queued, so the flusher never waits for a request:
+// the thread submitting them does. In 6.1 the ordered completion submits the bio
+// itself (btrfs_submit_bio), which is what the model does; 3.1 put it on the
+// device's pending list (schedule_bio) for its one submit worker
+// (run_scheduled_bios), the same order with one more hand-off. The bios keep
+// wbc_to_write_flags' REQ_BACKGROUND, so 6.1's blk-wbt counts them as background
+// writes (limit wb_background unless a wait was recent) and throttles the worker
+// that submits them, never the flusher.
 type btrfsAsync struct {
 	q        *devices.Queue
 	csumCost sim.Time // per page
@@ -211,15 +209,16 @@ type btrfsAsync struct {
 	cur      []int // the item each worker is checksumming, or -1
 	idle     sim.WaitQueue
 	items    []asyncBio // queued bios in btrfs_queue_worker order
-	head     int        // first item not yet passed to the submit thread
+	head     int        // first item not yet submitted
 	next     int        // first item not yet taken by a worker
-	submit   *kernel.Thread
-	pending  []devices.Bio // schedule_bio's list for the device
-	psubmit  int           // next of pending to submit
-	queued   int64         // pages under writeback not yet submitted to the block layer
+	// submitter is the worker running the ordered completions (one at a time),
+	// or nil; it may be asleep waiting for a request.
+	submitter *kernel.Thread
+	queued    int64 // pages under writeback not yet submitted to the block layer
 	// MaxQueuedPages is the most pages that were under writeback and not yet in
 	// the block layer at once.
 	MaxQueuedPages int64
+	Bios           int64 // bios queued
 }
 
 type asyncBio struct {
@@ -236,44 +235,52 @@ func newBtrfsAsync(k *kernel.Kernel, bdi *kernel.BDI, n int, csumCost sim.Time) 
 		p.workers = append(p.workers, th)
 		p.cur = append(p.cur, -1)
 	}
-	p.submit = k.NewThreadOn(bdi, "btrfs-submit-1")
-	p.submit.Task.Resume = p.runScheduledBios
-	p.submit.Task.SleepInterruptible(-1)
 	return p
 }
 
 // queue is btrfs_wq_submit_bio for one data write bio.
 func (p *btrfsAsync) queue(b devices.Bio) {
 	if p.head > 1024 && p.head == p.next {
-		// drop the items already passed on (no worker holds any of them)
+		// drop the items already submitted (no worker holds any of them)
 		p.items = append(p.items[:0], p.items[p.head:]...)
 		p.next -= p.head
 		p.head = 0
 	}
 	p.items = append(p.items, asyncBio{bio: b})
+	p.Bios++
 	p.queued += b.Pages
 	p.MaxQueuedPages = max(p.MaxQueuedPages, p.queued)
 	p.idle.WakeOne()
 }
 
-// work is one btrfs worker thread: checksum the next queued bio
-// (run_one_async_start), then run the ordered completions of every checksummed
-// bio at the head of the queue (run_one_async_done → schedule_bio).
+// work is one btrfs worker thread: run the ordered completions of every
+// checksummed bio at the head of the queue (submitting them under a plug; a
+// submission that waits for a request puts this worker to sleep), then checksum
+// the next queued bio (run_one_async_start).
 func (p *btrfsAsync) work(i int) {
 	th := p.workers[i]
+	if p.submitter == th {
+		p.submitter = nil // its submission got its request
+	}
 	for {
 		if k := p.cur[i]; k >= 0 {
 			p.items[k].done = true
 			p.cur[i] = -1
 		}
-		moved := false
-		for p.head < p.next && p.items[p.head].done {
-			p.pending = append(p.pending, p.items[p.head].bio)
-			p.head++
-			moved = true
-		}
-		if moved {
-			p.submit.Task.Wake()
+		if p.submitter == nil && p.head < p.next && p.items[p.head].done {
+			if !th.Sub.Plugged() {
+				th.Sub.StartPlug()
+			}
+			for p.head < p.next && p.items[p.head].done {
+				b := p.items[p.head].bio
+				p.head++
+				p.queued -= b.Pages
+				if p.q.Submit(th.Sub, b) {
+					p.submitter = th
+					return
+				}
+			}
+			th.Sub.FinishPlug()
 		}
 		if p.next == len(p.items) {
 			th.Task.Wait(&p.idle)
@@ -286,29 +293,6 @@ func (p *btrfsAsync) work(i int) {
 			return
 		}
 	}
-}
-
-// runScheduledBios is the submit worker's run_scheduled_bios (v3.1): submit the
-// device's pending bios in order under a plug; a submission that waits for a
-// request blocks this thread.
-func (p *btrfsAsync) runScheduledBios() {
-	th := p.submit
-	for p.psubmit < len(p.pending) {
-		if !th.Sub.Plugged() {
-			th.Sub.StartPlug()
-		}
-		b := p.pending[p.psubmit]
-		p.psubmit++
-		p.queued -= b.Pages
-		if p.q.Submit(th.Sub, b) {
-			return
-		}
-	}
-	p.pending, p.psubmit = p.pending[:0], 0
-	if th.Sub.Plugged() {
-		th.Sub.FinishPlug()
-	}
-	th.Task.SleepInterruptible(-1)
 }
 
 func (p *btrfsAsync) csumCPU() sim.Time {

@@ -55,6 +55,7 @@ func (b *Btrfs) Stats() []Stat {
 		{"transaction_commits", b.t.Commits, "btrfs-transaction commits"},
 		{"metadata_pages", b.t.MetaPages, "btree and superblock pages written by commits"},
 		{"nr_to_write_bumps", b.Bumps, "->writepages calls that raised nr_to_write"},
+		{"async_bios", b.async.Bios, "data write bios checksummed and submitted by the worker pool (btrfs_wq_submit_bio)"},
 		{"async_queued_max", b.async.MaxQueuedPages, "most pages under writeback not yet in the block layer (queued for checksumming or submission)"},
 	}
 }
