@@ -51,8 +51,8 @@ var usbCases = []usbCase{
 	{name: "3.1 IO-full", kernel: "2.6.36-rc1+fix", variants: kernel.Overrides{"scaled_chunk": true, "wait_iff_congested": true}},
 	{name: "3.2 IO-less", kernel: kernel.DefaultPreset},
 	{name: "6.1", kernel: "6.1"},
-	// the same machine with 1 GiB more page cache: the dirty limit no longer covers it
-	{name: "3.2 apps 3 GiB", kernel: kernel.DefaultPreset, anonMB: 3072},
+	// the same machine with 1.5 GiB more page cache: the dirty pages no longer fill the inactive list
+	{name: "3.2 apps 2 GiB", kernel: kernel.DefaultPreset, anonMB: 2048},
 	{name: "3.2 dirty_bytes=16M", kernel: kernel.DefaultPreset, edit: smallDirtyBytes},
 	{name: "3.2 stick max_ratio=1", kernel: kernel.DefaultPreset, edit: func(c *engine.Config) { c.BDI = &kernel.BdiKnobs{MaxRatio: 1} }},
 	{name: "6.1 dirty_bytes=16M", kernel: "6.1", edit: smallDirtyBytes},
@@ -131,6 +131,7 @@ type usbOutcome struct {
 	syncS                           float64 // sync of the stick after that: until its last page is clean
 	stickThreshMB, fastThreshMB     float64 // mean bdi_thresh while the copy ran
 	stickDirtyMB                    float64 // mean dirty + writeback on the stick while the copy ran
+	bgThreshMB                      float64 // mean background threshold while the copy ran
 	reclaimSleeps                   float64 // direct reclaimers' throttle sleeps over the run
 	reclaimSleepS                   float64 // their total time asleep, s
 	synced                          bool
@@ -149,7 +150,7 @@ func runUSBOne(ctx context.Context, cfg engine.Config) (usbOutcome, error) {
 	copier := m.DDs()[0]
 	step := 100 * sim.Millisecond
 	var nSamples int64
-	var sumStickT, sumFastT, sumStickDirty int64
+	var sumStickT, sumFastT, sumStickDirty, sumBg int64
 	for t := step; !copier.Done && !m.Done(); t += step {
 		if err := m.RunUntil(ctx, t); err != nil {
 			return o, err
@@ -158,6 +159,8 @@ func runUSBOne(ctx context.Context, cfg engine.Config) (usbOutcome, error) {
 		sumStickT += k.BdiThresh(stick)
 		sumFastT += k.BdiThresh(fast)
 		sumStickDirty += stick.Stats.Reclaimable + stick.Stats.Writeback
+		bg, _, _, _ := k.DirtyLimits()
+		sumBg += bg
 	}
 	copyEnd := m.Now()
 	if copier.Done {
@@ -167,6 +170,7 @@ func runUSBOne(ctx context.Context, cfg engine.Config) (usbOutcome, error) {
 		o.stickThreshMB = mbOf(sumStickT / nSamples)
 		o.fastThreshMB = mbOf(sumFastT / nSamples)
 		o.stickDirtyMB = mbOf(sumStickDirty / nSamples)
+		o.bgThreshMB = mbOf(sumBg / nSamples)
 	}
 	ed, rd := m.Editors()[0], m.Readers()[0]
 	if s := copyEnd.Seconds(); s > 0 {
@@ -241,6 +245,7 @@ func runUSBStickStall(ctx context.Context, quick bool) (*Report, error) {
 			"fast_thresh_MB":  mean(func(o usbOutcome) float64 { return o.fastThreshMB }),
 			"stick_dirty_MB":  mean(func(o usbOutcome) float64 { return o.stickDirtyMB }),
 			"fast_MBps":       mean(func(o usbOutcome) float64 { return o.fastReadMBps + o.fastWriteMBps }),
+			"bg_thresh_MB":    mean(func(o usbOutcome) float64 { return o.bgThreshMB }),
 			"reclaim_sleeps":  mean(func(o usbOutcome) float64 { return o.reclaimSleeps }),
 			"reclaim_sleep_s": mean(func(o usbOutcome) float64 { return o.reclaimSleepS }),
 		}

@@ -12,8 +12,10 @@ import (
 // On the kernels before 3.14 (dirtyable memory counts the applications' memory
 // with swap on) the stick's dirty and writeback pages fill the page cache, and
 // the reader's and editor's page allocations sleep in direct reclaim: the
-// reader's p99 and the fast disk's throughput suffer. With 1 GiB more page cache,
-// or on 6.1 (no anon in dirtyable memory), nothing sleeps. dirty_bytes=16M and
+// reader's p99 and the fast disk's throughput suffer. With 1.5 GiB more page
+// cache, or on 6.1 (no anon in dirtyable memory), nothing sleeps. On 2.6.30 the
+// stick's dirty pages stay below the background threshold, and the stick writes
+// far below its speed while the copy runs. dirty_bytes=16M and
 // strictlimit with max_ratio=1 keep the stick's dirty pages small, so the copier
 // runs at the stick's speed and the final sync is short; max_ratio alone does not
 // bind below the free-run ceiling.
@@ -24,7 +26,7 @@ func TestUSBStickStallRemedies(t *testing.T) {
 	require.NoError(t, err)
 	t.Log("\n" + r.Text)
 	f := r.Figures
-	roomy := "3_2_apps_3_GiB."
+	roomy := "3_2_apps_2_GiB."
 	for _, k := range []string{"2_6_30_pdflush.", "3_1_IO-full.", "3_2_IO-less."} {
 		assert.Greater(t, f[k+"reclaim_sleep_s"], 10.0, k+"direct reclaim sleeps")
 		assert.Greater(t, f[k+"reader_p99_ms"], 5*f[roomy+"reader_p99_ms"], k+"reader stalls")
@@ -41,8 +43,12 @@ func TestUSBStickStallRemedies(t *testing.T) {
 		assert.Greater(t, f[remedy+"copier_exit_s"], 100.0, remedy+": the copier waits for the stick")
 	}
 	assert.Less(t, f["6_1_stick_max_ratio_1.stick_thresh_MB"], 8.0)
-	for _, k := range []string{"2_6_30_pdflush.", "3_1_IO-full.", "3_2_IO-less.", "6_1."} {
+	for _, k := range []string{"3_1_IO-full.", "3_2_IO-less.", "6_1."} {
 		assert.InDelta(t, 8, f[k+"stick_MBps"], 1, k+"stick throughput")
+	}
+	assert.Less(t, f["2_6_30_pdflush.stick_MBps"], 4.0)
+	assert.Less(t, f["2_6_30_pdflush.stick_dirty_MB"], f["2_6_30_pdflush.bg_thresh_MB"])
+	for _, k := range []string{"2_6_30_pdflush.", "3_1_IO-full.", "3_2_IO-less.", "6_1."} {
 		assert.Positive(t, f[k+"sync_s"], k)
 	}
 }

@@ -58,7 +58,8 @@ type lruExt struct {
 type mm struct {
 	total, anon, free      int64
 	wmMin, wmLow, wmHigh   int64
-	file                   int64    // pages on the LRU (NR_INACTIVE_FILE)
+	file                   int64    // file pages on the LRU (NR_ACTIVE_FILE + NR_INACTIVE_FILE)
+	active                 int64    // of them on the active list: clean, not scanned until deactivated
 	lru                    []lruExt // inactive list: lru[lo] is the tail (oldest)
 	lo                     int
 	tail                   []lruExt // rotate_reclaimable_page: pages moved to the tail (last = scanned first)
@@ -108,8 +109,11 @@ func (k *Kernel) initReclaim(r *Reclaim) {
 	k.fired(ActZoneWatermarks)
 	m.free = m.wmHigh
 	m.file = max(m.total-m.anon-m.free, 0)
-	if m.file > 0 {
-		m.lru = append(m.lru, lruExt{first: 0, n: m.file})
+	// a used desktop's cache: the working set on the active list, as large as the
+	// inactive list (inactive_file_is_low keeps inactive >= active)
+	m.active = m.file / 2
+	if n := m.file - m.active; n > 0 {
+		m.lru = append(m.lru, lruExt{first: 0, n: n})
 	}
 	m.ks.prio = defPriority
 	k.mm = m
@@ -409,10 +413,29 @@ func pageStateRun(in *Inode, p, end int64) (cached, wb, dirty, marked bool, runE
 	return cached, wb, dirty, marked, runEnd
 }
 
-// passTarget is shrink_zone's nr_to_scan at sc's priority: the LRU >> priority,
-// at least one batch.
+// passTarget is shrink_zone's nr_to_scan at sc's priority: the inactive list >>
+// priority, at least one batch.
 func (m *mm) passTarget(sc *scanControl) int64 {
-	return max(m.file>>sc.prio, swapClusterMax)
+	return max((m.file-m.active)>>sc.prio, swapClusterMax)
+}
+
+// shrinkActive is shrink_zone's shrink_active_list when inactive_file_is_low
+// (v3.2: the active list is larger than the inactive one): up to nr pages of the
+// active list, not referenced again (the working set is read once in the model),
+// go to the head of the inactive list.
+func (k *Kernel) shrinkActive(nr int64) {
+	m := k.mm
+	inactive := m.file - m.active
+	if m.active <= inactive {
+		return
+	}
+	n := min(nr, m.active-inactive)
+	m.active -= n
+	if l := len(m.lru); l > m.lo+1 && m.lru[l-1].in == nil {
+		m.lru[l-1].n += n
+		return
+	}
+	m.lru = append(m.lru, lruExt{n: n})
 }
 
 func (sc *scanControl) newPass() {
@@ -464,6 +487,9 @@ func (k *Kernel) kswapdResume() {
 			m.kswapdRunning = false
 			th.Task.Wait(&m.kswapdWQ)
 			return
+		}
+		if sc.passScanned == 0 {
+			k.shrinkActive(m.passTarget(sc))
 		}
 		freed, taken := k.shrinkBatch(th, sc, true)
 		if taken == 0 && m.lo >= len(m.lru) && len(m.tail) == 0 {
@@ -576,6 +602,9 @@ func (k *Kernel) AllocStep(th *Thread, a *Alloc) bool {
 			}
 		}
 		sc := &a.sc
+		if sc.passScanned == 0 {
+			k.shrinkActive(m.passTarget(sc))
+		}
 		freed, taken := k.shrinkBatch(th, sc, false)
 		m.Stats.DirectScanned += taken
 		m.Stats.DirectReclaimed += freed

@@ -17,7 +17,7 @@ func TestShrinkBatch(t *testing.T) {
 	require.NotNil(t, m)
 	// drop the initial clean cache so the test's inode is the whole LRU
 	m.free += m.file
-	m.file, m.lru, m.lo = 0, nil, 0
+	m.file, m.active, m.lru, m.lo = 0, 0, nil, 0
 	in := k.NewInode()
 	th := k.NewThread("t")
 	k.lruAdd(in, 0, 40)
