@@ -89,17 +89,8 @@ func (c *MatrixView) start(st State) {
 	}
 	st.Table = c.Table
 	q := wire.MatrixPlan{State: st, Cases: cases, Seeds: max(st.Seeds, 1)}
-	gen := c.lab.runGen
-	c.planning = true
-	go func() {
-		var p wire.Planned
-		err := Ask("matrix", q, &p)
-		c.lab.ee.Lock()
-		defer c.lab.ee.UnlockRender()
-		if gen != c.lab.runGen {
-			return
-		}
-		c.planning = false
+	var p wire.Planned
+	c.lab.askPlan("matrix", q, &p, &c.planning, func(err error) {
 		switch {
 		case err != nil:
 			c.lab.Form.Errs["cases"] = "engine: " + err.Error()
@@ -108,7 +99,7 @@ func (c *MatrixView) start(st State) {
 		default:
 			c.run(cases, p, q.Seeds)
 		}
-	}()
+	})
 }
 
 // run starts a planned matrix's runs.

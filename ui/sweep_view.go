@@ -63,17 +63,8 @@ func (c *SweepView) start(st State) {
 		return
 	}
 	q := wire.SweepPlan{State: st, Filesystems: fss}
-	gen := c.lab.runGen
-	c.planning = true
-	go func() {
-		var p wire.SweepPlanned
-		err := Ask("sweep", q, &p)
-		c.lab.ee.Lock()
-		defer c.lab.ee.UnlockRender()
-		if gen != c.lab.runGen {
-			return
-		}
-		c.planning = false
+	var p wire.SweepPlanned
+	c.lab.askPlan("sweep", q, &p, &c.planning, func(err error) {
 		switch {
 		case err != nil:
 			c.lab.Form.Errs["sweep"] = "engine: " + err.Error()
@@ -82,7 +73,7 @@ func (c *SweepView) start(st State) {
 		default:
 			c.run(p)
 		}
-	}()
+	})
 }
 
 // run starts a planned sweep's runs (summaries: write_bw, iostat, the disk's head).
