@@ -174,6 +174,9 @@ func fuzzConfig(seed uint64, index int, maxRuntime engine.Duration) engine.Confi
 		c.Runtime = engine.Duration(int64(maxRuntime)/10 + r.Int64N(int64(maxRuntime)-int64(maxRuntime)/10+1))
 	}
 	c.CheckInvariants = true
+	if r.IntN(4) == 0 { // page reclaim (drawn last: the earlier draws stay as they were)
+		c.Reclaim = &engine.ReclaimConfig{AnonMB: r.Int64N(c.MemoryMB*7/8 + 1), Swap: r.IntN(2) == 0}
+	}
 	return c
 }
 
@@ -200,6 +203,13 @@ func runFlags(cfg engine.Config) ([]string, bool) {
 	args = append(args, "--runtime", time.Duration(cfg.Runtime).String(), "--seed", strconv.FormatUint(cfg.Seed, 10))
 	if cfg.SampleInterval != 0 {
 		args = append(args, "--sample", time.Duration(cfg.SampleInterval).String())
+	}
+	if r := cfg.Reclaim; r != nil {
+		v := strconv.FormatInt(r.AnonMB, 10)
+		if r.Swap {
+			v += ",swap"
+		}
+		args = append(args, "--reclaim", v)
 	}
 	if cfg.CheckInvariants {
 		args = append(args, "--check")

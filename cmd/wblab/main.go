@@ -228,6 +228,10 @@ Machine and kernel:
 %s
                      e.g. --disk nvme,fs=ext4,editors=1,readers=1
                           --disk usb2-stick,fs=ext4,dd=1,bs=1M,count=4096,max_ratio=5
+  --reclaim MB[,swap] page reclaim: the applications hold MB MiB of memory (never
+                     reclaimed), the page cache is the rest, with or without a swap
+                     device (2.6.32-3.13 count the applications' memory as dirtyable
+                     with swap); default off: the page cache never fills
   --hz N             kernel HZ: 100, 250, 300 or 1000 (default %d)
   --expire-cs N      vm.dirty_expire_centisecs, [1, 360000] (default %d)
   --writeback-cs N   vm.dirty_writeback_centisecs, [0, 360000]; 0 disables periodic
@@ -459,6 +463,14 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 			return nil, errors.New("want an unsigned integer in [0, 18446744073709551615]")
 		}
 		return func(c *engine.Config) { c.Seed = n }, nil
+	})
+	setting("reclaim", func(v string) (func(*engine.Config), error) {
+		num, opt, _ := strings.Cut(strings.TrimSpace(v), ",")
+		n, err := strconv.ParseInt(strings.TrimSuffix(num, "M"), 10, 64)
+		if err != nil || (opt != "" && opt != "swap") {
+			return nil, errors.New("want the applications' MiB, optionally with swap: 3584 or 3584,swap")
+		}
+		return func(c *engine.Config) { c.Reclaim = &engine.ReclaimConfig{AnonMB: n, Swap: opt == "swap"} }, nil
 	})
 	intFlag("count", func(c *engine.Config, n int64) { c.Workload.Count = n })
 	intFlag("hz", func(c *engine.Config, n int64) { c.HZ = clampInt(n) })
