@@ -156,6 +156,94 @@ func baselineTable(cases []*fcase, wall time.Duration) string {
 	return b.String()
 }
 
+// Issue 17's targets for T1 (the mean of baselineSeeds seeds, 600 s).
+const (
+	targetMAPEPct       = 4.0 // mean absolute error
+	targetCasePct       = 8.0 // every case
+	targetFSSignedPct   = 3.0 // each filesystem's mean signed error
+	targetOneWriterPct  = 2.0 // ext4, xfs and btrfs with one dd
+	oneWriterTargetsFor = "ext4 xfs btrfs"
+)
+
+// issue17Gaps are the targets not reached, with why (measured with 5 seeds at
+// 600 s): a target named here must be missed, one not named must hold, so the
+// test fails both when a target regresses and when a gap closes (then remove it).
+var issue17Gaps = map[string]string{
+	"mape": "the many-writer cases are too fast (below); MAPE 4.99 %",
+	"case": "xfs 10dd 100M +13.0 %, xfs 100dd 1G +12.8 %, ext3 10dd 100M +11.4 %, ext3 10dd 1G +9.5 %, ext3 2dd 100M +8.2 %: " +
+		"xfs's placement follows 3.1 (1 GB allocsize windows at the AG's frontier, the whole delalloc extent converted at once) and " +
+		"the disk's positioning costs are physical, yet the thread's xfs loses ~25 ms per file switch where the model loses ~13; " +
+		"not identified",
+	"fs:ext3": "+6.2 %: kjournald's data=ordered writes are modelled as page writeback; 3.1 writes buffers (submit_bh, no " +
+		"PG_writeback), and the flusher's trylock_buffer on buffers kjournald holds skips pages that NR_WRITTEN then counts twice; " +
+		"modelled faithfully (branch writers17-ext3-bybuffer) the skips busy-loop the flusher and write_bw rises to 58-66 MB/s " +
+		"(T2's more_io_wait kernel to 140) against the thread's 46-49, so the real flusher meets kjournald's locked buffers far " +
+		"less often than that model; why is not identified",
+	"fs:ext4": "+3.2 %: ext4 10dd 100M +7.5 % and 100dd 1G +5.6 %, as xfs's many-writer cases",
+	"fs:xfs":  "+6.8 %: xfs's many-writer cases (above) and one writer (below)",
+	"1dd:ext4-100M": "+2.8 %: the model's ext4 1dd runs at the media rate at 100M as at 1G (+0.1 %); the thread's 100M " +
+		"figure is 3 % below its 1G one, a cost of the smaller threshold the model does not have",
+	"1dd:xfs-100M":   "+3.5 %: xfs 1dd runs at the disk's media rate; no xfs log IO is modelled",
+	"1dd:xfs-1G":     "+3.2 %: as xfs 1dd at 100M",
+	"1dd:btrfs-100M": "+2.0 %: btrfs 1dd runs at the media rate; its COW metadata is 0.1-0.5 % of what it writes",
+	"1dd:btrfs-1G":   "+3.7 %: as btrfs 1dd at 100M",
+}
+
+// checkIssue17Targets checks the T1 targets against issue17Gaps.
+func checkIssue17Targets(t *testing.T, cases []*fcase, mape float64) {
+	missed := map[string]string{}
+	if mape > targetMAPEPct {
+		missed["mape"] = fmt.Sprintf("MAPE %.2f%% > %.0f%%", mape, targetMAPEPct)
+	}
+	var over []string
+	fsErr, fsN := map[string]float64{}, map[string]int{}
+	for _, fc := range cases {
+		e := errPct(fc)
+		if math.Abs(e) > targetCasePct {
+			over = append(over, fmt.Sprintf("%s %+.1f%%", fc.name, e))
+		}
+		fsErr[fc.c.FS] += e
+		fsN[fc.c.FS]++
+		if fc.c.DD == 1 && strings.Contains(oneWriterTargetsFor, fc.c.FS) && math.Abs(e) > targetOneWriterPct {
+			missed["1dd:"+fc.c.FS+"-"+strings.TrimPrefix(fc.c.Dir, "thresh=")] = fmt.Sprintf("%s %+.1f%% beyond ±%.0f%%", fc.name, e, targetOneWriterPct)
+		}
+	}
+	if len(over) > 0 {
+		missed["case"] = strings.Join(over, ", ")
+	}
+	for fs, sum := range fsErr {
+		if m := sum / float64(fsN[fs]); math.Abs(m) > targetFSSignedPct {
+			missed["fs:"+fs] = fmt.Sprintf("%s mean signed error %+.1f%%", fs, m)
+		}
+	}
+	var skip []string
+	for _, k := range sortedKeys(missed) {
+		why, known := issue17Gaps[k]
+		if !known {
+			t.Errorf("issue 17 target %s missed: %s", k, missed[k])
+			continue
+		}
+		skip = append(skip, fmt.Sprintf("%s: %s (%s)", k, missed[k], why))
+	}
+	for _, k := range sortedKeys(issue17Gaps) {
+		if _, ok := missed[k]; !ok {
+			t.Errorf("issue 17 target %s is reached now: remove it from issue17Gaps", k)
+		}
+	}
+	if len(skip) > 0 && !t.Failed() {
+		t.Skipf("issue 17 targets not reached: %s", strings.Join(skip, " | "))
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // TestCalibrationWu2011Baseline checks table T1's base column (issues 4 and 17),
 // each case run with seeds 1..baselineSeeds; the bars are on the mean. The
 // wu2011-hdd preset's zone rates were fitted to that column, so the per-case and
@@ -182,6 +270,7 @@ func TestCalibrationWu2011Baseline(t *testing.T) {
 	}
 	mape /= float64(len(cases))
 	assert.LessOrEqual(t, mape, maxMAEPct, "mean absolute error")
+	t.Run("issue17-targets", func(t *testing.T) { checkIssue17Targets(t, cases, mape) })
 	for _, fc := range cases {
 		assert.LessOrEqual(t, math.Abs(errPct(fc)), maxCasePct, "%s: thread %.2f, wblab %.2f", fc.name, fc.thread, fc.got)
 	}
