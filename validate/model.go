@@ -250,7 +250,10 @@ func runStick(ctx context.Context, cfg engine.Config, w Window) (Stick, Figures,
 	st.FsyncCount = int(saves.N)
 	st.FsyncMeanS, st.FsyncMaxS = ed.MeanSave().Seconds(), saves.Max.Seconds()
 	st.StickNominalB = float64(cfg.Disks[len(cfg.Disks)-1].Device.BandwidthBps) // Disks holds the disks after the first
-	f, err := FiguresOf(m.Result().Series, w, nil)
+	// the first disk's bdi_thresh, as the measured figure is vda's BdiDirtyThresh
+	series := m.Result().Series
+	bt, _ := series.Column("disk1_bdi_thresh_MB")
+	f, err := FiguresOf(series, w, bt)
 	return st, f, err
 }
 
