@@ -10,6 +10,7 @@ import (
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/fs"
 	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/report"
 	"github.com/wblab/wblab/engine/sim"
 	"github.com/wblab/wblab/engine/workload"
 )
@@ -337,7 +338,7 @@ func diskSeriesNames(n int) []string {
 	var out []string
 	for i := 1; i <= n; i++ {
 		for _, c := range DiskSeries {
-			out = append(out, "disk"+strconv.Itoa(i)+"_"+c.Name)
+			out = append(out, report.DiskColumnName(i, c.Name))
 		}
 	}
 	return out

@@ -19,7 +19,32 @@ func SeriesDoc(col string) (Doc, bool) {
 			return Doc{Name: c.Name, Meaning: c.Doc, Kernel: c.Kernel}, true
 		}
 	}
+	if n, m, ok := report.DiskColumn(col); ok {
+		if d, ok := DiskSeriesDoc(m); ok {
+			return d.ForDisk(n, col), true
+		}
+	}
 	return Doc{}, false
+}
+
+// DiskSeriesDoc explains a per-disk metric (a row of DiskSeries), filed under
+// report.DiskColumnTemplate(metric): what the page's catalog carries once for
+// every disk.
+func DiskSeriesDoc(metric string) (Doc, bool) {
+	for _, c := range DiskSeries {
+		if c.Name == metric {
+			return Doc{Name: report.DiskColumnTemplate(c.Name), Meaning: upperFirst(c.Doc) + ".", Kernel: c.Kernel}, true
+		}
+	}
+	return Doc{}, false
+}
+
+// upperFirst capitalises a one-line doc's first letter for a sentence.
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // CardDoc explains a summary figure ("fs-NAME" for a filesystem counter).

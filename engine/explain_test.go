@@ -15,6 +15,15 @@ func TestEveryColumnExplained(t *testing.T) {
 			assert.NotEmpty(t, d.Kernel+d.Function, "%s: no kernel variable or function", c.Name)
 		}
 	}
+	for _, c := range DiskSeries { // per-disk columns: explained for any disk
+		col := "disk2_" + c.Name
+		d, ok := SeriesDoc(col)
+		if assert.True(t, ok, "per-disk series %s has no explanation", col) {
+			assert.Equal(t, col, d.Name)
+			assert.Contains(t, d.Meaning, "Disk 2: ", col)
+			assert.NotEmpty(t, d.Kernel, col)
+		}
+	}
 	_, ok := CardDoc("fs-journal_commits")
 	assert.True(t, ok, "filesystem counters share one explanation")
 	_, ok = SeriesDoc("no_such_column")

@@ -85,6 +85,11 @@ func newCatalog() *wire.Catalog {
 			c.SeriesDocs[n] = d
 		}
 	}
+	for _, col := range engine.DiskSeries {
+		if d, ok := engine.DiskSeriesDoc(col.Name); ok {
+			c.SeriesDocs[d.Name] = d
+		}
+	}
 	for _, fs := range engine.Filesystems() {
 		for _, dd := range []int{1, 2, 10} {
 			c.MatrixCases = append(c.MatrixCases, fmt.Sprintf("thresh=100M/%s-%ddd-4k-8p-4096M-100M:10-X", fs, dd))

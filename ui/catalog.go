@@ -136,8 +136,19 @@ var (
 // Options lists a select field's choices.
 func Options(id string) []string { return Cat.Options[id] }
 
-// SeriesDoc explains a series column or a chart's derived series.
-func SeriesDoc(col string) (Doc, bool) { d, ok := Cat.SeriesDocs[col]; return d, ok }
+// SeriesDoc explains a series column or a chart's derived series; a per-disk
+// column ("disk2_dirty_MB") by its metric's entry (report.DiskColumnTemplate).
+func SeriesDoc(col string) (Doc, bool) {
+	if d, ok := Cat.SeriesDocs[col]; ok {
+		return d, true
+	}
+	if n, m, ok := report.DiskColumn(col); ok {
+		if d, ok := Cat.SeriesDocs[report.DiskColumnTemplate(m)]; ok {
+			return d.ForDisk(n, col), true
+		}
+	}
+	return Doc{}, false
+}
 
 // CardDoc explains a card.
 func CardDoc(id string) (Doc, bool) { return report.CardDoc(id) }

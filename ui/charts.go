@@ -125,7 +125,7 @@ func OtherCharts(runs []Run) []ChartSpec {
 			continue
 		}
 		for _, n := range r.Result.Series.Names {
-			if _, _, perDisk := diskColumn(n); used[n] || seen[n] || perDisk {
+			if _, _, perDisk := report.DiskColumn(n); used[n] || seen[n] || perDisk {
 				continue // the per-disk columns have their own chart
 			}
 			seen[n] = true

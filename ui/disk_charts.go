@@ -4,29 +4,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wblab/wblab/engine/report"
+
 	"github.com/vugu/vugu"
 )
 
 // Per-disk series: a machine with several disks has each of the engine's per-disk
 // series once per disk, named "diskN_" + metric (N = 1 for the first disk). The
 // "Per disk" chart draws one metric for every disk; a select picks the metric.
-
-// diskColumn splits a per-disk column name ("disk2_dirty_MB" → 2, "dirty_MB").
-func diskColumn(name string) (disk int, metric string, ok bool) {
-	rest, found := strings.CutPrefix(name, "disk")
-	if !found {
-		return 0, "", false
-	}
-	num, metric, found := strings.Cut(rest, "_")
-	if !found || metric == "" {
-		return 0, "", false
-	}
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 1 {
-		return 0, "", false
-	}
-	return n, metric, true
-}
 
 // DiskMetrics are the per-disk metrics the runs' series have, in series order.
 func DiskMetrics(runs []Run) []string {
@@ -37,7 +22,7 @@ func DiskMetrics(runs []Run) []string {
 			continue
 		}
 		for _, n := range r.Result.Series.Names {
-			if _, m, ok := diskColumn(n); ok && !seen[m] {
+			if _, m, ok := report.DiskColumn(n); ok && !seen[m] {
 				seen[m] = true
 				out = append(out, m)
 			}
@@ -67,7 +52,7 @@ func PerDiskChart(runs []Run, metric string) (ChartSpec, bool) {
 			continue
 		}
 		for _, n := range r.Result.Series.Names {
-			if d, m, ok := diskColumn(n); ok && m == metric && !seen[d] {
+			if d, m, ok := report.DiskColumn(n); ok && m == metric && !seen[d] {
 				seen[d] = true
 				label := "disk " + strconv.Itoa(d)
 				if d-1 < len(r.Result.Disks) {

@@ -8,27 +8,6 @@ import (
 	"github.com/wblab/wblab/engine/report"
 )
 
-func TestDiskColumn(t *testing.T) {
-	for _, tc := range []struct {
-		in     string
-		disk   int
-		metric string
-		ok     bool
-	}{
-		{"disk2_dirty_MB", 2, "dirty_MB", true},
-		{"disk12_avgqu_sz", 12, "avgqu_sz", true},
-		{"dirty_MB", 0, "", false},
-		{"disk_x", 0, "", false},
-		{"disk0_dirty_MB", 0, "", false},
-		{"diskX_dirty_MB", 0, "", false},
-	} {
-		d, m, ok := diskColumn(tc.in)
-		assert.Equal(t, tc.ok, ok, tc.in)
-		assert.Equal(t, tc.disk, d, tc.in)
-		assert.Equal(t, tc.metric, m, tc.in)
-	}
-}
-
 func TestPerDiskChart(t *testing.T) {
 	res := &report.Result{
 		Series: &report.Series{Names: []string{"time_s", "dirty_MB", "disk1_dirty_MB", "disk1_bdi_thresh_MB", "disk2_dirty_MB", "disk2_bdi_thresh_MB"}},
@@ -56,7 +35,7 @@ func TestPerDiskChart(t *testing.T) {
 	}
 	for _, c := range OtherCharts(runs) {
 		for _, s := range c.Series {
-			_, _, perDisk := diskColumn(s.Col)
+			_, _, perDisk := report.DiskColumn(s.Col)
 			assert.False(t, perDisk, "%s drawn in Other series", s.Col)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
 )
 
 // Every series a chart can draw and every card has an explanation.
@@ -23,6 +24,14 @@ func TestEverythingIsExplained(t *testing.T) {
 		for _, s := range c.Series {
 			_, ok := SeriesDoc(s.Col)
 			assert.True(t, ok, "chart %s series %s has no explanation", c.ID, s.Col)
+		}
+	}
+	for _, c := range engine.DiskSeries { // the "Per disk" chart's series, on any disk
+		for _, n := range []int{1, 16} {
+			d, ok := SeriesDoc(report.DiskColumnName(n, c.Name))
+			if assert.True(t, ok, "per-disk series %s has no explanation", c.Name) {
+				assert.NotEmpty(t, d.Kernel, c.Name)
+			}
 		}
 	}
 	r := &engine.Result{WriteBWMBps: 1, Tasks: []engine.TaskResult{{Done: true, RuntimeS: 1}}, Reads: engine.ReadSummary{Count: 1},

@@ -23,7 +23,9 @@ func seriesHelp() string {
 	b.WriteString("Per-disk columns (a machine with several disks has each once per disk, diskN_NAME,\n" +
 		"N = 1 for the first disk in mount order; the page's \"Per disk\" chart):\n\n")
 	for _, c := range engine.DiskSeries {
-		fmt.Fprintf(&b, "diskN_%s [%s]\n  %s; the kernel's %s\n\n", c.Name, c.Unit, c.Doc, c.Kernel)
+		if d, ok := engine.DiskSeriesDoc(c.Name); ok {
+			fmt.Fprintf(&b, "%s [%s]\n  %s\n\n", d.Name, c.Unit, wrap(d.Text(), 2, 88))
+		}
 	}
 	b.WriteString("Summary figures (the page's cards):\n\n")
 	for _, id := range []string{"write_bw", "written", "cpu", "data_age", "age", "busy", "dd_time", "read_p99", "fs-"} {
