@@ -113,7 +113,7 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	}
 	c.applyState(st)
 	c.w = NewWorkers(c.ee, c.eng, c.route)
-	c.w.matrix = c.Matrix.running
+	c.w.matrix = func() bool { return c.Matrix.running() || c.Sweep.running() }
 	OnHashChange(c.hashChanged)
 	OnChartTime(func(t float64) { // from a browser callback: hand off
 		go func() {
@@ -317,6 +317,9 @@ func (c *Root) route(m Msg) bool {
 func (c *Root) AfterRender() {
 	SyncInputs()
 	c.Charts.draw()
+	if c.w != nil {
+		c.w.rendered()
+	}
 }
 
 // ShowLab leaves the guided first page for the full lab.
