@@ -8,6 +8,7 @@ import (
 
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/report"
+	"github.com/wblab/wblab/harness"
 	"github.com/wblab/wblab/ui/wire"
 )
 
@@ -95,5 +96,6 @@ func newCatalog() *wire.Catalog {
 			c.MatrixCases = append(c.MatrixCases, fmt.Sprintf("thresh=100M/%s-%ddd-4k-8p-4096M-100M:10-X", fs, dd))
 		}
 	}
+	c.SweepFilesystems, c.SweepThresholdsMB, c.SweepWriters = harness.SweepFilesystems, harness.SweepThresholdsMB, harness.SweepWriters
 	return c
 }

@@ -187,7 +187,7 @@ func (c *FormPanel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 		vgparent.AppendChild(vgn)
-		if c.Mode() != "" {
+		if c.Mode() == "ab" || c.Mode() == "matrix" {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "fieldset", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "group g-b"}}}
 			vgparent.AppendChild(vgn)
 			{

@@ -30,7 +30,7 @@ func (c *FormPanel) apply(st State) {
 	}
 }
 
-// Mode is the page's mode (the B fieldset shows outside single mode).
+// Mode is the page's mode (the B fieldset shows in A/B and matrix mode).
 func (c *FormPanel) Mode() string { return c.lab.Mode }
 
 // F is a control's text.

@@ -310,7 +310,7 @@ func (c *ResultsView) MeasuredNote() string {
 // MeasuredLinks are the references' links, offered on a 6.1 run that has none.
 func (c *ResultsView) MeasuredLinks() []MeasuredLink {
 	a := c.shownA()
-	if c.lab.Mode == "matrix" || a == nil || a.Res == nil || a.measured == nil || a.Run.Preset != "6.1" || c.MeasuredNote() != "" {
+	if c.lab.tableMode() || a == nil || a.Res == nil || a.measured == nil || a.Run.Preset != "6.1" || c.MeasuredNote() != "" {
 		return nil
 	}
 	return a.measured.Links

@@ -379,6 +379,10 @@ func (c *Root) ModeClass(m string) string {
 // opened as A/B under the table.
 func (c *Root) abView() bool { return c.Mode == "ab" || (c.Mode == "matrix" && c.Matrix.Opened != "") }
 
+// tableMode reports whether the mode's runs fill a table (matrix, sweep): summary
+// runs, without the seed panel, switch activity or trace of a single or A/B run.
+func (c *Root) tableMode() bool { return c.Mode == "matrix" || c.Mode == "sweep" }
+
 // matrixOnly reports whether the page shows only a table of runs: the matrix (no
 // run opened) or the sweep.
 func (c *Root) matrixOnly() bool {

@@ -142,7 +142,7 @@ type SeedStats struct {
 
 // Stats are the seed statistics, ok once every run finished (N > 1 only).
 func (c *SeedsView) Stats() (SeedStats, bool) {
-	if c.N < 2 || c.lab.Mode == "matrix" {
+	if c.N < 2 || c.lab.tableMode() {
 		return SeedStats{}, false
 	}
 	a := c.side(c.lab.Results.A, c.extra[0])
@@ -161,7 +161,7 @@ func (c *SeedsView) Stats() (SeedStats, bool) {
 }
 
 // Shown reports whether the seed panel is on screen.
-func (c *SeedsView) Shown() bool { return c.N > 1 && c.lab.Mode != "matrix" && c.lab.Results.A != nil }
+func (c *SeedsView) Shown() bool { return c.N > 1 && !c.lab.tableMode() && c.lab.Results.A != nil }
 
 // Lines are the panel's text lines.
 func (c *SeedsView) Lines() []string {

@@ -49,13 +49,17 @@ func (c *ShareBar) EmbedSnippet() {
 }
 
 // Export downloads what the page shows: the single run or A and B (json, csv,
-// trace), or in matrix mode the table (csv, json, the harness's text).
+// trace), in matrix mode the table (csv, json, the harness's text), in sweep mode
+// the sweep's table (csv, json).
 func (c *ShareBar) Export(kind string) {
 	var f File
 	var err error
-	if c.lab.Mode == "matrix" {
+	switch c.lab.Mode {
+	case "matrix":
 		f, err = ExportMatrix(kind, c.lab.Matrix.M)
-	} else {
+	case "sweep":
+		f, err = ExportSweep(kind, c.lab.Sweep.S)
+	default:
 		runs := []*RunState{c.lab.Results.A}
 		if b := c.lab.Results.shownB(); b != nil {
 			runs = append(runs, b)
@@ -72,3 +76,6 @@ func (c *ShareBar) Export(kind string) {
 
 // Matrix reports whether the page is in matrix mode (the exports are the table's).
 func (c *ShareBar) Matrix() bool { return c.lab.Mode == "matrix" }
+
+// Runs reports whether the exports are a single or A/B run's (which have a trace).
+func (c *ShareBar) Runs() bool { return !c.lab.tableMode() }

@@ -44,7 +44,7 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn.SetInnerHTML(vugu.HTML("filesystems"))
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 			vgparent.AppendChild(vgn)
-			for vgiterkeyt, fs := range SweepFS {
+			for vgiterkeyt, fs := range SweepFS() {
 				var vgiterkey interface{} = vgiterkeyt
 				_ = vgiterkey
 				fs := fs

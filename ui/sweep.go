@@ -149,6 +149,8 @@ func SweepRows(s *Sweep, fs string) [][]string {
 			switch {
 			case c == nil:
 				row = append(row, "")
+			case c.Err == "cancelled":
+				row = append(row, "cancelled")
 			case c.Err != "":
 				row = append(row, "error")
 			case !c.Done:

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -93,6 +94,48 @@ func TestSweepRunsOnTheEnginesPlan(t *testing.T) {
 	assert.Equal(t, 2, s.Finished())
 	rows := SweepRows(s, "xfs")
 	assert.Equal(t, "50.0 (0 KiB)", rows[0][1])
-	assert.Equal(t, "error", rows[0][2])
+	assert.Equal(t, "cancelled", rows[0][2])
 	assert.Equal(t, "…", rows[0][3])
+}
+
+func TestExportSweep(t *testing.T) {
+	s := testSweep(t, map[[2]int64]float64{{8, 1}: 57, {1024, 100}: 52})
+	s.Cells[1].Err = "cancelled"
+	for _, tc := range []struct {
+		kind, name string
+		check      func(t *testing.T, text string)
+	}{
+		{"csv", "wblab-sweep-ext4.csv", func(t *testing.T, text string) {
+			lines := strings.Split(strings.TrimSpace(text), "\n")
+			require.Len(t, lines, 1+len(s.Cells))
+			assert.Equal(t, "fs,thresh_MB,dd,write_bw_MBps,seeks_s,seek_pct,avgrq_KiB,kernel,device,runtime_s,error", lines[0])
+			assert.Equal(t, "ext4,8,1,57.00,28.50,7.00,500.00,,,0,", lines[1])
+			assert.Equal(t, "ext4,8,100,,,,,,,0,cancelled", lines[2])
+			assert.Equal(t, "ext4,1024,1,,,,,,,0,not finished", lines[3])
+			assert.Equal(t, "ext4,1024,100,52.00,26.00,7.00,500.00,,,0,", lines[4])
+		}},
+		{"json", "wblab-sweep-ext4.json", func(t *testing.T, text string) {
+			var out struct {
+				Writers []int
+				Cells   []map[string]any
+			}
+			require.NoError(t, json.Unmarshal([]byte(text), &out))
+			assert.Equal(t, []int{1, 100}, out.Writers)
+			require.Len(t, out.Cells, 4)
+			assert.InDelta(t, 57.0, out.Cells[0]["write_bw_MBps"], 1e-9)
+			assert.Nil(t, out.Cells[1]["write_bw_MBps"])
+			assert.Equal(t, "cancelled", out.Cells[1]["error"])
+		}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			f, err := ExportSweep(tc.kind, s)
+			require.NoError(t, err)
+			assert.Equal(t, tc.name, f.Name)
+			tc.check(t, f.Text)
+		})
+	}
+	_, err := ExportSweep("text", s)
+	assert.ErrorContains(t, err, "csv or json")
+	_, err = ExportSweep("csv", nil)
+	assert.ErrorContains(t, err, "press Run")
 }

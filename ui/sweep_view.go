@@ -21,8 +21,8 @@ type SweepView struct {
 	lab      *Root
 }
 
-// SweepFS is the sweep's filesystems, in the harness's order.
-var SweepFS = []string{"ext3", "ext4", "xfs", "btrfs"}
+// SweepFS is the sweep's filesystems, in the harness's order (the engine's catalog).
+func SweepFS() []string { return Cat.SweepFilesystems }
 
 // Shown reports whether the page is in sweep mode.
 func (c *SweepView) Shown() bool { return c.lab.Mode == "sweep" }
@@ -41,19 +41,19 @@ func (c *SweepView) Toggle(fs string) {
 // Runs is the number of runs the next sweep makes.
 func (c *SweepView) Runs() int {
 	n := 0
-	for _, fs := range SweepFS {
+	for _, fs := range SweepFS() {
 		if c.Checked(fs) {
 			n++
 		}
 	}
-	return n * 24
+	return n * len(Cat.SweepThresholdsMB) * len(Cat.SweepWriters)
 }
 
 // start asks the engine for the sweep's runs on the checked filesystems and
 // starts them (with the event lock held; the plan comes on another goroutine).
 func (c *SweepView) start(st State) {
 	var fss []string
-	for _, fs := range SweepFS {
+	for _, fs := range SweepFS() {
 		if c.Checked(fs) {
 			fss = append(fss, fs)
 		}
@@ -129,6 +129,16 @@ func (c *SweepView) onMsg(m Msg) bool {
 func (c *SweepView) Status() string {
 	if c.S == nil {
 		return "ready"
+	}
+	n := 0
+	for _, x := range c.S.Cells {
+		if x.Err == "cancelled" {
+			n++
+		}
+	}
+	if n > 0 {
+		return fmt.Sprintf("sweep: %d of %d runs finished, %d cancelled (%s, %s, %.0f s each)", c.S.Finished()-n, len(c.S.Cells), n,
+			c.S.Plan.Kernel, c.S.Plan.Device, c.S.Plan.RuntimeS)
 	}
 	return fmt.Sprintf("sweep: %d of %d runs finished (%s, %s, %.0f s each)", c.S.Finished(), len(c.S.Cells),
 		c.S.Plan.Kernel, c.S.Plan.Device, c.S.Plan.RuntimeS)

@@ -24,7 +24,7 @@ type SwitchRow struct {
 
 func (c *SwitchView) runs() (a, b *report.Result) {
 	r := c.lab.Results
-	if c.lab.Mode == "matrix" || r.A == nil || r.A.Res == nil {
+	if c.lab.tableMode() || r.A == nil || r.A.Res == nil {
 		return nil, nil
 	}
 	if sb := r.shownB(); sb != nil {

@@ -107,6 +107,11 @@ type Catalog struct {
 	FirstPageJSON      string
 	// MatrixCases is the matrix's default case list.
 	MatrixCases []string
+	// SweepFilesystems, SweepThresholdsMB and SweepWriters are the sweep's grid
+	// (harness.SweepFilesystems, ...: the table `wblab sweep` uses).
+	SweepFilesystems  []string
+	SweepThresholdsMB []int64
+	SweepWriters      []int
 	// PauseBuckets is the pause histogram's bucket count; OnB* the writeback-list
 	// bits of report.InodeDetail.Visited (kernel.OnB*).
 	PauseBuckets                              int

@@ -1,0 +1,64 @@
+//go:build !(js && wasm)
+
+package browser
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wblab/wblab/harness"
+)
+
+// TestSweepExportAndCancel: a short sweep of ext4 exports its table as CSV (a row
+// per run, as the page shows it), sweep mode has no B kernel or trace export; then a
+// long sweep stops at Cancel: the finished runs stay, the others say cancelled, and
+// nothing moves after.
+func TestSweepExportAndCancel(t *testing.T) {
+	p := newPageTimeout(t, 5*time.Minute)
+	p.open("#v=1&kernel=3.1.0-rc9-ioless-full&runtime=5s&seed=1&mode=sweep")
+	p.poll("the sweep view", `!!document.getElementById("sweep-fs-ext4")`, 30*time.Second)
+	for _, fs := range harness.SweepFilesystems {
+		if fs != "ext4" {
+			p.click("#sweep-fs-" + fs)
+		}
+	}
+	n := len(harness.SweepThresholdsMB) * len(harness.SweepWriters)
+	p.poll("one filesystem's runs", fmt.Sprintf(`document.getElementById("sweep-runs").textContent === "%d runs"`, n), 10*time.Second)
+	p.click("#run")
+	p.poll("the sweep", fmt.Sprintf(`document.getElementById("status").textContent.startsWith("sweep: %d of %d runs finished (")`, n, n), 4*time.Minute)
+	var b, trace bool
+	p.eval(`!!document.querySelector("fieldset.g-b")`, &b)
+	p.eval(`!!document.getElementById("export-trace")`, &trace)
+	if b || trace {
+		t.Errorf("sweep mode shows B's kernel controls (%v) or a trace export (%v)", b, trace)
+	}
+	p.captureDownloads()
+	name, csv := p.download("#export-csv")
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if name != "wblab-sweep-ext4.csv" || len(lines) != n+1 || !strings.HasPrefix(lines[0], "fs,thresh_MB,dd,write_bw_MBps,seeks_s") ||
+		!strings.HasPrefix(lines[1], "ext4,8,1,") || strings.Contains(csv, "not finished") {
+		t.Errorf("CSV %s:\n%s", name, csv)
+	}
+
+	p.set("#f-runtime", "2h")
+	p.click("#run")
+	p.poll("the long sweep running", fmt.Sprintf(`document.getElementById("status").textContent.startsWith("sweep: 0 of %d runs finished (")`, n), time.Minute)
+	p.click("#cancel")
+	p.poll("the cancelled sweep", `document.getElementById("status").textContent.includes("cancelled")`, 20*time.Second)
+	st := p.text("#status")
+	var done, cancelled int
+	if _, err := fmt.Sscanf(st, fmt.Sprintf("sweep: %%d of %d runs finished, %%d cancelled", n), &done, &cancelled); err != nil || done+cancelled != n || cancelled == 0 {
+		t.Errorf("status after Cancel %q: want finished + cancelled = %d runs", st, n)
+	}
+	var shown int
+	p.eval(`[...document.querySelectorAll(".sweep-table td")].filter((e) => e.textContent === "cancelled").length`, &shown)
+	if shown != cancelled {
+		t.Errorf("%d table cells say cancelled, the status %d", shown, cancelled)
+	}
+	time.Sleep(time.Second)
+	if again := p.text("#status"); again != st {
+		t.Errorf("the status moved after Cancel: %q then %q", st, again)
+	}
+}
