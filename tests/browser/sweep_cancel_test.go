@@ -11,12 +11,21 @@ import (
 	"github.com/wblab/wblab/harness"
 )
 
-// TestSweepExportAndCancel: a short sweep of ext4 exports its table as CSV (a row
-// per run, as the page shows it), sweep mode has no B kernel or trace export; then a
+// TestSweepExportAndCancel: the sweep view is only in sweep mode; a short sweep of
+// ext4 exports its table as CSV (a row per run, as the page shows it), sweep mode has
+// no B kernel or trace export; then a
 // long sweep stops at Cancel: the finished runs stay, the others say cancelled, and
 // nothing moves after.
 func TestSweepExportAndCancel(t *testing.T) {
 	p := newPageTimeout(t, 5*time.Minute)
+	for _, mode := range []string{"", "ab", "matrix"} {
+		p.open("#v=1&runtime=5s&mode=" + mode)
+		var shown bool
+		p.eval(`!!document.getElementById("sweep")`, &shown)
+		if shown {
+			t.Errorf("mode %q shows the sweep view", mode)
+		}
+	}
 	p.open("#v=1&kernel=3.1.0-rc9-ioless-full&runtime=5s&seed=1&mode=sweep")
 	p.poll("the sweep view", `!!document.getElementById("sweep-fs-ext4")`, 30*time.Second)
 	for _, fs := range harness.SweepFilesystems {
