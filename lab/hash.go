@@ -2,8 +2,9 @@ package lab
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -158,7 +159,7 @@ func DecodeHash(h string) (State, *FieldError) {
 			ferr = &FieldError{Field: "case", Msg: fmt.Sprintf(format, args...)}
 		}
 	}
-	for _, k := range sortedSet(vals) {
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
 		v := vals[k][len(vals[k])-1]
 		switch {
 		case k == "disk":
@@ -194,7 +195,7 @@ func DecodeHash(h string) (State, *FieldError) {
 			s.Embed = v == "1"
 		case k == "table":
 			if _, ok := tableNames()[v]; !ok && v != "" {
-				reject("link: table=%q is not a built-in table (%s)", v, strings.Join(sortedSet(tableNames()), ", "))
+				reject("link: table=%q is not a built-in table (%s)", v, strings.Join(slices.Sorted(maps.Keys(tableNames())), ", "))
 				continue
 			}
 			s.Table = v
@@ -227,14 +228,5 @@ func tableNames() map[string]bool {
 	for _, t := range Tables {
 		out[t.Name] = true
 	}
-	return out
-}
-
-func sortedSet[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -3,6 +3,8 @@ package lab
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,7 +110,7 @@ func configDiffs(got, want engine.Config) []string {
 		keys[k] = true
 	}
 	var out []string
-	for _, k := range sortedSet(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		if g[k] != w[k] {
 			out = append(out, fmt.Sprintf("%s %s (thread: %s)", k, human(g[k]), human(w[k])))
 		}

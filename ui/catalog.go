@@ -14,7 +14,6 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -200,13 +199,4 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-func sortedSet[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

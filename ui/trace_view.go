@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,7 +184,7 @@ func (c *TraceView) Choices(field string) []string {
 		v := map[string]string{"event": l.Event, "task": l.Task}[field]
 		seen[v] = true
 	}
-	return sortedSet(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // SetFilter handles the filter controls.
