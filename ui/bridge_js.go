@@ -703,3 +703,16 @@ func OnChartTime(f func(float64)) {
 
 // MarkTime draws a vertical line at t (s) on every chart.
 func MarkTime(t float64) { lab("mark", t) }
+
+// BootFailed shows why the page could not start in place of the loading line.
+func BootFailed(msg string) {
+	doc, err := safejs.Global().Get("document")
+	if err != nil {
+		return
+	}
+	el, err := doc.Call("getElementById", "boot-status")
+	if err != nil || el.IsNull() || el.IsUndefined() {
+		return
+	}
+	_ = el.Set("textContent", "Failed to start: "+msg)
+}

@@ -25,6 +25,7 @@ func (*hostEngine) Ask(string, []byte) ([]byte, error) {
 func (e *hostEngine) Catalog() ([]byte, error) { return e.Ask("catalog", nil) }
 
 func Cores() int                        { return 1 }
+func BootFailed(string)                 {}
 func DrawChart(elID, opts, data string) {}
 func ChartAlive(string) bool            { return true }
 func SyncInputs()                       {}

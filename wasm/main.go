@@ -17,7 +17,8 @@ func main() {
 	// beside this module); the page's questions go to it
 	eng, err := ui.Boot()
 	if err != nil {
-		panic(err)
+		ui.BootFailed("the engine worker did not answer: " + err.Error())
+		return
 	}
 	renderer, err := domrender.New("#vugu_mount_point")
 	if err != nil {

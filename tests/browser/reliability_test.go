@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	cdpage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/wblab/wblab/lab"
+	"github.com/wblab/wblab/wasm/site"
 )
 
 // spyWorkers runs before the page's scripts: it keeps every Web Worker the page starts
@@ -200,4 +203,34 @@ func TestDocScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s: %d bytes", out, len(buf))
+}
+
+// TestEngineMissingSaysSo serves the site without worker.wasm: the UI asks the engine
+// worker for its catalog before it mounts, so the page must say it could not start
+// (not stay on "Loading" or mount a form without presets).
+func TestEngineMissingSaysSo(t *testing.T) {
+	static := os.Getenv("WBLAB_STATIC")
+	if static == "" {
+		static = "../../static"
+	}
+	files := site.Handler(static)
+	noEngine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/worker.wasm") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer noEngine.Close()
+	p := newPage(t)
+	p.run(chromedp.Navigate(noEngine.URL + "/"))
+	p.poll("the failure shown", `(document.getElementById("boot-status")||{textContent:""}).textContent.startsWith("Failed to start")`, 60*time.Second)
+	got := p.text("#boot-status")
+	if !strings.Contains(got, "engine worker") {
+		t.Errorf("boot status %q does not say the engine worker failed", got)
+	}
+	p.shot("engine-missing")
+	p.mu.Lock()
+	p.bad = nil // the 404 and the failed compile are logged as errors, as they should
+	p.mu.Unlock()
 }
