@@ -7,10 +7,12 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,7 +219,7 @@ func checkIssue17Targets(t *testing.T, cases []*fcase, mape float64) {
 		}
 	}
 	var skip []string
-	for _, k := range sortedKeys(missed) {
+	for _, k := range slices.Sorted(maps.Keys(missed)) {
 		why, known := issue17Gaps[k]
 		if !known {
 			t.Errorf("issue 17 target %s missed: %s", k, missed[k])
@@ -225,7 +227,7 @@ func checkIssue17Targets(t *testing.T, cases []*fcase, mape float64) {
 		}
 		skip = append(skip, fmt.Sprintf("%s: %s (%s)", k, missed[k], why))
 	}
-	for _, k := range sortedKeys(issue17Gaps) {
+	for _, k := range slices.Sorted(maps.Keys(issue17Gaps)) {
 		if _, ok := missed[k]; !ok {
 			t.Errorf("issue 17 target %s is reached now: remove it from issue17Gaps", k)
 		}
@@ -233,15 +235,6 @@ func checkIssue17Targets(t *testing.T, cases []*fcase, mape float64) {
 	if len(skip) > 0 && !t.Failed() {
 		t.Skipf("issue 17 targets not reached: %s", strings.Join(skip, " | "))
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestCalibrationWu2011Baseline checks table T1's base column (issues 4 and 17),
