@@ -118,7 +118,7 @@ type Catalog struct {
 	OnBDirty, OnBIO, OnBMoreIO, OnBMoreIOWait uint8
 }
 
-// PlaceholderKey is the Catalog.Placeholders key of a device and kernel preset.
+// PlaceholderKey is the Catalog.BlockValues key of a device and kernel preset.
 func PlaceholderKey(device, kernel string) string { return device + "\x00" + kernel }
 
 // Run is a config the page runs, with what the page shows about it.
