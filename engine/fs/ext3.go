@@ -12,9 +12,11 @@ type Ext3Params struct {
 	// journal handle (journal_start/stop), ext3_get_block mapping or allocating the
 	// block, and journal_dirty_data filing the buffer on the running transaction.
 	WriteBeginCost sim.Time
-	// HandleCost is the journal handle ext3_ordered_writepage starts per page
-	// (journal_start, walk_page_buffers, journal_stop), on top of the generic
-	// ->writepage work.
+	// HandleCost is the journal handle ext3_ordered_writepage starts for a page
+	// whose buffers are not all mapped (journal_start, get_block, walk_page_buffers,
+	// journal_stop), on top of the generic ->writepage work. A page whose buffers
+	// are mapped, as every page dd wrote is (blocks are allocated at write()), goes
+	// straight to block_write_full_page without a handle (v3.1).
 	HandleCost sim.Time
 	// CommitInterval is kjournald's commit interval (JBD_DEFAULT_MAX_COMMIT_AGE,
 	// 5 s; the commit= mount option).
@@ -61,16 +63,17 @@ func DefaultExt3Params() Ext3Params {
 //     it writes the transaction's still-dirty data pages itself with WRITE_SYNC (not
 //     throttled as background writeback), waits for them, then writes the metadata
 //     blocks and the commit block (FUA with barriers);
-//   - ->writepage (ext3_ordered_writepage) takes a journal handle per page; ext3
-//     has no ->writepages, so writeback is kernel.WriteCachePages over one-page
-//     calls (bios split at extent boundaries), with that per-page cost;
-//   - writers stall behind a locked commit (journal_start waits while the
-//     committing transaction is T_LOCKED): WriteWait hands the dd the journal's wait
-//     queue from the start of a commit until every open handle has stopped (then
-//     T_FLUSH: the data phase runs with new handles allowed). The flusher holds a
-//     handle in ->writepage while it sleeps for a request slot, so the lock lasts
-//     as long as that wait (kernel-notes §2.4: up to ~800 ms on one HDD); the
-//     flusher's own next journal_start waits for the lock too;
+//   - ->writepage (ext3_ordered_writepage, v3.1) of a page whose buffers are all
+//     mapped calls block_write_full_page without a journal handle (only a page
+//     with unmapped buffers starts one); ext3 has no ->writepages, so writeback is
+//     kernel.WriteCachePages over one-page calls (bios split at extent
+//     boundaries);
+//   - writers' journal_start waits while the committing transaction is T_LOCKED
+//     (WriteWait), which lasts until the open handles stop: dd's handles last
+//     from write_begin to write_end, within one step of the model, and the flusher
+//     holds none, so the lock ends when the commit starts (kernel-notes §2.4's
+//     ~800 ms stalls come from handles held across a wait, which 3.1's dd case
+//     does not have);
 //   - fsync (ext3_sync_file) forces a commit and waits for it (FsyncCommit).
 type Ext3 struct {
 	P Ext3Params
@@ -81,18 +84,16 @@ type Ext3 struct {
 	runSegs    []dataSeg       // the running transaction's t_sync_datalist, in write() order
 	comSegs    []dataSeg       // the committing transaction's data list
 	committing bool
-	ci         int                     // committing inode being written
-	homeRun    []int64                 // inline metadata homes logged in the running transaction
-	homeCom    []int64                 // ... in the committing transaction, to checkpoint
-	hi         int                     // next home write of homeCom
-	holders    map[*kernel.Thread]bool // threads asleep in ->writepage with a handle open
+	ci         int     // committing inode being written
+	homeRun    []int64 // inline metadata homes logged in the running transaction
+	homeCom    []int64 // ... in the committing transaction, to checkpoint
+	hi         int     // next home write of homeCom
 	calls      callPool[ext3Call]
 
 	// statistics
 	CommitDataPages int64 // data pages written by kjournald
 	Checkpointed    int64 // indirect blocks written to their home location
 	Stalls          int64 // writes that waited behind a locked commit
-	WritepageStalls int64 // ->writepages calls that waited behind a locked commit
 	// Commits lists each commit's start and the data pages kjournald wrote in it.
 	Commits []Ext3Commit
 }
@@ -125,8 +126,8 @@ func (e *Ext3) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	e.k = k
 	e.j = newJournal(k, b, "kjournald", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData
-	e.holders = map[*kernel.Thread]bool{}
-	e.j.handlesOpen = func() bool { return len(e.holders) > 0 }
+	// T_LOCKED until t_updates drops to zero: no handle outlives a step
+	e.j.handlesOpen = func() bool { return false }
 	e.j.checkpoint = e.checkpoint
 	return nil
 }
@@ -256,23 +257,12 @@ func (e *Ext3) checkpoint() bool {
 // EndIO completes checkpoint writes (nothing waits for them).
 func (e *Ext3) EndIO(cookie uint64, index, pages int64, op devices.Op) {}
 
-// Writepages is ext3's address space without ->writepages (v3.2): do_writepages
+// Writepages is ext3's address space without ->writepages (v3.1): do_writepages
 // falls back to generic_writepages, which plugs (blk_start_plug) around
 // write_cache_pages calling ext3_ordered_writepage once per page (WritepageRun).
-//
-// ext3_ordered_writepage's journal_start waits while the committing transaction is
-// T_LOCKED; the model takes that wait at the start of the call and on every resume
-// (after a blocked submission), not before each page.
 func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {
-	delete(e.holders, wc.Th) // resumed: the page's handle stops
 	if _, fresh := callState(&e.calls, wc); fresh {
 		wc.Th.Sub.StartPlug()
-	}
-	if e.j.locked && wc.Th != e.j.th {
-		e.WritepageStalls++
-		wc.Th.Sub.FlushPlug()
-		wc.Th.Task.Wait(&e.j.waiters)
-		return true
 	}
 	if wc.WriteCachePages() {
 		return true
@@ -285,19 +275,20 @@ func (e *Ext3) Writepages(wc *kernel.WritebackCtx) bool {
 // ext3Call marks an ext3 ->writepages call in progress (its plug is open).
 type ext3Call struct{}
 
-// WritepageRun is n ext3_ordered_writepage calls (kernel.OnePageWriter): per page a
-// journal handle (HandleCost) and block_write_full_page; bios follow the file's
-// extents (an extent boundary starts a new bio).
+// WritepageRun is n ext3_ordered_writepage calls (kernel.OnePageWriter, v3.1):
+// block_write_full_page per page, with a journal handle (HandleCost) only for
+// pages whose blocks are not allocated yet (pages dirtied without WriteBegin, as in
+// tests); bios follow the file's extents (an extent boundary starts a new bio).
 func (e *Ext3) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
 	ei := wc.In.FS.(*ext3Inode)
+	c := &e.k.P.Costs
+	cost := sim.Time(n)*c.Writepage + c.SubmitBio
 	if end := index + n; end > ei.m.allocEnd {
+		cost += sim.Time(end-max(index, ei.m.allocEnd)) * e.P.HandleCost
 		e.P.Layout.alloc(&ei.m, end) // pages dirtied without WriteBegin (tests)
 	}
-	c := &e.k.P.Costs
-	wc.Th.Charge(sim.Time(n)*(c.Writepage+e.P.HandleCost) + c.SubmitBio)
-	if submitRun(wc, &ei.m, index, n) && wc.Th != e.j.th {
-		e.holders[wc.Th] = true // asleep for a request inside the page's handle
-	}
+	wc.Th.Charge(cost)
+	submitRun(wc, &ei.m, index, n)
 }
 
 // Writepage is one ext3_ordered_writepage call.

@@ -36,7 +36,6 @@ func (e *Ext3) Stats() []Stat {
 		{"commit_data_pages", e.CommitDataPages, "ordered data pages written by kjournald (journal_submit_data_buffers)"},
 		{"checkpointed_blocks", e.Checkpointed, "indirect blocks written to their home location"},
 		{"write_stalls", e.Stalls, "write()s that waited in journal_start behind a locked commit"},
-		{"writepages_stalls", e.WritepageStalls, "->writepages calls that waited behind a locked commit"},
 	}
 }
 

@@ -171,12 +171,12 @@ const (
 // 600 s): a target named here must be missed, one not named must hold, so the
 // test fails both when a target regresses and when a gap closes (then remove it).
 var issue17Gaps = map[string]string{
-	"mape": "the many-writer cases are too fast (below); MAPE 4.99 %",
-	"case": "xfs 10dd 100M +13.0 %, xfs 100dd 1G +12.8 %, ext3 10dd 100M +11.4 %, ext3 10dd 1G +9.5 %, ext3 2dd 100M +8.2 %: " +
+	"mape": "the many-writer cases are too fast (below); MAPE 4.96 %",
+	"case": "xfs 10dd 100M +13.0 %, xfs 100dd 1G +12.8 %, ext3 10dd 100M +11.3 %, ext3 10dd 1G +9.3 %: " +
 		"xfs's placement follows 3.1 (1 GB allocsize windows at the AG's frontier, the whole delalloc extent converted at once) and " +
 		"the disk's positioning costs are physical, yet the thread's xfs loses ~25 ms per file switch where the model loses ~13; " +
 		"not identified",
-	"fs:ext3": "+6.2 %: kjournald's data=ordered writes are modelled as page writeback; 3.1 writes buffers (submit_bh, no " +
+	"fs:ext3": "+6.1 %: kjournald's data=ordered writes are modelled as page writeback; 3.1 writes buffers (submit_bh, no " +
 		"PG_writeback), and the flusher's trylock_buffer on buffers kjournald holds skips pages that NR_WRITTEN then counts twice; " +
 		"modelled faithfully (branch writers17-ext3-bybuffer) the skips busy-loop the flusher and write_bw rises to 58-66 MB/s " +
 		"(T2's more_io_wait kernel to 140) against the thread's 46-49, so the real flusher meets kjournald's locked buffers far " +
