@@ -231,6 +231,14 @@ func (c *Root) Run() {
 	gen := c.runGen
 	c.hashGen++ // this check writes the link
 	c.checking = true
+	// A matrix or sweep table is its run's: the last one's (other kernels, other
+	// setup) must not stand under the new run's controls while the engine plans it.
+	switch st.Mode {
+	case "matrix":
+		c.Matrix.M = nil
+	case "sweep":
+		c.Sweep.S = nil
+	}
 	go func() {
 		var ck wire.Checked
 		err := Ask("check", wire.Check{State: st}, &ck)
