@@ -94,11 +94,7 @@ func usbConfig(c usbCase, copyMB int64, runtime time.Duration, seed uint64) (eng
 	}
 	cfg.Reclaim = &engine.ReclaimConfig{AnonMB: anon, Swap: true}
 	cfg.Runtime = engine.Duration(runtime)
-	fast, err := devices.Preset("wu2011-hdd")
-	if err != nil {
-		return cfg, err
-	}
-	stick, err := devices.Preset("usb2-stick")
+	stick, fast, err := stickAndHDD()
 	if err != nil {
 		return cfg, err
 	}
@@ -270,4 +266,14 @@ func runUSBStickStall(ctx context.Context, quick bool) (*Report, error) {
 		"dirty and writeback pages.\n")
 	rep.Text = b.String()
 	return rep, nil
+}
+
+// stickAndHDD are the presets of the two-disk desktop the stick experiments build:
+// the USB 2.0 stick and the 2011 HDD.
+func stickAndHDD() (stick, hdd devices.Spec, err error) {
+	if stick, err = devices.Preset("usb2-stick"); err != nil {
+		return
+	}
+	hdd, err = devices.Preset("wu2011-hdd")
+	return
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
@@ -51,11 +50,7 @@ func wuStickConfig(globalExit bool, runtime time.Duration, seed uint64) (engine.
 	cfg.DirtyBytes, cfg.DirtyRatio, cfg.DirtyBackgroundRatio = 0, 20, 10
 	cfg.CPUs, cfg.MemoryMB = 4, 4096
 	cfg.Runtime = engine.Duration(runtime)
-	stick, err := devices.Preset("usb2-stick")
-	if err != nil {
-		return cfg, err
-	}
-	hdd, err := devices.Preset("wu2011-hdd")
+	stick, hdd, err := stickAndHDD()
 	if err != nil {
 		return cfg, err
 	}
