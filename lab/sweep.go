@@ -19,12 +19,17 @@ func PlanSweep(q wire.SweepPlan) wire.SweepPlanned {
 		return wire.SweepPlanned{Err: &FieldError{Field: "sweep", Msg: err.Error()}}
 	}
 	out := wire.SweepPlanned{Filesystems: q.Filesystems, ThresholdsMB: harness.SweepThresholdsMB,
-		Writers: harness.SweepWriters, Kernel: cfg.Kernel, Device: cfg.Device.String(), RuntimeS: cfg.Runtime.Time().Seconds()}
+		Writers: harness.SweepWriters, Kernel: cfg.Kernel, Device: cfg.Device.String(), RuntimeS: cfg.Runtime.Time().Seconds(),
+		Seeds: max(q.Seeds, 1)}
 	if len(out.Filesystems) == 0 {
 		out.Filesystems = harness.SweepFilesystems
 	}
 	for i, c := range cfgs {
-		out.Runs = append(out.Runs, wire.SweepRun{FS: cells[i].FS, ThreshMB: cells[i].ThreshMB, DD: cells[i].DD, Config: configJSON(c)})
+		for s := range out.Seeds {
+			r := c
+			r.Seed = c.Seed + uint64(s)
+			out.Runs = append(out.Runs, wire.SweepRun{FS: cells[i].FS, ThreshMB: cells[i].ThreshMB, DD: cells[i].DD, Seed: s, Config: configJSON(r)})
+		}
 	}
 	return out
 }

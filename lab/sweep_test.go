@@ -12,7 +12,8 @@ import (
 
 // TestPlanSweep: the page's sweep asks the engine for its runs: every threshold
 // and dd count on the chosen filesystems, each config on the form's machine (its
-// kernel, run length, seed); a bad form or filesystem is the answer's error.
+// kernel, run length, seed), with the seeds asked for (seed, seed+1, ... per cell); a
+// bad form or filesystem is the answer's error.
 func TestPlanSweep(t *testing.T) {
 	form := func(kv ...string) Form {
 		f := FormFromConfig(engine.DefaultConfig())
@@ -25,16 +26,18 @@ func TestPlanSweep(t *testing.T) {
 		name    string
 		form    Form
 		fs      []string
+		seeds   int
 		runs    int
 		errWant string
 	}{
-		{"two filesystems", form("runtime", "2m0s", "seed", "7"), []string{"ext4", "xfs"}, 48, ""},
-		{"default filesystems", form(), nil, 96, ""},
-		{"bad filesystem", form(), []string{"zfs"}, 0, "zfs"},
-		{"bad form", form("runtime", "-3s"), []string{"ext4"}, 0, "runtime"},
+		{"two filesystems", form("runtime", "2m0s", "seed", "7"), []string{"ext4", "xfs"}, 0, 48, ""},
+		{"default filesystems", form(), nil, 1, 96, ""},
+		{"five seeds", form("seed", "3"), []string{"btrfs"}, 5, 120, ""},
+		{"bad filesystem", form(), []string{"zfs"}, 1, 0, "zfs"},
+		{"bad form", form("runtime", "-3s"), []string{"ext4"}, 1, 0, "runtime"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, err := Answer("sweep", mustJSON(t, wire.SweepPlan{State: State{Form: tc.form, Mode: "sweep"}, Filesystems: tc.fs}))
+			raw, err := Answer("sweep", mustJSON(t, wire.SweepPlan{State: State{Form: tc.form, Mode: "sweep"}, Filesystems: tc.fs, Seeds: tc.seeds}))
 			require.NoError(t, err)
 			var p wire.SweepPlanned
 			require.NoError(t, json.Unmarshal(raw, &p))
@@ -47,8 +50,10 @@ func TestPlanSweep(t *testing.T) {
 			require.Len(t, p.Runs, tc.runs)
 			want, ferr := FormConfig(tc.form)
 			require.Nil(t, ferr)
+			assert.Equal(t, max(tc.seeds, 1), p.Seeds)
 			seen := map[string]bool{}
-			for _, r := range p.Runs {
+			for i, r := range p.Runs {
+				assert.Equal(t, i%p.Seeds, r.Seed, "a cell's seeds follow each other")
 				var c engine.Config
 				require.NoError(t, json.Unmarshal([]byte(r.Config), &c))
 				assert.Equal(t, r.FS, c.Filesystem)
@@ -56,7 +61,7 @@ func TestPlanSweep(t *testing.T) {
 				assert.Equal(t, r.DD, c.Workload.DD)
 				assert.Equal(t, want.Kernel, c.Kernel)
 				assert.Equal(t, want.Runtime, c.Runtime)
-				assert.Equal(t, want.Seed, c.Seed)
+				assert.Equal(t, want.Seed+uint64(r.Seed), c.Seed)
 				assert.Equal(t, want.Device.Name, c.Device.Name)
 				seen[r.FS] = true
 			}

@@ -6,44 +6,66 @@ import (
 	"strings"
 
 	"github.com/wblab/wblab/engine/report"
+	"github.com/wblab/wblab/engine/stats"
 	"github.com/wblab/wblab/ui/wire"
 )
 
 // SweepCell is one cell of the page's sweep: a dirty threshold and dd count on one
-// filesystem, and what its run gave.
+// filesystem, and what its runs gave: with several seeds, the means over the seeds
+// once every seed arrived.
 type SweepCell struct {
 	FS       string
 	ThreshMB int64
 	DD       int
 	Done     bool
 	Err      string
-	WriteBW  float64 // the harness's write_bw, MB/s
-	SeeksS   float64 // the disk head's moves per second (rotating disks)
-	SeekPct  float64 // share of the run's time seeking and waiting for rotation
-	AvgRqKiB float64 // iostat avgrq-sz in KiB
+	WriteBW  float64   // the harness's write_bw, MB/s
+	SeeksS   float64   // the disk head's moves per second (rotating disks)
+	SeekPct  float64   // share of the run's time seeking and waiting for rotation
+	AvgRqKiB float64   // iostat avgrq-sz in KiB
+	BWs      []float64 // write_bw by seed index
+
+	got int
+	sum [3]float64 // SeeksS, SeekPct, AvgRqKiB over the seeds that arrived
 }
 
 // Sweep is a planned sweep and its cells, in the plan's order.
 type Sweep struct {
-	Plan  wire.SweepPlanned
-	Cells []SweepCell
+	Plan   wire.SweepPlanned
+	Cells  []SweepCell
+	cellOf []int // run index -> cell index
 }
 
-// NewSweep makes the cells of a plan.
+// NewSweep makes the cells of a plan: one per filesystem, threshold and dd count,
+// each with its seeds' runs (a cell's runs follow each other, seed index 0 first).
 func NewSweep(p wire.SweepPlanned) *Sweep {
 	s := &Sweep{Plan: p}
 	for _, r := range p.Runs {
-		s.Cells = append(s.Cells, SweepCell{FS: r.FS, ThreshMB: r.ThreshMB, DD: r.DD})
+		if r.Seed == 0 {
+			s.Cells = append(s.Cells, SweepCell{FS: r.FS, ThreshMB: r.ThreshMB, DD: r.DD, BWs: make([]float64, max(p.Seeds, 1))})
+		}
+		s.cellOf = append(s.cellOf, len(s.Cells)-1)
 	}
 	return s
 }
 
-// set fills cell i from its run's Result.
+// CellOf is the cell of run i (an index of Plan.Runs).
+func (s *Sweep) CellOf(i int) *SweepCell { return &s.Cells[s.cellOf[i]] }
+
+// set records run i's Result in its cell; the cell is done when every seed arrived.
 func (s *Sweep) set(i int, r *report.Result) {
-	c := &s.Cells[i]
-	c.Done, c.WriteBW, c.AvgRqKiB = true, r.WriteBWMBps, r.Iostat.AvgRqSz/2
+	c := s.CellOf(i)
+	c.BWs[s.Plan.Runs[i].Seed] = r.WriteBWMBps
+	c.sum[2] += r.Iostat.AvgRqSz / 2
 	if m := r.Media; m != nil {
-		c.SeeksS, c.SeekPct = m.SeeksS, m.SeekPct+m.RotatePct
+		c.sum[0] += m.SeeksS
+		c.sum[1] += m.SeekPct + m.RotatePct
+	}
+	c.got++
+	if c.got == len(c.BWs) {
+		n := float64(c.got)
+		c.Done, c.WriteBW = true, stats.Of(c.BWs).Mean
+		c.SeeksS, c.SeekPct, c.AvgRqKiB = c.sum[0]/n, c.sum[1]/n, c.sum[2]/n
 	}
 }
 
@@ -53,6 +75,20 @@ func (s *Sweep) Finished() int {
 	for _, c := range s.Cells {
 		if c.Done || c.Err != "" {
 			n++
+		}
+	}
+	return n
+}
+
+// RunsDone is the number of runs that ended: the seeds that arrived, and every seed
+// of a failed or cancelled cell.
+func (s *Sweep) RunsDone() int {
+	n := 0
+	for _, c := range s.Cells {
+		if c.Err != "" {
+			n += len(c.BWs)
+		} else {
+			n += c.got
 		}
 	}
 	return n
@@ -156,14 +192,22 @@ func SweepRows(s *Sweep, fs string) [][]string {
 			case !c.Done:
 				row = append(row, "…")
 			case c.SeeksS > 0:
-				row = append(row, fmt.Sprintf("%.1f (%.0f seeks/s, %.0f KiB)", c.WriteBW, c.SeeksS, c.AvgRqKiB))
+				row = append(row, fmt.Sprintf("%.1f%s (%.0f seeks/s, %.0f KiB)", c.WriteBW, ciText(c.BWs), c.SeeksS, c.AvgRqKiB))
 			default:
-				row = append(row, fmt.Sprintf("%.1f (%.0f KiB)", c.WriteBW, c.AvgRqKiB))
+				row = append(row, fmt.Sprintf("%.1f%s (%.0f KiB)", c.WriteBW, ciText(c.BWs), c.AvgRqKiB))
 			}
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// ciText is " ±x.x", the 95 % CI of a cell's seeds, or "" with one seed.
+func ciText(bws []float64) string {
+	if len(bws) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" ±%.1f", stats.Of(bws).CI95)
 }
 
 // SweepText says what one filesystem's finished runs show: the range of the

@@ -2,12 +2,14 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/report"
+	"github.com/wblab/wblab/engine/stats"
 	"github.com/wblab/wblab/ui/wire"
 )
 
@@ -108,11 +110,11 @@ func TestExportSweep(t *testing.T) {
 		{"csv", "wblab-sweep-ext4.csv", func(t *testing.T, text string) {
 			lines := strings.Split(strings.TrimSpace(text), "\n")
 			require.Len(t, lines, 1+len(s.Cells))
-			assert.Equal(t, "fs,thresh_MB,dd,write_bw_MBps,seeks_s,seek_pct,avgrq_KiB,kernel,device,runtime_s,error", lines[0])
-			assert.Equal(t, "ext4,8,1,57.00,28.50,7.00,500.00,,,0,", lines[1])
-			assert.Equal(t, "ext4,8,100,,,,,,,0,cancelled", lines[2])
-			assert.Equal(t, "ext4,1024,1,,,,,,,0,not finished", lines[3])
-			assert.Equal(t, "ext4,1024,100,52.00,26.00,7.00,500.00,,,0,", lines[4])
+			assert.Equal(t, "fs,thresh_MB,dd,write_bw_MBps,write_bw_ci95,seeds,seeks_s,seek_pct,avgrq_KiB,kernel,device,runtime_s,error", lines[0])
+			assert.Equal(t, "ext4,8,1,57.00,,1,28.50,7.00,500.00,,,0,", lines[1])
+			assert.Equal(t, "ext4,8,100,,,1,,,,,,0,cancelled", lines[2])
+			assert.Equal(t, "ext4,1024,1,,,1,,,,,,0,not finished", lines[3])
+			assert.Equal(t, "ext4,1024,100,52.00,,1,26.00,7.00,500.00,,,0,", lines[4])
 		}},
 		{"json", "wblab-sweep-ext4.json", func(t *testing.T, text string) {
 			var out struct {
@@ -138,4 +140,41 @@ func TestExportSweep(t *testing.T) {
 	assert.ErrorContains(t, err, "csv or json")
 	_, err = ExportSweep("csv", nil)
 	assert.ErrorContains(t, err, "press Run")
+}
+
+// TestSweepSeeds: with the "5 seeds" switch every cell runs each seed; it is done,
+// drawn and tabled (mean ± 95 % CI) once all its seeds arrived, and the status and
+// progress count runs.
+func TestSweepSeeds(t *testing.T) {
+	var p wire.SweepPlanned
+	require.NoError(t, Ask("sweep", wire.SweepPlan{State: State{Form: Cat.Default.Clone(), Mode: "sweep"}, Filesystems: []string{"ext4"}, Seeds: 3}, &p))
+	require.Nil(t, p.Err)
+	s := NewSweep(p)
+	require.Len(t, s.Cells, len(p.ThresholdsMB)*len(p.Writers))
+	require.Len(t, p.Runs, 3*len(s.Cells))
+	bws := []float64{50, 52, 54}
+	for i, tc := range []struct {
+		done      bool
+		runsDone  int
+		wantCells int
+	}{{false, 1, 0}, {false, 2, 0}, {true, 3, 1}} {
+		s.set(i, &report.Result{WriteBWMBps: bws[i], Iostat: report.IostatSummary{AvgRqSz: 1000},
+			Media: &report.MediaSummary{SeeksS: float64(10 * (i + 1))}})
+		assert.Equal(t, tc.done, s.Cells[0].Done, "seed %d", i)
+		assert.Equal(t, tc.runsDone, s.RunsDone())
+		assert.Equal(t, tc.wantCells, s.Finished())
+	}
+	c := s.Cells[0]
+	assert.InDelta(t, 52, c.WriteBW, 1e-9)
+	assert.InDelta(t, 20, c.SeeksS, 1e-9)
+	assert.InDelta(t, 500, c.AvgRqKiB, 1e-9)
+	assert.Equal(t, fmt.Sprintf("52.0 ±%.1f (20 seeks/s, 500 KiB)", stats.Of(bws).CI95), SweepRows(s, "ext4")[0][1])
+	assert.Contains(t, SweepChart(s, "ext4"), "52.00 MB/s")
+	s.CellOf(3).Err = "cancelled" // the second cell's first run
+	assert.Same(t, &s.Cells[1], s.CellOf(5))
+	assert.Equal(t, 6, s.RunsDone(), "a cancelled cell's seeds all ended")
+	v := &SweepView{S: s, lab: &Root{Mode: "sweep", Seeds: &SeedsView{N: 3}}}
+	assert.Equal(t, fmt.Sprintf("sweep: 1 of %d cells finished, 1 cancelled (3 seeds each, 6 of %d runs; %s, %s, 600 s each)",
+		len(s.Cells), len(p.Runs), p.Kernel, p.Device), v.Status())
+	assert.InDelta(t, 6/float64(len(p.Runs)), v.progress(), 1e-9)
 }

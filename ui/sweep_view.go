@@ -38,7 +38,7 @@ func (c *SweepView) Toggle(fs string) {
 	c.FSOff[fs] = !c.FSOff[fs]
 }
 
-// Runs is the number of runs the next sweep makes.
+// Runs is the number of runs the next sweep makes (with the "5 seeds" switch's seeds).
 func (c *SweepView) Runs() int {
 	n := 0
 	for _, fs := range SweepFS() {
@@ -46,7 +46,7 @@ func (c *SweepView) Runs() int {
 			n++
 		}
 	}
-	return n * len(Cat.SweepThresholdsMB) * len(Cat.SweepWriters)
+	return n * len(Cat.SweepThresholdsMB) * len(Cat.SweepWriters) * max(c.lab.Seeds.N, 1)
 }
 
 // start asks the engine for the sweep's runs on the checked filesystems and
@@ -62,7 +62,7 @@ func (c *SweepView) start(st State) {
 		c.lab.Form.Errs["sweep"] = "sweep: choose at least one filesystem"
 		return
 	}
-	q := wire.SweepPlan{State: st, Filesystems: fss}
+	q := wire.SweepPlan{State: st, Filesystems: fss, Seeds: st.Seeds}
 	var p wire.SweepPlanned
 	c.lab.askPlan("sweep", q, &p, &c.planning, func(err error) {
 		switch {
@@ -94,8 +94,8 @@ func (c *SweepView) cancel() {
 	c.planning = false
 	for id, i := range c.cells {
 		c.lab.w.Cancel(id)
-		if c.S != nil {
-			c.S.Cells[i].Err = "cancelled"
+		if c.S != nil && !c.S.CellOf(i).Done {
+			c.S.CellOf(i).Err = "cancelled"
 		}
 	}
 	c.cells = map[int]int{}
@@ -113,13 +113,13 @@ func (c *SweepView) onMsg(m Msg) bool {
 	case "result":
 		var r report.Result
 		if err := json.Unmarshal([]byte(m.Result), &r); err != nil {
-			c.S.Cells[i].Err = err.Error()
+			c.S.CellOf(i).Err = err.Error()
 		} else {
 			c.S.set(i, &r)
 		}
 		delete(c.cells, m.ID)
 	case "error":
-		c.S.Cells[i].Err = m.Message
+		c.S.CellOf(i).Err = m.Message
 		delete(c.cells, m.ID)
 	}
 	return m.Type != "progress"
@@ -136,19 +136,23 @@ func (c *SweepView) Status() string {
 			n++
 		}
 	}
-	if n > 0 {
-		return fmt.Sprintf("sweep: %d of %d runs finished, %d cancelled (%s, %s, %.0f s each)", c.S.Finished()-n, len(c.S.Cells), n,
-			c.S.Plan.Kernel, c.S.Plan.Device, c.S.Plan.RuntimeS)
+	what, seeds := "runs", ""
+	if k := c.S.Plan.Seeds; k > 1 {
+		what, seeds = "cells", fmt.Sprintf("%d seeds each, %d of %d runs; ", k, c.S.RunsDone(), len(c.S.Plan.Runs))
 	}
-	return fmt.Sprintf("sweep: %d of %d runs finished (%s, %s, %.0f s each)", c.S.Finished(), len(c.S.Cells),
-		c.S.Plan.Kernel, c.S.Plan.Device, c.S.Plan.RuntimeS)
+	if n > 0 {
+		return fmt.Sprintf("sweep: %d of %d %s finished, %d cancelled (%s%s, %s, %.0f s each)", c.S.Finished()-n, len(c.S.Cells), what, n,
+			seeds, c.S.Plan.Kernel, c.S.Plan.Device, c.S.Plan.RuntimeS)
+	}
+	return fmt.Sprintf("sweep: %d of %d %s finished (%s%s, %s, %.0f s each)", c.S.Finished(), len(c.S.Cells), what,
+		seeds, c.S.Plan.Kernel, c.S.Plan.Device, c.S.Plan.RuntimeS)
 }
 
 func (c *SweepView) progress() float64 {
-	if c.S == nil || len(c.S.Cells) == 0 {
+	if c.S == nil || len(c.S.Plan.Runs) == 0 {
 		return 0
 	}
-	return float64(c.S.Finished()) / float64(len(c.S.Cells))
+	return float64(c.S.RunsDone()) / float64(len(c.S.Plan.Runs))
 }
 
 // Err is the sweep's error (no filesystem chosen, the engine's answer).

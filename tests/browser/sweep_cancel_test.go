@@ -46,7 +46,7 @@ func TestSweepExportAndCancel(t *testing.T) {
 	p.captureDownloads()
 	name, csv := p.download("#export-csv")
 	lines := strings.Split(strings.TrimSpace(csv), "\n")
-	if name != "wblab-sweep-ext4.csv" || len(lines) != n+1 || !strings.HasPrefix(lines[0], "fs,thresh_MB,dd,write_bw_MBps,seeks_s") ||
+	if name != "wblab-sweep-ext4.csv" || len(lines) != n+1 || !strings.HasPrefix(lines[0], "fs,thresh_MB,dd,write_bw_MBps,write_bw_ci95,seeds,seeks_s") ||
 		!strings.HasPrefix(lines[1], "ext4,8,1,") || strings.Contains(csv, "not finished") {
 		t.Errorf("CSV %s:\n%s", name, csv)
 	}
@@ -69,5 +69,33 @@ func TestSweepExportAndCancel(t *testing.T) {
 	time.Sleep(time.Second)
 	if again := p.text("#status"); again != st {
 		t.Errorf("the status moved after Cancel: %q then %q", st, again)
+	}
+}
+
+// TestSweepSeeds: with seeds in the link each cell runs every seed, the status counts
+// cells and runs, and the table gives each cell's mean with its 95 % CI.
+func TestSweepSeeds(t *testing.T) {
+	p := newPageTimeout(t, 5*time.Minute)
+	p.open("#v=1&kernel=3.1.0-rc9-ioless-full&runtime=5s&seed=1&mode=sweep&seeds=2")
+	p.poll("the sweep view", `!!document.getElementById("sweep-fs-xfs")`, 30*time.Second)
+	for _, fs := range harness.SweepFilesystems {
+		if fs != "xfs" {
+			p.click("#sweep-fs-" + fs)
+		}
+	}
+	n := len(harness.SweepThresholdsMB) * len(harness.SweepWriters)
+	p.poll("one filesystem's runs", fmt.Sprintf(`document.getElementById("sweep-runs").textContent === "%d runs"`, 2*n), 10*time.Second)
+	p.click("#run")
+	p.poll("the sweep with 2 seeds", fmt.Sprintf(`document.getElementById("status").textContent.startsWith("sweep: %d of %d cells finished (2 seeds each, %d of %d runs; ")`,
+		n, n, 2*n, 2*n), 4*time.Minute)
+	var withCI int
+	p.eval(`[...document.querySelectorAll("#sweep-xfs .sweep-table td")].filter((e) => / ±[0-9.]+ \(/.test(e.textContent)).length`, &withCI)
+	if withCI != n {
+		t.Errorf("%d table cells with a mean ± CI, want %d", withCI, n)
+	}
+	var points int
+	p.eval(`document.querySelectorAll("#sweep-xfs svg circle").length`, &points)
+	if points != n {
+		t.Errorf("%d points drawn, want %d", points, n)
 	}
 }
