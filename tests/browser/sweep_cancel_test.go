@@ -11,6 +11,23 @@ import (
 	"github.com/wblab/wblab/harness"
 )
 
+// sweepOne opens the sweep at hash, leaves every filesystem but fs out, checks the
+// run count (seeds runs per cell) and presses Run; it returns the cells.
+func (p *page) sweepOne(hash, fs string, seeds int) int {
+	p.t.Helper()
+	p.open(hash)
+	p.poll("the sweep view", `!!document.getElementById("sweep-fs-`+fs+`")`, 30*time.Second)
+	for _, other := range harness.SweepFilesystems {
+		if other != fs {
+			p.click("#sweep-fs-" + other)
+		}
+	}
+	n := len(harness.SweepThresholdsMB) * len(harness.SweepWriters)
+	p.poll("one filesystem's runs", fmt.Sprintf(`document.getElementById("sweep-runs").textContent === "%d runs"`, seeds*n), 10*time.Second)
+	p.click("#run")
+	return n
+}
+
 // TestSweepExportAndCancel: the sweep view is only in sweep mode; a short sweep of
 // ext4 exports its table as CSV (a row per run, as the page shows it), sweep mode has
 // no B kernel or trace export; then a
@@ -26,16 +43,7 @@ func TestSweepExportAndCancel(t *testing.T) {
 			t.Errorf("mode %q shows the sweep view", mode)
 		}
 	}
-	p.open("#v=1&kernel=3.1.0-rc9-ioless-full&runtime=5s&seed=1&mode=sweep")
-	p.poll("the sweep view", `!!document.getElementById("sweep-fs-ext4")`, 30*time.Second)
-	for _, fs := range harness.SweepFilesystems {
-		if fs != "ext4" {
-			p.click("#sweep-fs-" + fs)
-		}
-	}
-	n := len(harness.SweepThresholdsMB) * len(harness.SweepWriters)
-	p.poll("one filesystem's runs", fmt.Sprintf(`document.getElementById("sweep-runs").textContent === "%d runs"`, n), 10*time.Second)
-	p.click("#run")
+	n := p.sweepOne("#v=1&kernel=3.1.0-rc9-ioless-full&runtime=5s&seed=1&mode=sweep", "ext4", 1)
 	p.poll("the sweep", fmt.Sprintf(`document.getElementById("status").textContent.startsWith("sweep: %d of %d runs finished (")`, n, n), 4*time.Minute)
 	var b, trace bool
 	p.eval(`!!document.querySelector("fieldset.g-b")`, &b)
@@ -76,16 +84,7 @@ func TestSweepExportAndCancel(t *testing.T) {
 // cells and runs, and the table gives each cell's mean with its 95 % CI.
 func TestSweepSeeds(t *testing.T) {
 	p := newPageTimeout(t, 5*time.Minute)
-	p.open("#v=1&kernel=3.1.0-rc9-ioless-full&runtime=5s&seed=1&mode=sweep&seeds=2")
-	p.poll("the sweep view", `!!document.getElementById("sweep-fs-xfs")`, 30*time.Second)
-	for _, fs := range harness.SweepFilesystems {
-		if fs != "xfs" {
-			p.click("#sweep-fs-" + fs)
-		}
-	}
-	n := len(harness.SweepThresholdsMB) * len(harness.SweepWriters)
-	p.poll("one filesystem's runs", fmt.Sprintf(`document.getElementById("sweep-runs").textContent === "%d runs"`, 2*n), 10*time.Second)
-	p.click("#run")
+	n := p.sweepOne("#v=1&kernel=3.1.0-rc9-ioless-full&runtime=5s&seed=1&mode=sweep&seeds=2", "xfs", 2)
 	p.poll("the sweep with 2 seeds", fmt.Sprintf(`document.getElementById("status").textContent.startsWith("sweep: %d of %d cells finished (2 seeds each, %d of %d runs; ")`,
 		n, n, 2*n, 2*n), 4*time.Minute)
 	var withCI int
