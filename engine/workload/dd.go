@@ -59,7 +59,7 @@ func NewDDOn(k *kernel.Kernel, b *kernel.BDI, bs, count int64, fsync bool) *DD {
 	d.th = k.NewThreadOn(b, "dd")
 	d.in = k.NewInodeOn(b)
 	d.staller, _ = b.FS.(kernel.WriteStaller)
-	d.th.Task.Resume = d.resume
+	d.th.Task.Resume = d.resumer()
 	return d
 }
 
@@ -75,91 +75,95 @@ func (d *DD) Inode() *kernel.Inode { return d.in }
 // Written is the bytes written by write() so far.
 func (d *DD) Written() int64 { return d.pos }
 
-func (d *DD) resume() {
-	k, th := d.k, d.th
-	for {
-		switch d.state {
-		case ddWrite:
-			if d.total > 0 && d.pos >= d.total {
-				if d.fsync {
-					d.fs = k.StartFsync(th, d.in)
-					d.state = ddFsync
-					continue
-				}
-				d.finish()
-				return
-			}
-			if d.staller != nil { // k.WriteWait
-				if q := d.staller.WriteWait(th, d.in); q != nil {
-					th.Task.Wait(q) // e.g. journal_start behind a locked commit
+// resumer returns dd's Task.Resume: the closure is the loop itself, so a resume is one
+// call (a method value d.resume would call a wrapper, DD.resume-fm, then the method).
+func (d *DD) resumer() func() {
+	return func() {
+		k, th := d.k, d.th
+		for {
+			switch d.state {
+			case ddWrite:
+				if d.total > 0 && d.pos >= d.total {
+					if d.fsync {
+						d.fs = k.StartFsync(th, d.in)
+						d.state = ddFsync
+						continue
+					}
+					d.finish()
 					return
 				}
-			}
-			n := min(k.RatelimitRoom(th), maxBatchChunks)
-			if d.total > 0 {
-				n = min(n, (d.total-d.pos+d.chunk-1)/d.chunk)
-			}
-			d.batch = n
-			if k.ReclaimOn() {
-				// grab_cache_page_write_begin: the pages past the cached ones
+				if d.staller != nil { // k.WriteWait
+					if q := d.staller.WriteWait(th, d.in); q != nil {
+						th.Task.Wait(q) // e.g. journal_start behind a locked commit
+						return
+					}
+				}
+				n := min(k.RatelimitRoom(th), maxBatchChunks)
+				if d.total > 0 {
+					n = min(n, (d.total-d.pos+d.chunk-1)/d.chunk)
+				}
+				d.batch = n
+				if k.ReclaimOn() {
+					// grab_cache_page_write_begin: the pages past the cached ones
+					end := d.pos + n*d.chunk
+					if d.total > 0 {
+						end = min(end, d.total)
+					}
+					d.newPg = (d.pos + kernel.PageSize - 1) / kernel.PageSize
+					d.alloc.StartAlloc((end-1)/kernel.PageSize - d.newPg + 1)
+					d.state = ddAlloc
+					continue
+				}
+				d.state = ddDirtied
+				th.Task.Compute(d.cost(n))
+				return
+			case ddAlloc:
+				if k.AllocStep(th, &d.alloc) {
+					return
+				}
+				end := d.pos + d.batch*d.chunk
+				if d.total > 0 {
+					end = min(end, d.total)
+				}
+				k.PageCacheAdd(d.in, d.newPg, (end-1)/kernel.PageSize-d.newPg+1)
+				d.state = ddDirtied
+				th.Task.Compute(d.cost(d.batch))
+				return
+			case ddDirtied:
+				n := d.batch
 				end := d.pos + n*d.chunk
 				if d.total > 0 {
 					end = min(end, d.total)
 				}
-				d.newPg = (d.pos + kernel.PageSize - 1) / kernel.PageSize
-				d.alloc.StartAlloc((end-1)/kernel.PageSize - d.newPg + 1)
-				d.state = ddAlloc
-				continue
-			}
-			d.state = ddDirtied
-			th.Task.Compute(d.cost(n))
-			return
-		case ddAlloc:
-			if k.AllocStep(th, &d.alloc) {
+				first := d.pos / kernel.PageSize
+				last := (end - 1) / kernel.PageSize
+				k.DirtyPages(th, d.in, first, last-first+1, end)
+				d.pos = end
+				d.state = ddWrite
+				if k.BalanceDirtyPagesRatelimited(th, n) {
+					d.state, d.bdp = ddBalance, balance{}
+					continue
+				}
+				if th.YieldCPU() {
+					return
+				}
+			case ddBalance:
+				if d.bdp.step(k, th) {
+					return
+				}
+				d.state = ddWrite
+				if th.YieldCPU() {
+					return
+				}
+			case ddFsync:
+				if k.RunFsync(d.fs) {
+					return
+				}
+				d.finish()
+				return
+			case ddExit:
 				return
 			}
-			end := d.pos + d.batch*d.chunk
-			if d.total > 0 {
-				end = min(end, d.total)
-			}
-			k.PageCacheAdd(d.in, d.newPg, (end-1)/kernel.PageSize-d.newPg+1)
-			d.state = ddDirtied
-			th.Task.Compute(d.cost(d.batch))
-			return
-		case ddDirtied:
-			n := d.batch
-			end := d.pos + n*d.chunk
-			if d.total > 0 {
-				end = min(end, d.total)
-			}
-			first := d.pos / kernel.PageSize
-			last := (end - 1) / kernel.PageSize
-			k.DirtyPages(th, d.in, first, last-first+1, end)
-			d.pos = end
-			d.state = ddWrite
-			if k.BalanceDirtyPagesRatelimited(th, n) {
-				d.state, d.bdp = ddBalance, balance{}
-				continue
-			}
-			if th.YieldCPU() {
-				return
-			}
-		case ddBalance:
-			if d.bdp.step(k, th) {
-				return
-			}
-			d.state = ddWrite
-			if th.YieldCPU() {
-				return
-			}
-		case ddFsync:
-			if k.RunFsync(d.fs) {
-				return
-			}
-			d.finish()
-			return
-		case ddExit:
-			return
 		}
 	}
 }
