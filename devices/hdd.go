@@ -194,7 +194,7 @@ func (d *hdd) seekTime(dt int64) int64 {
 		hi, lo := bits.Mul64(uint64(dt), 1<<hddSeekXFPBits)
 		xf, _ = bits.Div64(hi, lo, uint64(d.tracks))
 	}
-	sq := intSqrt(xf) // sqrt(x) << 15
+	sq := IntSqrt(xf) // sqrt(x) << 15
 	return d.a + (d.b*int64(sq))>>(hddSeekXFPBits/2) + (d.c*int64(xf))>>hddSeekXFPBits
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/wblab/wblab/engine/sim"
 )
 
-// newtonSqrt is the original int_sqrt (Newton's method from above): intSqrt must
+// newtonSqrt is the original int_sqrt (Newton's method from above): IntSqrt must
 // return exactly the same for every input.
 func newtonSqrt(x uint64) uint64 {
 	if x < 2 {
@@ -28,8 +28,8 @@ func newtonSqrt(x uint64) uint64 {
 
 func TestIntSqrtIsExact(t *testing.T) {
 	check := func(x uint64) {
-		if got, want := intSqrt(x), newtonSqrt(x); got != want {
-			t.Fatalf("intSqrt(%d) = %d, want %d", x, got, want)
+		if got, want := IntSqrt(x), newtonSqrt(x); got != want {
+			t.Fatalf("IntSqrt(%d) = %d, want %d", x, got, want)
 		}
 	}
 	for x := uint64(0); x < 1<<20; x++ {

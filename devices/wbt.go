@@ -320,7 +320,9 @@ func (b *wbt) done(r *Request, now sim.Time) {
 	}
 }
 
-func intSqrt(x uint64) uint64 {
+// IntSqrt is lib/int_sqrt.c's int_sqrt (the kernel's one integer square root, used
+// by blk-wbt, the disk's seek curve and min_free_kbytes).
+func IntSqrt(x uint64) uint64 {
 	// floor(sqrt(x)), exactly: the float root (IEEE sqrt is correctly rounded on
 	// every platform, wasm included) is within one of the answer for any uint64, and
 	// the integer corrections below make it exact. Nothing but the exact integer
@@ -344,7 +346,7 @@ func intSqrt(x uint64) uint64 {
 func (b *wbt) armTimer() {
 	if b.step > 0 {
 		// (win << 4) / int_sqrt((step + 1) << 8) = win / sqrt(step + 1)
-		b.curWin = (int64(rwbWindow) << 4) / int64(intSqrt(uint64(b.step+1)<<8))
+		b.curWin = (int64(rwbWindow) << 4) / int64(IntSqrt(uint64(b.step+1)<<8))
 	} else {
 		b.curWin = int64(rwbWindow)
 	}

@@ -96,7 +96,7 @@ func (k *Kernel) initReclaim(r *Reclaim) {
 	// init_per_zone_wmark_min: min_free_kbytes = int_sqrt(lowmem_kbytes * 16),
 	// clamped to [128, 65536] KB
 	kb := m.total * (PageSize / 1024)
-	minKB := min(max(isqrt(kb*16), 128), 65536)
+	minKB := min(max(int64(devices.IntSqrt(uint64(kb*16))), 128), 65536)
 	m.wmMin = minKB / (PageSize / 1024)
 	if k.P.Variants.WatermarkScale {
 		// __setup_per_zone_wmarks (v4.6+): the gap is max(min/4, managed *
@@ -126,19 +126,6 @@ func (k *Kernel) startKswapd() {
 	m.kswapd.Task.Resume = k.kswapdResume
 	m.kswapdRunning = true
 	m.kswapd.Task.Start()
-}
-
-func isqrt(x int64) int64 {
-	r := int64(0)
-	for b := int64(1) << 62; b > 0; b >>= 2 {
-		if r+b <= x {
-			x -= r + b
-			r = r>>1 + b
-		} else {
-			r >>= 1
-		}
-	}
-	return r
 }
 
 // ReclaimOn reports whether the page-reclaim model runs.
