@@ -14,9 +14,14 @@ import (
 //     superblock's inodes with a single wbc whose nr_to_write (MAX_WRITEBACK_PAGES for
 //     pdflush, sync_writeback_pages() for a dirtier) spans all inodes; nonblocking
 //     writeback (pdflush) gives up when the queue is write-congested
-//     (encountered_congestion), also in the middle of an inode (write_cache_pages
-//     checks bdi_write_congested() after every page); only one pdflush works a bdi
-//     at a time (writeback_acquire / BDI_pdflush); __sync_single_inode puts an inode
+//     (encountered_congestion): before each inode, and inside one where the
+//     filesystem looks (write_cache_pages checks at entry and after every
+//     ->writepage; ext4_da_writepages calls it once per extent and submits the
+//     extent's pages only after collecting them, so a pass over one extent is not
+//     cut short by its own submissions: WritebackCtx.WalkDirty); only one pdflush
+//     works a bdi at a time (writeback_acquire / BDI_pdflush); a dirtier does not
+//     take BDI_pdflush, and a WB_SYNC_NONE pass finding an inode under I_SYNC
+//     requeue_io()s it (__writeback_single_inode); __sync_single_inode puts an inode
 //     with pages left back with redirty_tail, except for kupdate's used-up slices
 //     (requeue_io);
 //   - mm/pdflush.c: a pool of MIN_PDFLUSH_THREADS = 2 to MAX_PDFLUSH_THREADS = 8
@@ -33,16 +38,17 @@ import (
 //     write_chunk pages itself (blocking in get_request_wait), then waits in
 //     congestion_wait until it is under the limit or has done its chunk.
 //
-// The 2.6.30 sources modelled: mm/pdflush.c (read from the stored torvalds/linux
-// copy); mm/page-writeback.c checked against a stored 2.6.31-era copy
-// (background_writeout, wb_kupdate, wb_timer_fn, get_dirty_limits with
-// task_dirty_limit and clip_bdi_dirty_limit, balance_dirty_pages), which differs
-// from 2.6.30 only in balance_dirty_pages writing back when bdi_nr_reclaimable >
-// bdi_thresh (Kennedy, 2.6.31) where 2.6.30 writes whenever bdi_nr_reclaimable is
-// non-zero, as modelled; fs/fs-writeback.c (generic_sync_sb_inodes,
-// __writeback_single_inode, __sync_single_inode's list placement) checked against
-// the stored copy of the per-bdi series before v4 (generic_sync_bdi_inodes and
-// writeback_single_inode keep 2.6.30's inode walk and placement: I_SYNC →
+// The 2.6.30 sources modelled, checked against a stored 2.6.30.4 tree
+// (cocojk/linux-2.6.30.4): mm/pdflush.c; mm/page-writeback.c (background_writeout,
+// wb_kupdate, wb_timer_fn, get_dirty_limits with task_dirty_limit and
+// clip_bdi_dirty_limit, balance_dirty_pages writing back whenever
+// bdi_nr_reclaimable is non-zero, write_cache_pages' congestion checks);
+// fs/ext4/inode.c (ext4_da_writepages: a journal handle and a write_cache_pages
+// call per extent, nr_to_write raised to s_mb_stream_request); fs/fs-writeback.c
+// (generic_sync_sb_inodes, __writeback_single_inode, __sync_single_inode's list
+// placement), and the per-bdi side against the stored copy of the series before
+// v4 (generic_sync_bdi_inodes and writeback_single_inode keep 2.6.30's inode walk
+// and placement: I_SYNC →
 // requeue_io for WB_SYNC_NONE; kupdate requeue_io / redirty_tail; redirty_tail
 // otherwise). The per-bdi series' flusher (bdi_flush there, wb_writeback in 2.6.32)
 // has no wbc->nonblocking and no congestion_wait, and its balance_dirty_pages still
@@ -75,7 +81,6 @@ type wbInodesM struct {
 	inInode  bool
 	acquired bool
 	skipped0 int64
-	held     int64 // nr_to_write held back from a nonblocking inode pass (nonblockingRoom)
 	wsi      singleInodeWB
 }
 
@@ -146,13 +151,6 @@ func (k *Kernel) genericSyncSbInodes(th *Thread, b *BDI, m *wbInodesM) bool {
 			m.skipped0 = m.wbc.PagesSkipped
 			m.wsi.begin(k, th, in, m.wbc, true)
 			m.wsi.wc.nonblocking = m.nonblocking
-			m.held = 0
-			if m.nonblocking {
-				if room := k.nonblockingRoom(b, in); room < m.wsi.wc.Wbc.NrToWrite {
-					m.held = m.wsi.wc.Wbc.NrToWrite - room
-					m.wsi.wc.Wbc.NrToWrite = room
-				}
-			}
 			m.inInode = true
 		}
 		if k.writebackSingleInode(th, &m.wsi) {
@@ -160,8 +158,8 @@ func (k *Kernel) genericSyncSbInodes(th *Thread, b *BDI, m *wbInodesM) bool {
 		}
 		m.inInode = false
 		in := m.wsi.in
-		m.wbc.NrToWrite, m.wbc.PagesSkipped = m.wsi.wc.Wbc.NrToWrite+m.held, m.wsi.wc.Wbc.PagesSkipped
-		if m.wsi.wc.congested || (m.held > 0 && b.Q.Congested(devices.Write)) {
+		m.wbc.NrToWrite, m.wbc.PagesSkipped = m.wsi.wc.Wbc.NrToWrite, m.wsi.wc.Wbc.PagesSkipped
+		if m.wsi.wc.congested {
 			m.congested = true
 		}
 		if !m.wsi.requeued {
@@ -183,44 +181,6 @@ func (k *Kernel) genericSyncSbInodes(th *Thread, b *BDI, m *wbInodesM) bool {
 	}
 	m.started = false
 	return false
-}
-
-// nonblockingRoom is how many pages of in a nonblocking writeback (2.6.30 pdflush)
-// submits before write_cache_pages' per-page bdi_write_congested() check stops it:
-// the page that allocates the request reaching the congestion mark (nr - nr/8 + 1
-// allocated) is the last. The filesystems' ->writepages walk (ext4's mpage_da
-// pages) does not look at wbc->nonblocking in this model, so writeback_inodes
-// gives the pass only this much of its nr_to_write and keeps the rest.
-func (k *Kernel) nonblockingRoom(b *BDI, in *Inode) int64 {
-	nr := b.Q.Block().NrRequests
-	allowed := int64(b.Q.FreeRequests(devices.Write, 0) - (nr/8 - 1)) // requests until congested
-	if allowed < 1 {
-		return 1
-	}
-	maxPages := b.Q.MaxPages()
-	pages := int64(0)
-	// range_cyclic: from writeback_index to the end, then from 0 up to it
-	idx, end, cycled := in.WritebackIndex, longMax, in.WritebackIndex == 0
-	for allowed > 0 {
-		r, ok := in.Dirty.Next(idx)
-		if !ok || r.Start >= end {
-			if cycled {
-				break
-			}
-			idx, end, cycled = 0, in.WritebackIndex, true
-			continue
-		}
-		r.End = min(r.End, end)
-		reqs := (r.Len() + maxPages - 1) / maxPages
-		if reqs >= allowed { // stop after the first page of the last request
-			pages += (allowed-1)*maxPages + 1
-			break
-		}
-		pages += r.Len()
-		allowed -= reqs
-		idx = r.End
-	}
-	return max(pages, 1)
 }
 
 // syncSingleInodeRequeue is the list placement at the end of __sync_single_inode

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/sim"
 )
 
@@ -230,43 +231,6 @@ func TestPdflushPoolGrowsAndShrinks(t *testing.T) {
 	assert.Equal(t, minPdflushThreads, k.NrPdflushThreads(), "never below MIN_PDFLUSH_THREADS")
 }
 
-// TestNonblockingRoom: a nonblocking pass (2.6.30 pdflush) submits until the page
-// that allocates the request reaching the congestion mark (113 of 128 allocated).
-func TestNonblockingRoom(t *testing.T) {
-	const maxPages = 128 // max_sectors_kb 512
-	for _, tc := range []struct {
-		name  string
-		runs  [][2]int64 // dirty runs [start, end)
-		wbi   int64      // writeback_index
-		wantN int64
-	}{
-		{"contiguous: 112 full requests + 1 page", [][2]int64{{0, 100000}}, 0, 112*maxPages + 1},
-		{"single pages: one request each", sparse(0, 500, 2), 0, 113},
-		{"less than the room", [][2]int64{{0, 1000}}, 0, 1000},
-		{"cyclic: from writeback_index, then from 0", [][2]int64{{0, 10}, {5000, 5010}}, 1000, 20},
-		{"nothing dirty: at least one page", nil, 0, 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			k := pdflushKernel(t)
-			require.Equal(t, int64(maxPages), k.Q.MaxPages())
-			in := k.NewInode()
-			for _, r := range tc.runs {
-				in.Dirty.Add(r[0], r[1]-r[0])
-			}
-			in.WritebackIndex = tc.wbi
-			assert.Equal(t, tc.wantN, k.nonblockingRoom(k.BDI, in))
-		})
-	}
-}
-
-func sparse(from, n, stride int64) [][2]int64 {
-	var out [][2]int64
-	for i := int64(0); i < n; i++ {
-		out = append(out, [2]int64{from + i*stride, from + i*stride + 1})
-	}
-	return out
-}
-
 // TestSyncSingleInodeRequeue is __sync_single_inode's list placement (2.6.30) for an
 // inode writeback_single_inode (v3.2) put on b_more_io with pages left.
 func TestSyncSingleInodeRequeue(t *testing.T) {
@@ -293,6 +257,50 @@ func TestSyncSingleInodeRequeue(t *testing.T) {
 			k.requeueIO(in)
 			k.syncSingleInodeRequeue(in, &WritebackControl{ForKupdate: tc.kupdate, NrToWrite: tc.nr})
 			assert.Equal(t, tc.want, in.OnList())
+		})
+	}
+}
+
+// TestNonblockingWalkStopsAtCongestion: a 2.6.30 nonblocking walk over a
+// filesystem's own ->writepages loop (ext4's ext4_da_writepages calls
+// write_cache_pages once per extent, and its entry returns at once when the queue
+// is write-congested) finishes the step it is in, then stops with
+// encountered_congestion when the queue became congested; a blocking walk goes on.
+func TestNonblockingWalkStopsAtCongestion(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		nonblocking   bool
+		congest       bool // another submitter congests the queue during the first step
+		wantSteps     int
+		wantCongested bool
+	}{
+		{"nonblocking, queue congested during the first extent", true, true, 1, true},
+		{"nonblocking, queue never congested", true, false, 3, false},
+		{"blocking (a dirtier's writeback), queue congested", false, true, 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := pdflushKernel(t)
+			in := k.NewInode()
+			for _, s := range []int64{0, 100, 200} { // three extents
+				in.Dirty.Add(s, 10)
+			}
+			th := k.NewThread("walker")
+			other := k.Q.NewSubmitter(k.NewThread("other").Task)
+			wc := &WritebackCtx{K: k, Th: th, In: in, Wbc: WritebackControl{SyncMode: WBSyncNone,
+				NrToWrite: maxWritebackPages, RangeCyclic: true, RangeEnd: longMax}}
+			wc.SetNonblocking(tc.nonblocking)
+			steps := 0
+			blocked := wc.WalkDirty(false, func(s, e int64) (int64, bool) {
+				steps++
+				for i := int64(0); tc.congest && !k.Q.Congested(devices.Write); i++ {
+					require.False(t, k.Q.Submit(other, devices.Bio{Sector: 1 << 20 * (i + 1), Pages: 1, Op: devices.Write}))
+				}
+				return e - s, false
+			})
+			assert.False(t, blocked)
+			assert.Equal(t, tc.wantSteps, steps, "extents submitted")
+			assert.Equal(t, tc.wantCongested, wc.congested, "encountered_congestion")
+			assert.Equal(t, tc.congest, k.Q.Congested(devices.Write))
 		})
 	}
 }

@@ -124,6 +124,11 @@ func (wc *WritebackCtx) WalkDirty(tagged bool, step WalkStep) bool {
 			n, done := step(s, e)
 			c.index = s + max(n, 1)
 			c.doneIndex = c.index - 1
+			if wc.nonblocking && in.bdi.Q.Congested(devices.Write) && !done {
+				// 2.6.30: the walk's next write_cache_pages call (ext4 makes one per
+				// extent) or its next page finds the queue congested
+				wc.congested, done = true, true
+			}
 			if done {
 				c.done = true
 				c.wrap(wc)
