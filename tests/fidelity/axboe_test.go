@@ -40,17 +40,16 @@ func TestAxboe2009Figures(t *testing.T) {
 		gap    string
 	}{
 		{"seq_tps", 101, ""},
-		{"seq_cpu", 95, "2.6.30's balance_dirty_pages (mm/page-writeback.c) calls writeback_inodes() whenever " +
-			"the bdi has reclaimable pages and the writer blocks in get_request_wait, while the nonblocking " +
-			"pdflush skips the congested queue (generic_sync_sb_inodes, fs/fs-writeback.c): the writer writes " +
-			"back nearly everything. In the merged per-bdi code (2.6.32 writeback_inodes_wbc runs " +
-			"writeback_inodes_wb in the dirtier's context; writeback_single_inode requeue_io()s an inode under " +
-			"I_SYNC) a one-file writer finds the flusher holding I_SYNC and writes almost nothing, so its CPU " +
-			"drops by its writeback share. 95 needs the v4 series' own flusher loop (posted against " +
-			"2.6.30-rc6, not in the stored sources: whether it kept background_writeout's nonblocking back-off " +
-			"is not known); a costlier write() path cannot close it (see the figures at the end)"},
-		{"rand_tps", 105, "both designs saturate the X25-E's serial FTL stage with one-page random writes; " +
-			"nothing in the model makes per-bdi writeback cheaper for the device"},
+		{"seq_cpu", 95, "the 2.6.30.4 sources fix who writes back: balance_dirty_pages (mm/page-writeback.c) " +
+			"calls writeback_inodes() whenever the bdi has reclaimable pages, so the writer blocks in " +
+			"get_request_wait and keeps the queue congested, and pdflush's nonblocking pass skips a congested " +
+			"queue (generic_sync_sb_inodes; ext4_da_writepages' write_cache_pages checks again per extent): " +
+			"the writer writes back nearly everything. Under the per-bdi flusher (writeback_single_inode " +
+			"requeue_io()s an inode under I_SYNC; the flusher never backs off) it writes almost nothing, so " +
+			"its CPU drops by its whole writeback share. With those shares 95 needs the writer's writeback to " +
+			"cost 1/19 of its write() path per page; the thread's test 1 must differ in a way it does not state"},
+		{"rand_tps", 105, "both designs keep the X25-E's serial FTL stage busy (3300 non-sequential writes/s); " +
+			"per-bdi changes who submits the pages, not how many IOs they take"},
 		{"rand_cpu", 94, "with 16 files the writers write back most pages themselves under both kernels " +
 			"(the flusher holds I_SYNC on one inode at a time), so their CPU moves by a few percent only " +
 			"and the seed spread of that move is as wide as the band"},
