@@ -26,7 +26,8 @@ type Ext3Params struct {
 	JournalMB     int64
 	JournalSector int64
 	// CommitDataPages bounds one journal_submit_data_buffers batch (pages per bio
-	// run submitted by kjournald before it yields).
+	// run submitted by kjournald before it yields): j_wbufsize, the journal block
+	// size over sizeof(journal_block_tag_t), 4096 / 8 = 512 (journal_init_common, v3.1).
 	CommitDataPages int64
 	// IndirectPerPages: one indirect block is journalled per this many newly
 	// allocated blocks (4 KB blocks hold 1024 block numbers).
@@ -49,7 +50,7 @@ func DefaultExt3Params() Ext3Params {
 		HandleCost:          1200 * sim.Nanosecond,
 		CommitInterval:      5 * sim.Second,
 		JournalMB:           128,
-		CommitDataPages:     1024,
+		CommitDataPages:     512,
 		IndirectPerPages:    1024,
 		MetaBlocksPerWindow: 2,
 		Layout:              Layout{StartSector: 2048 * 8, MinWindowPages: 8, MaxWindowPages: 1027, GapEvery: 1024},
