@@ -36,8 +36,11 @@ type BtrfsParams struct {
 	// page (4 bytes of crc32c per page: ~1000 per 4 KB leaf).
 	MetaPagesPerExtent int64
 	CsumPagesPer       int64
-	// MetaSector / MetaMB: where the metadata block group lives and its size; COW
-	// btree writes go sequentially through it.
+	// MetaSector / MetaMB: the first DUP stripe of the metadata chunk and the
+	// stripe's size; the second stripe follows the first, and the data chunks
+	// follow both: mkfs.btrfs allocates its chunks' device extents first-fit from
+	// the start of the disk, the metadata chunk before any data chunk the kernel
+	// adds later. COW btree writes go sequentially through the chunk.
 	MetaSector int64
 	MetaMB     int64
 	// Layout is the data allocator: COW, each extent exactly at the data block
@@ -58,9 +61,9 @@ func DefaultBtrfsParams() BtrfsParams {
 		CommitInterval:     30 * sim.Second,
 		MetaPagesPerExtent: 3,
 		CsumPagesPer:       1000,
-		MetaSector:         1 << 21, // a 1 GB metadata chunk at 1 GB
-		MetaMB:             1024,
-		Layout:             Layout{StartSector: 1 << 22},
+		MetaSector:         1 << 16, // 32 MiB: after mkfs's small bootstrap chunks (estimate)
+		MetaMB:             1024,    // 1 GiB stripes (estimate)
+		Layout:             Layout{StartSector: 1<<16 + 2*1024<<11},
 	}
 }
 
@@ -80,12 +83,13 @@ func DefaultBtrfsParams() BtrfsParams {
 //     not dirty + writeback, are below the background threshold);
 //   - ordered-extent completion runs in the endio-write pool: its CPU is charged
 //     to those threads;
-//   - extra metadata writes: each extent dirties btree pages, written with the
-//     superblock at the btrfs-transaction commit every CommitInterval.
+//   - extra metadata writes: each extent dirties btree pages, written to both
+//     DUP stripes with the superblock copies at the btrfs-transaction commit every
+//     CommitInterval (btrfs_transaction.go).
 type Btrfs struct {
 	P BtrfsParams
 	k *kernel.Kernel
-	t *journal // the transaction commit (btree pages + superblock)
+	t *btrfsTrans // the transaction commit (btree blocks, superblocks)
 
 	async       *btrfsAsync
 	endio       *workerPool
@@ -106,7 +110,7 @@ func (b *Btrfs) Mount(k *kernel.Kernel, bdi *kernel.BDI) error {
 	n := max(min(b.P.Workers, k.P.CPUs+2), 1)
 	b.async = newBtrfsAsync(k, bdi, n, b.P.CsumPageCost)
 	b.endio = newWorkerPool(k, bdi, "btrfs-endio-wri", n)
-	b.t = newJournal(k, bdi, "btrfs-transacti", b.P.CommitInterval, b.P.MetaSector, b.P.MetaMB<<8, true)
+	b.t = newBtrfsTrans(k, bdi, &b.P)
 	return nil
 }
 

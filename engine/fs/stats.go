@@ -25,6 +25,9 @@ func (x *Xfs) Stats() []Stat {
 		{"xfsdatad_ioends", x.Ioends, "appending ioends finished by the xfsdatad worker"},
 		{"xfsdatad_requeues", x.EndIoRequeues, "xfs_end_io EAGAIN requeues, each followed by delay(1)"},
 		{"ilock_waits", x.IlockWaits, "writeback's blocking xfs_ilock calls that found the ILOCK held and slept"},
+		{"log_checkpoints", x.log.Checkpoints, "CIL checkpoints written to the log (xfs_sync_worker's log force)"},
+		{"log_pages", x.log.LogPages, "pages written to the log"},
+		{"metadata_home_pages", x.log.HomePages, "metadata pages written home (xfsaild's AIL push, xfsbufd): inode clusters, AGF, free-space btrees"},
 	}
 }
 

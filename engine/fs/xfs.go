@@ -66,6 +66,10 @@ type XfsParams struct {
 	// xfs_iflush_cluster flushes the cluster's other dirty, unpinned inodes into the
 	// buffer with the one being written.
 	InodesPerCluster uint64
+	// AGCount is mkfs.xfs's allocation group count: 4 for a single disk between
+	// 128 MB and 4 TB (xfsprogs calc_default_ag_geometry). The log sits at the
+	// start of AG AGCount/2 (xfs_log.go).
+	AGCount int64
 	// Layout is the block allocator: each file's allocsize windows at the frontier.
 	Layout Layout
 }
@@ -86,6 +90,7 @@ func DefaultXfsParams() XfsParams {
 		BufTimer:         1 * sim.Second,
 		BufAge:           15 * sim.Second,
 		InodesPerCluster: 32,
+		AGCount:          4,
 		Layout:           Layout{StartSector: 2048 * 8, MinWindowPages: gb, MaxWindowPages: gb},
 	}
 }
@@ -116,6 +121,7 @@ type Xfs struct {
 	P   XfsParams
 	k   *kernel.Kernel
 	bdi *kernel.BDI // the disk it is mounted on
+	log *xfsMeta    // the log, xfssyncd/xfsaild and xfsbufd (xfs_log.go)
 
 	// the xfsdatad worker and its queue of ioends waiting for xfs_end_io
 	worker     *kernel.Thread
@@ -172,6 +178,7 @@ func (x *Xfs) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	x.worker.Task.Resume = x.xfsdatad
 	x.workerIdle = true
 	x.worker.Task.SleepInterruptible(-1)
+	x.log = newXfsMeta(x, k, b)
 	return nil
 }
 
@@ -304,7 +311,9 @@ func (x *Xfs) redirty(wc *kernel.WritebackCtx) {
 func (x *Xfs) alloc(in *kernel.Inode, xi *xfsInode, end int64) {
 	if end > xi.m.allocEnd && x.P.Layout.alloc(&xi.m, end) > 0 {
 		// a new extent: xfs_iomap_write_allocate's transaction logs the inode
-		// core (which clears i_update_core); pinned until the checkpoint is written
+		// core (which clears i_update_core), the AGF and the free-space btrees;
+		// pinned until the checkpoint is written
+		x.log.logAlloc(in, xi.m.ext[len(xi.m.ext)-1].disk)
 		xi.updateCore = false
 		xi.pinnedTill = x.logForceAfter(x.k.W.Now())
 	}
@@ -362,6 +371,7 @@ func (x *Xfs) WriteInode(wc *kernel.WritebackCtx) error {
 	}
 	now := x.k.W.Now()
 	if wc.Wbc.SyncMode == kernel.WBSyncAll || wc.Wbc.ForKupdate {
+		x.log.logInode(wc.In)
 		xi.updateCore = false
 		xi.pinnedTill = x.logForceAfter(now)
 		return nil
@@ -394,9 +404,11 @@ func (x *Xfs) WriteInode(wc *kernel.WritebackCtx) error {
 // unpinned and not flush-locked are copied into the buffer (i_update_core cleared)
 // and keep their flush lock until the buffer is written. The buffer is queued for
 // delayed write (xfs_buf_delwri_queue); xfsbufd writes it once it is BufAge old,
-// at its next BufTimer wake-up. The buffer's write is not modelled on the disk.
+// at its next BufTimer wake-up (xfs_log.go), or xfssyncd's xfs_flush_buftarg
+// before that (the flush locks are still held until till).
 func (x *Xfs) iflushCluster(in *kernel.Inode, now sim.Time) {
 	till := ceilTo(now+x.P.BufAge, x.P.BufTimer)
+	x.log.delwriQueue(in, till)
 	// the kernel numbers its inodes consecutively: the cluster's are a slice of them
 	all := x.k.Inodes()
 	first := in.Ino / x.P.InodesPerCluster * x.P.InodesPerCluster

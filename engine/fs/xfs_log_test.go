@@ -1,0 +1,52 @@
+package fs
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// TestXfsLogCheckpointThenMetadataHome: one dd on XFS for 65 s. Every 30 s
+// xfssyncd writes the CIL checkpoint (the delalloc conversion's allocation and
+// kupdate's xfs_log_dirty_inode) to the log at the start of AG 2 (the middle AG of
+// mkfs's 4) as WRITE_SYNC, and once it is on disk writes the logged metadata home
+// (AGF and free-space btree roots, the inode cluster) near the start of AG 0, as
+// plain writes sorted by block.
+func TestXfsLogCheckpointThenMetadataHome(t *testing.T) {
+	x := NewXfs()
+	w, k := testKernel(t, "wu2011-hdd", x, 100<<20, nil)
+	var log, home []issued
+	var logAt, homeAt []sim.Time
+	k.BDI.Q.SetTracer(func(task *sim.Task, event, payload string) {
+		if event != "block_rq_issue" {
+			return
+		}
+		is := parseIssue(t, payload)
+		switch is.comm {
+		case "xfssyncd", "xfsbufd":
+			if is.rwbs == "WSM" {
+				log, logAt = append(log, is), append(logAt, w.Now())
+			} else {
+				home, homeAt = append(home, is), append(homeAt, w.Now())
+			}
+		}
+	})
+	runDD(t, w, k, 1, 65*sim.Second, false)
+	agSectors := k.BDI.Q.Spec().CapacityBytes / 512 / x.P.AGCount
+	require.Len(t, log, 2, "one checkpoint per xfs_sync_worker run (30 s, 60 s)")
+	for i, l := range log {
+		assert.GreaterOrEqual(t, l.sector, 2*agSectors, "the log is in AG 2")
+		assert.Less(t, l.sector, 2*agSectors+x.log.logPages*8)
+		assert.GreaterOrEqual(t, logAt[i], sim.Time(i+1)*x.P.SyncdInterval)
+	}
+	require.NotEmpty(t, home)
+	assert.Greater(t, homeAt[0], logAt[0], "metadata goes home after its checkpoint is written")
+	for _, h := range home {
+		assert.Equal(t, "WM", h.rwbs, "xfsaild and xfsbufd write plain WRITEs")
+		assert.Less(t, h.sector, int64(2048), "AG 0's headers, btree roots and inode clusters")
+	}
+	assert.Equal(t, int64(2), x.log.Checkpoints)
+	assert.Positive(t, x.log.HomePages)
+}
