@@ -133,6 +133,10 @@ func (c *Config) validateDisks() error {
 			if err := d.Device.Validate(); err != nil {
 				return fmt.Errorf("%sdevice: %w", prefix, err)
 			}
+			if d.Device.DM {
+				// its per-bio cost is the kernel's submit_bio cost (one per machine)
+				return fmt.Errorf("%sdevice.dm: device-mapper is modelled on the first disk only", prefix)
+			}
 			if err := d.Workload.validate(prefix+"workload.", 0); err != nil {
 				return err
 			}

@@ -114,12 +114,19 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 		f = opt.WrapFS(f)
 	}
 	disk := Disk{Spec: spec, Queue: q, FS: f, BDI: "8:0"}
+	costs := kernel.DefaultCosts()
+	if spec.DM {
+		// the filesystem writes to the dm device (its bdi); its bios are cloned
+		// onto the disk's queue (devices/dm.go)
+		disk.BDI = devices.DMName(0)
+		costs.SubmitBio = devices.DMSubmitBio(costs.SubmitBio)
+	}
 	p := kernel.Params{
 		CPUs: cfg.CPUs, MemoryMB: cfg.MemoryMB,
 		DirtyBytes: cfg.DirtyBytes, DirtyRatio: cfg.DirtyRatio,
 		DirtyBackgroundBytes: cfg.DirtyBackgroundBytes, DirtyBackgroundRatio: cfg.DirtyBackgroundRatio,
 		DirtyExpireCs: cfg.DirtyExpireCs, DirtyWritebackCs: cfg.DirtyWritebackCs,
-		Variants: variants, Costs: kernel.DefaultCosts(), BdiName: disk.BDI,
+		Variants: variants, Costs: costs, BdiName: disk.BDI,
 	}
 	if cfg.Reclaim != nil {
 		p.Reclaim = &kernel.Reclaim{AnonMB: cfg.Reclaim.AnonMB, Swap: cfg.Reclaim.Swap}
