@@ -54,7 +54,8 @@
 // Observing. q.Stats() returns cumulative diskstats counters (Iostat); Rates(prev,
 // cur, 0) turns two snapshots into iostat -x columns. q.WBT() is wbt's state (step,
 // limits, inflight, waiters). q.Inflight(), q.Queued(), q.Pending(), q.Waiters() are
-// queue lengths. q.SetTracer(fn) receives block_rq_issue / block_rq_complete and
+// queue lengths. q.SetTracer(fn) receives block_rq_issue / block_rq_complete,
+// block_sleeprq (a submitter waiting for a legacy request, get_request_wait) and
 // wbt_stat / wbt_lat / wbt_step / wbt_timer payloads (see Tracer); q.SetDevName("8:16")
 // names the device in them.
 //

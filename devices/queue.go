@@ -387,6 +387,9 @@ func (q *Queue) admit(s *Submitter, b *Bio, fromTask, front bool) bool {
 			if r == nil {
 				s.waiting = waitPool
 				q.poolWait[cl].push(s, front)
+				if q.tracer != nil && !q.blk.BlkMQ {
+					q.traceSleeprq(s.Task, b) // get_request_wait, before io_schedule
+				}
 				return false
 			}
 			n = min(b.Pages, q.maxPages)

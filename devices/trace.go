@@ -16,6 +16,7 @@ import (
 //
 //	block_rq_issue:    "8,0 W 0 () 123456 + 1024 [flush-8:0]"   (v3.2 block.h: dev, rwbs, bytes, cmd, sector + nr_sector, comm)
 //	block_rq_complete: "8,0 W () 123456 + 1024 [0]"              (dev, rwbs, cmd, sector + nr_sector, errors)
+//	block_sleeprq:     "8,0 W 123456 + 8 [flush-8:0]"            (legacy pool only: get_request_wait found no free request; dev, rwbs, bio sector + sectors, comm)
 //	wbt_stat, wbt_lat, wbt_step, wbt_timer: the v6.x wbt.h formats (kernel-notes §3.7)
 //
 // rwbs is 'R' or 'W' followed by 'F' (FUA), 'A' (readahead), 'S' (sync), 'M' (meta)
@@ -55,6 +56,16 @@ func rwbs(r *Request) string {
 		}
 	}
 	return string(b[:n])
+}
+
+// traceSleeprq is block_sleeprq (v2.6.36-v4.x get_request_wait, the block_get_rq
+// class): task sleeps for a request for the bio b. b's sectors are those of the
+// run still to admit, the bios it stands for.
+func (q *Queue) traceSleeprq(task *sim.Task, b *Bio) {
+	r := Request{Op: b.Op, Flags: b.Flags}
+	payload := q.devNum + " " + rwbs(&r) + " " + strconv.FormatInt(b.Sector, 10) + " + " +
+		strconv.FormatInt(b.Pages*PageSectors, 10) + " [" + task.Comm + "]"
+	q.tracer(task, "block_sleeprq", payload)
 }
 
 func (q *Queue) traceRq(event string, r *Request) {

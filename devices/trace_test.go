@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -85,4 +86,45 @@ func TestIostatRates(t *testing.T) {
 	assert.InDelta(t, 50, r.Util, 1e-9)
 	assert.InDelta(t, 1050.0/400, r.Svctm, 1e-9)
 	assert.Equal(t, IostatRates{}, Rates(b, b, 0))
+}
+
+// TestTraceSleeprq: a submission that finds no free request in the legacy pool is
+// get_request_wait's block_sleeprq (the bio's sector and size, the sleeper's comm),
+// in the submitter's context and again at each failed retry; blk-mq tag waits have
+// no such event.
+func TestTraceSleeprq(t *testing.T) {
+	for _, tc := range []struct {
+		text         string
+		pages, wants int64
+	}{
+		{"simple,qd=1,nr_requests=4", 4*128 + 1, 1},
+		{"simple,qd=1,nr_requests=4", 4*128 + 129, 2}, // the retry gets one request, not two
+		{"simple,qd=1,nr_requests=4,mq=on", 4*128 + 1, 0},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.text, tc.pages), func(t *testing.T) {
+			w := sim.NewWorld(1000, 1)
+			q := mustQueue(t, w, tc.text)
+			var sleeps []string
+			q.SetTracer(func(task *sim.Task, event, payload string) {
+				if event == "block_sleeprq" {
+					require.NotNil(t, task)
+					sleeps = append(sleeps, task.Comm+" "+payload)
+				}
+			})
+			task := w.NewTask("flush-8:0", 7, nil)
+			task.Resume = func() {}
+			s := q.NewSubmitter(task)
+			o := &nopOwner{}
+			// 4 requests of 128 pages fill the pool, the rest waits
+			blocked := q.Submit(s, Bio{Sector: 0, Pages: tc.pages, Op: Write, Owner: o})
+			require.True(t, blocked)
+			require.NoError(t, w.Run(sim.Second))
+			require.Len(t, sleeps, int(tc.wants))
+			if tc.wants > 0 {
+				// the run's first page without a request: sector 4*128*8, the rest of the run
+				assert.Equal(t, fmt.Sprintf("flush-8:0 8,0 W 4096 + %d [flush-8:0]", (tc.pages-4*128)*PageSectors), sleeps[0])
+			}
+			assert.Equal(t, tc.pages, o.pages)
+		})
+	}
 }
