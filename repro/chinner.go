@@ -77,7 +77,7 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, err := chinnerTrace(ctx)
+	tr, trFix, err := chinnerTrace(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +97,7 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 		// the buggy kernel at the trace level
 		"call_gap_p50_us": tr.p50, "call_gap_p95_us": tr.p95, "call_gap_mean_us": tr.mean,
 		"cluster_call_pages": float64(tr.clusterPages), "cluster_call_us": tr.clusterUs,
+		"sleeprq_per_s": tr.sleeprqPerS, "fixed_sleeprq_per_s": trFix.sleeprqPerS, "fixed_sleeprq_max_us": trFix.sleeprqMaxUs,
 		"calls_per_s":             float64(calls) / res[0].RuntimeS,
 		"calls_per_flusher_cpu_s": float64(calls) / max(flusherCPU, 1e-9),
 		"flusher_busy":            flusherCPU / res[0].RuntimeS,
@@ -125,6 +126,8 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 		chinnerThreadClusterPages, chinnerThreadClusterUs, chinnerThreadClusterUs/chinnerThreadClusterPages)
 	fmt.Fprintf(&b, "  %.0f calls/s over the run (thread: ~250 MB/s in two-page calls is ~%.0f/s), %.0f per second of flusher CPU (flusher busy %.0f%%); %d ILOCK waits, %d xfsdatad delay(1) requeues\n",
 		f["calls_per_s"], 250.0*(1<<20)/(2*4096), f["calls_per_flusher_cpu_s"], 100*f["flusher_busy"], fsStat(res[0], "ilock_waits"), fsStat(res[0], "xfsdatad_requeues"))
+	fmt.Fprintf(&b, "  the flusher's block_sleeprq (get_request_wait) lines: %.0f/s before the fix; %.0f/s with it, the longest %.0f µs to its next line\n",
+		tr.sleeprqPerS, trFix.sleeprqPerS, trFix.sleeprqMaxUs)
 	fmt.Fprintf(&b, "  pages under writeback, mean over the run: %.0f MB, of which %.1f MB in requests at the disk (the rest in ioends waiting for xfsdatad's xfs_setfilesize); +fix %.0f MB, %.1f MB at the disk\n",
 		wbB, devB, wbF, devF)
 	return &Report{Figures: f, Text: b.String()}, nil
@@ -207,21 +210,40 @@ type chinnerTraceFigures struct {
 	// call): its pages and the time to the next call's line
 	clusterPages int64
 	clusterUs    float64
+	// the flusher's block_sleeprq lines (get_request_wait) per second of trace,
+	// and the longest time from one to the flusher's next line (µs)
+	sleeprqPerS, sleeprqMaxUs float64
 }
 
-// chinnerTrace runs the buggy kernel briefly with tracing.
-func chinnerTrace(ctx context.Context) (chinnerTraceFigures, error) {
-	c, err := chinnerConfig("2.6.36-rc1", "xfs", 2)
-	if err != nil {
-		return chinnerTraceFigures{}, err
+// chinnerTrace runs the buggy kernel briefly with tracing, and the fixed one
+// longer (its calls are 512 times fewer) for its get_request_wait sleeps.
+func chinnerTrace(ctx context.Context) (buggy, fixed chinnerTraceFigures, err error) {
+	var cfgs []engine.Config
+	for _, k := range []struct {
+		name string
+		s    int64
+	}{{"2.6.36-rc1", 1}, {"2.6.36-rc1+fix", 10}} {
+		c, err := chinnerConfig(k.name, "xfs", 16)
+		if err != nil {
+			return buggy, fixed, err
+		}
+		c.Runtime = engine.Duration(k.s * 1e9)
+		c.TraceLines = 200_000
+		cfgs = append(cfgs, c)
 	}
-	c.Runtime = engine.Duration(1e9)
-	c.TraceLines = 200_000
-	r, err := engine.Run(ctx, c)
+	res, err := runAll(ctx, cfgs)
 	if err != nil {
-		return chinnerTraceFigures{}, err
+		return buggy, fixed, err
 	}
+	buggy, fixed = traceFigures(res[0]), traceFigures(res[1])
+	return buggy, fixed, nil
+}
+
+// traceFigures reads a chinnerTrace run's trace.
+func traceFigures(r *engine.Result) chinnerTraceFigures {
 	out := chinnerTraceFigures{towrt: towrtSequence(r.Trace, 6)}
+	n, maxUs := sleeprqs(r.Trace, "flush-")
+	out.sleeprqPerS, out.sleeprqMaxUs = float64(n)/r.RuntimeS, maxUs
 	out.clusterPages, out.clusterUs = clusterCall(r.Trace)
 	gaps := CallGapsUs(r.Trace)
 	if n := len(gaps); n > 0 {
@@ -232,7 +254,32 @@ func chinnerTrace(ctx context.Context) (chinnerTraceFigures, error) {
 		}
 		out.p50, out.p95, out.mean = gaps[n/2], gaps[n*19/20], sum/float64(n)
 	}
-	return out, nil
+	return out
+}
+
+// sleeprqs counts the block_sleeprq lines of tasks whose comm starts with prefix
+// and the longest gap (µs) from one to the same task's next line.
+func sleeprqs(trace []string, prefix string) (n int, maxUs float64) {
+	asleep := map[string]float64{} // comm-pid → time of its block_sleeprq
+	for _, l := range trace {
+		f := strings.Fields(l)
+		if len(f) < 4 || !strings.HasPrefix(f[0], prefix) {
+			continue
+		}
+		t, err := strconv.ParseFloat(strings.TrimSuffix(f[2], ":"), 64)
+		if err != nil {
+			continue
+		}
+		if t0, ok := asleep[f[0]]; ok {
+			maxUs = max(maxUs, (t-t0)*1e6)
+			delete(asleep, f[0])
+		}
+		if f[3] == "block_sleeprq:" {
+			n++
+			asleep[f[0]] = t
+		}
+	}
+	return n, maxUs
 }
 
 // writepageLine parses a wbc_writepage trace line: the task's comm-pid, the

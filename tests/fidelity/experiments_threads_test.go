@@ -58,13 +58,14 @@ func TestExperimentChinner2010(t *testing.T) {
 			"%.0f MB are under writeback on average, %.1f MB of it at the disk, the rest in two-page ioends waiting for "+
 			"xfsdatad's xfs_setfilesize (%.0f delay(1) requeues). Not reached: whatever the thread's flusher slept on "+
 			"inside its 1023-page clustering call (17.9 ms, 4 MB at 229 MB/s; the model's %.0f-page call takes %.0f µs "+
-			"of CPU and does not sleep): from the 2.6.36 sources not get_request_wait at a disk that is not saturated, "+
+			"of CPU and does not sleep; its flusher logs %.0f block_sleeprq/s before the fix, %.0f/s with it): from the "+
+			"2.6.36 sources not get_request_wait at a disk that is not saturated, "+
 			"nor dm's or the bio mempools (they block only when the slab fails); left is XFS's delalloc allocation in "+
 			"xfs_map_blocks (xfs_iomap_write_allocate's transaction reservation). Not modelled: the VM's cross-vCPU "+
 			"wake-up cost and per-CPU xfsdatad placement.",
 			f["ratio"], f["buggy_MBps"], f["fixed_MBps"], f["dm_ratio"], f["dm_buggy_MBps"], f["dm_fixed_MBps"],
 			f["call_us"], f["dm_call_us"], 100*f["flusher_busy"], f["writeback_MB"], f["writeback_at_device_MB"],
-			f["xfsdatad_requeues"], f["cluster_call_pages"], f["cluster_call_us"])
+			f["xfsdatad_requeues"], f["cluster_call_pages"], f["cluster_call_us"], f["sleeprq_per_s"], f["fixed_sleeprq_per_s"])
 	}
 	assert.LessOrEqual(t, f["ratio"], 3.5)
 }
