@@ -30,9 +30,24 @@ func TestTowrtSequence(t *testing.T) {
 	require.Equal(t, []string{"1", "0", "-1"}, towrtSequence(tr, 5))
 }
 
+// TestSleeprqs: block_sleeprq lines of the flusher are counted, each slept from its
+// line to the same task's next line; other tasks' lines are not its.
+func TestSleeprqs(t *testing.T) {
+	tr := []string{
+		"       flush-8:0-9  [001]     1.000000: block_sleeprq: 8,0 W 8 + 8 [flush-8:0]",
+		"              dd-7  [002]     1.000100: block_sleeprq: 8,0 W 80 + 8 [dd]",
+		"       flush-8:0-9  [003]     1.000250: wbc_writepage: bdi 8:0: towrt=1",
+		"       flush-8:0-9  [003]     1.000300: block_sleeprq: 8,0 W 16 + 8 [flush-8:0]",
+		"       flush-8:0-9  [000]     1.001300: block_rq_issue: 8,0 W 0 () 16 + 8 [flush-8:0]",
+	}
+	n, maxUs := sleeprqs(tr, "flush-")
+	assert.Equal(t, 2, n)
+	assert.InDelta(t, 1000, maxUs, 1e-6)
+}
+
 func TestChinner2010Quick(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 4 simulations")
+		t.Skip("runs 8 simulations")
 	}
 	e, err := LookupExperiment("chinner-2010")
 	require.NoError(t, err)
