@@ -370,3 +370,34 @@ func TestSyncWritesEverythingDirtiedBefore(t *testing.T) {
 	assert.InDelta(t, 1.33, done.Seconds(), 0.1)
 	require.NoError(t, k.CheckInvariants())
 }
+
+// TestWalkDirtyDoneIndex: a range_cyclic WalkDirty that stops on its budget leaves
+// writeback_index at the last page it wrote (write_cache_pages, v3.2: page->index)
+// or, with DoneIndexNext, at the page after it (ext4's write_cache_pages_da, v3.1:
+// page->index + 1), so ext4's next call starts at a dirty page.
+func TestWalkDirtyDoneIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		next bool
+		want int64
+	}{
+		{"write_cache_pages", false, 99},
+		{"write_cache_pages_da", true, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, _ := newTestKernel(t, nil)
+			in := k.NewInode()
+			in.Dirty.Add(0, 300)
+			wc := &WritebackCtx{K: k, Th: k.NewThread("walker"), In: in, DoneIndexNext: tc.next,
+				Wbc: WritebackControl{SyncMode: WBSyncNone, NrToWrite: 100, RangeCyclic: true, RangeEnd: longMax}}
+			blocked := wc.WalkDirty(false, func(s, e int64) (int64, bool) {
+				n := min(e-s, wc.Wbc.NrToWrite)
+				wc.Wbc.NrToWrite -= n
+				return n, wc.Wbc.NrToWrite <= 0
+			})
+			require.False(t, blocked)
+			assert.Equal(t, tc.want, in.WritebackIndex)
+			assert.True(t, in.Dirty.Contains(tc.want), "the step writes nothing: the page writeback_index points at is dirty")
+		})
+	}
+}

@@ -24,6 +24,11 @@ type WritebackCtx struct {
 	// FSCall is the filesystem's own state of this ->writepages call (its own
 	// type, e.g. ext4's cursor and nr_to_write bump); nil when the call starts.
 	FSCall any
+	// DoneIndexNext makes WalkDirty's done_index the page after the last one it
+	// looked up, as ext4's write_cache_pages_da sets it (page->index + 1, v3.1),
+	// so the writeback_index a range_cyclic walk leaves is the next page to write;
+	// write_cache_pages (v3.2) leaves the last page itself (page->index).
+	DoneIndexNext bool
 }
 
 // wcpCursor holds write_cache_pages' locals across blocking points.
@@ -112,7 +117,7 @@ func (wc *WritebackCtx) WalkDirty(tagged bool, step WalkStep) bool {
 				if wb.Start == s {
 					if wbc.SyncMode == WBSyncNone {
 						c.index = min(e, wb.End) // PageWriteback: skip
-						c.doneIndex = c.index - 1
+						c.doneIndex = c.index - wc.doneBack()
 						continue
 					}
 					th.Sub.FlushPlug()       // schedule() flushes a sleeping task's plug
@@ -123,7 +128,7 @@ func (wc *WritebackCtx) WalkDirty(tagged bool, step WalkStep) bool {
 			}
 			n, done := step(s, e)
 			c.index = s + max(n, 1)
-			c.doneIndex = c.index - 1
+			c.doneIndex = c.index - wc.doneBack()
 			if wc.nonblocking && in.bdi.Q.Congested(devices.Write) && !done {
 				// 2.6.30: the walk's next write_cache_pages call (ext4 makes one per
 				// extent) or its next page finds the queue congested
@@ -145,6 +150,15 @@ func (wc *WritebackCtx) WalkDirty(tagged bool, step WalkStep) bool {
 	}
 	c.finished = true
 	return false
+}
+
+// doneBack is how far WalkDirty's done_index lies behind its cursor: 1 for
+// write_cache_pages' page->index, 0 for write_cache_pages_da's page->index + 1.
+func (wc *WritebackCtx) doneBack() int64 {
+	if wc.DoneIndexNext {
+		return 0
+	}
+	return 1
 }
 
 // WalkDone reports whether wc's WalkDirty walk has ended.
