@@ -135,6 +135,10 @@ type ext4Call struct {
 // Writepages is ext4_da_writepages (v3.2).
 func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 	wbc := &wc.Wbc
+	// writeback_index is left at the page after the last one written:
+	// write_cache_pages_da's done_index (v3.1), index + pages_written (2.6.30),
+	// mpd.first_page (v6)
+	wc.DoneIndexNext = true
 	c, fresh := callState(&e.calls, wc)
 	if fresh {
 		// the nr_to_write bump

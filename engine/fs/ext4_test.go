@@ -154,3 +154,22 @@ func TestWalkDirtyTagsIntegrityWalks(t *testing.T) {
 		})
 	}
 }
+
+// TestExt4NextCallBumpsFromWritebackIndex: ext4_da_writepages leaves
+// writeback_index at the page after the last one it wrote (write_cache_pages_da's
+// done_index, v3.1), so the next range_cyclic call's ext4_num_dirty_pages starts at
+// a dirty page and bumps nr_to_write again to the contiguous dirty run.
+func TestExt4NextCallBumpsFromWritebackIndex(t *testing.T) {
+	e := NewExt4()
+	w, k := testKernel(t, "simple", e, 1<<30, nil)
+	in := k.NewInode()
+	dirty(k, in, 40000)
+	wbc := kernel.WritebackControl{SyncMode: kernel.WBSyncNone, NrToWrite: 1024, RangeCyclic: true, ForBackground: true, RangeEnd: 1<<63 - 1}
+	_, first := callWritepages(t, w, k, e, in, wbc)
+	assert.Equal(t, int64(128<<8), first, "the first call bumps to 128 MB")
+	assert.Equal(t, first, in.WritebackIndex, "writeback_index is the next page to write")
+	_, second := callWritepages(t, w, k, e, in, wbc)
+	assert.Equal(t, 40000-first, second, "the second call bumps to the rest of the run")
+	assert.Equal(t, int64(2), e.Bumps)
+	require.NoError(t, k.CheckInvariants())
+}
