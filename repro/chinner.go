@@ -77,7 +77,7 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, trFix, err := chinnerTrace(ctx)
+	tr, trFix, trDM, err := chinnerTrace(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +97,7 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 		// the buggy kernel at the trace level
 		"call_gap_p50_us": tr.p50, "call_gap_p95_us": tr.p95, "call_gap_mean_us": tr.mean,
 		"cluster_call_pages": float64(tr.clusterPages), "cluster_call_us": tr.clusterUs,
+		"dm_call_gap_p50_us": trDM.p50, "dm_call_gap_p95_us": trDM.p95,
 		"sleeprq_per_s": tr.sleeprqPerS, "fixed_sleeprq_per_s": trFix.sleeprqPerS, "fixed_sleeprq_max_us": trFix.sleeprqMaxUs,
 		"calls_per_s":             float64(calls) / res[0].RuntimeS,
 		"calls_per_flusher_cpu_s": float64(calls) / max(flusherCPU, 1e-9),
@@ -118,8 +119,8 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 	fmt.Fprintf(&b, "2.6.36-rc1 two-page calls, from the trace: gap p50 %.1f µs, p95 %.1f µs, mean %.1f µs   (thread: 22, 7 µs)\n",
 		tr.p50, tr.p95, tr.mean)
 	fmt.Fprintf(&b, "  one call: %s\n", chinnerCallBreakdown())
-	fmt.Fprintf(&b, "  through dm: + the clone's submission (dm_request, clone_bio, __map_bio → generic_make_request → __make_request) %.1f µs = %.1f µs per call\n",
-		f["dm_call_us"]-f["call_us"], f["dm_call_us"])
+	fmt.Fprintf(&b, "  through dm: + the clone's submission (dm_request, clone_bio, __map_bio → generic_make_request → __make_request) %.1f µs = %.1f µs per call; gap p50 %.1f µs, p95 %.1f µs\n",
+		f["dm_call_us"]-f["call_us"], f["dm_call_us"], trDM.p50, trDM.p95)
 	fmt.Fprintf(&b, "the clustering call before them: %d pages in %.0f µs (%.2f µs/page, CPU only)   (thread: %d pages in %.0f µs, %.1f µs/page; "+
 		"the lines before it are on CPU 7, the ones after on CPU 0: the flusher most likely slept inside that call)\n",
 		tr.clusterPages, tr.clusterUs, tr.clusterUs/float64(max(tr.clusterPages, 1)),
@@ -215,28 +216,30 @@ type chinnerTraceFigures struct {
 	sleeprqPerS, sleeprqMaxUs float64
 }
 
-// chinnerTrace runs the buggy kernel briefly with tracing, and the fixed one
-// longer (its calls are 512 times fewer) for its get_request_wait sleeps.
-func chinnerTrace(ctx context.Context) (buggy, fixed chinnerTraceFigures, err error) {
+// chinnerTrace runs the buggy kernel briefly with tracing, on the plain disk and
+// behind dm, and the fixed one longer (its calls are 512 times fewer) for its
+// get_request_wait sleeps.
+func chinnerTrace(ctx context.Context) (buggy, fixed, dm chinnerTraceFigures, err error) {
 	var cfgs []engine.Config
 	for _, k := range []struct {
 		name string
 		s    int64
-	}{{"2.6.36-rc1", 1}, {"2.6.36-rc1+fix", 10}} {
+		dm   bool
+	}{{"2.6.36-rc1", 1, false}, {"2.6.36-rc1+fix", 10, false}, {"2.6.36-rc1", 1, true}} {
 		c, err := chinnerConfig(k.name, "xfs", 16)
 		if err != nil {
-			return buggy, fixed, err
+			return buggy, fixed, dm, err
 		}
 		c.Runtime = engine.Duration(k.s * 1e9)
 		c.TraceLines = 200_000
+		c.Device.DM = k.dm
 		cfgs = append(cfgs, c)
 	}
 	res, err := runAll(ctx, cfgs)
 	if err != nil {
-		return buggy, fixed, err
+		return buggy, fixed, dm, err
 	}
-	buggy, fixed = traceFigures(res[0]), traceFigures(res[1])
-	return buggy, fixed, nil
+	return traceFigures(res[0]), traceFigures(res[1]), traceFigures(res[2]), nil
 }
 
 // traceFigures reads a chinnerTrace run's trace.

@@ -49,6 +49,7 @@ func TestExperimentChinner2010(t *testing.T) {
 	assert.LessOrEqual(t, f["call_gap_p95_us"], 22.0, "two-page calls as far apart as the thread's lines")
 	assert.Greater(t, f["ratio"], 1.5, "the buggy kernel is much slower")
 	assert.Greater(t, f["dm_call_us"], f["call_us"], "dm adds work to every call")
+	assert.Greater(t, f["dm_call_gap_p50_us"], f["call_gap_p50_us"], "and the trace's calls are further apart")
 	assert.Less(t, f["dm_buggy_MBps"], f["buggy_MBps"], "through dm the two-page calls are slower")
 	assert.InEpsilon(t, f["fixed_MBps"], f["dm_fixed_MBps"], 0.02, "the fixed kernel's few large bios do not feel dm")
 	if f["ratio"] < 2.5 || f["ratio"] > 3.5 {
