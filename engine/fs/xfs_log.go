@@ -41,7 +41,9 @@ const (
 //     write. xfsaild's xfs_flush_buftarg writes every delayed-write buffer of the
 //     disk, sorted by block (xfs_buf_cmp), as plain WRITEs;
 //   - xfsbufd writes the delayed-write buffers xfs_iflush queued (->write_inode
-//     outside kupdate) once they are BufAge old, at its BufTimer wake-ups.
+//     outside kupdate) once they are BufAge old, at its BufTimer wake-ups; a
+//     cluster buffer's completion releases its inodes' flush locks
+//     (xfs_iflush_done).
 //
 // With nobarrier (the harness's mount) no write carries a flush or FUA.
 type xfsMeta struct {
@@ -138,10 +140,30 @@ func (m *xfsMeta) delwriQueue(in *kernel.Inode, due sim.Time) {
 
 // EndIO is the completion of a log or metadata write.
 func (m *xfsMeta) EndIO(cookie uint64, index, pages int64, op devices.Op) {
-	if cookie == 0 {
+	switch cookie {
+	case 0:
 		m.logPending -= pages
 		if m.logPending <= 0 {
 			m.syWQ.WakeAll()
+		}
+	case 2:
+		m.iflushDone(index)
+	}
+}
+
+// iflushDone is xfs_iflush_done for the inodes of cluster c: the buffer is on
+// disk, so the flush locks of the inodes flushed into it are released (an early
+// write by xfsaild's xfs_flush_buftarg releases them before xfsbufd's due time).
+func (m *xfsMeta) iflushDone(c int64) {
+	all := m.x.k.Inodes()
+	ipc := m.x.P.InodesPerCluster
+	first := (m.firstIno/ipc + uint64(c)) * ipc
+	lo := max(first, all[0].Ino) - all[0].Ino
+	hi := min(first+ipc-all[0].Ino, uint64(len(all)))
+	now := m.x.k.W.Now()
+	for _, o := range all[min(lo, hi):hi] {
+		if oi, ok := o.FS.(*xfsInode); ok && o.BDI() == m.x.bdi && oi.flushTill > now {
+			oi.flushTill = now
 		}
 	}
 }
@@ -180,8 +202,12 @@ func (m *xfsMeta) checkpoint() {
 func (m *xfsMeta) homeWrites(todo []devices.Bio, homes map[int64]int64) []devices.Bio {
 	for _, h := range slices.Sorted(maps.Keys(homes)) {
 		n := homes[h]
-		todo = append(todo, devices.Bio{Sector: h, Pages: n, Op: devices.Write, Flags: devices.FlagMeta,
-			Owner: m, Cookie: 1})
+		b := devices.Bio{Sector: h, Pages: n, Op: devices.Write, Flags: devices.FlagMeta, Owner: m, Cookie: 1}
+		if n == xfsClusterPages {
+			// an inode cluster buffer: its completion releases the flush locks
+			b.Cookie, b.Index = 2, (h-8*xfsPreallocBlocks)/(xfsClusterPages*devices.PageSectors)
+		}
+		todo = append(todo, b)
 		m.HomePages += n
 	}
 	return todo

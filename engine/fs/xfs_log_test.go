@@ -50,3 +50,40 @@ func TestXfsLogCheckpointThenMetadataHome(t *testing.T) {
 	assert.Equal(t, int64(2), x.log.Checkpoints)
 	assert.Positive(t, x.log.HomePages)
 }
+
+// TestXfsFlushBuftargReleasesFlushLocksEarly: an inode flushed into its cluster
+// buffer at 20 s stays flush-locked until xfsbufd would write the buffer (35 s),
+// unless xfssyncd's push at 30 s (xfsaild's xfs_flush_buftarg writes every
+// delayed-write buffer) writes it first: its completion (xfs_iflush_done) releases
+// the lock then, and xfsbufd has nothing left to write.
+func TestXfsFlushBuftargReleasesFlushLocksEarly(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		logged bool // something in the CIL, so xfssyncd runs a checkpoint and a push
+	}{{"push at 30 s", true}, {"xfsbufd at 35 s", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := NewXfs()
+			w, k := testKernel(t, "wu2011-hdd", x, 100<<20, nil)
+			in := k.NewInode()
+			require.NoError(t, w.Run(20*sim.Second))
+			x.iflushCluster(in, w.Now())
+			xi := in.FS.(*xfsInode)
+			require.Equal(t, 35*sim.Second, xi.flushTill)
+			if tc.logged {
+				x.log.logInode(in)
+			}
+			require.NoError(t, w.Run(32*sim.Second))
+			home := x.log.HomePages
+			require.NoError(t, w.Run(40*sim.Second))
+			if tc.logged {
+				assert.Greater(t, xi.flushTill, 30*sim.Second)
+				assert.Less(t, xi.flushTill, 31*sim.Second, "released when the push's write completed")
+				assert.Equal(t, home, x.log.HomePages, "xfsbufd found the buffer written")
+			} else {
+				assert.Equal(t, 35*sim.Second, xi.flushTill)
+				assert.Equal(t, int64(0), home)
+				assert.Equal(t, int64(xfsClusterPages), x.log.HomePages, "xfsbufd wrote the cluster buffer")
+			}
+		})
+	}
+}
