@@ -177,10 +177,12 @@ var issue17Gaps = map[string]string{
 		"the disk's positioning costs are physical, yet the thread's xfs loses ~25 ms per file switch where the model loses ~13; " +
 		"not identified",
 	"fs:ext3": "+6.1 %: kjournald's data=ordered writes are modelled as page writeback; 3.1 writes buffers (submit_bh, no " +
-		"PG_writeback), and the flusher's trylock_buffer on buffers kjournald holds skips pages that NR_WRITTEN then counts twice; " +
-		"modelled faithfully (branch writers17-ext3-bybuffer) the skips busy-loop the flusher and write_bw rises to 58-66 MB/s " +
-		"(T2's more_io_wait kernel to 140) against the thread's 46-49, so the real flusher meets kjournald's locked buffers far " +
-		"less often than that model; why is not identified",
+		"PG_writeback), and a page whose buffer kjournald holds fails the flusher's trylock_buffer, is redirtied and still " +
+		"ended under writeback with nothing under way (NR_WRITTEN +1), then counted again when met clean. Modelled so (branch " +
+		"ext17-bb) write_bw is 65.8 MB/s at 1dd 100M on a disk doing 49.5: each commit locks the whole dirty pool (~11k pages) " +
+		"and the flusher passes over it twice (~22k skips) in the ~0.4 s before its async requests run out. The thread's T2 " +
+		"(1G 1dd: 45.30 with requeue_io_wait on pages_skipped, 49.24 without redirty_tail) says 3.1 skips too, yet its " +
+		"write_bw stays below the model's disk rate: not identified",
 	"fs:ext4": "+3.8 %: ext4 10dd 100M +7.5 %, 100dd 1G +5.6 %, 2dd 100M +4.9 % (the many-writer cases, as xfs's)",
 	"fs:xfs":  "+6.8 %: xfs's many-writer cases (above) and one writer (below)",
 	"1dd:ext4-100M": "+2.9 %: the model's ext4 1dd runs at the media rate at 100M as at 1G (+0.1 %); the thread's 100M " +
