@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -43,8 +42,7 @@ func newCatalog() *wire.Catalog {
 		PauseBuckets: engine.PauseBuckets,
 		OnBDirty:     engine.OnBDirty, OnBIO: engine.OnBIO, OnBMoreIO: engine.OnBMoreIO, OnBMoreIOWait: engine.OnBMoreIOWait,
 	}
-	b, _ := json.Marshal(engine.FirstPageConfig())
-	c.FirstPageJSON = string(b)
+	c.FirstPageJSON = FirstPageConfigJSON()
 	for _, id := range []string{"fs", "hz", "device", "kernel"} {
 		c.Options[id] = Options(id)
 	}

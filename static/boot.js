@@ -1,6 +1,7 @@
 // Starts the lab: compiles the engine module (worker.wasm) and the UI module (main.wasm)
 // at the same time, starts the first engine worker at once and, when the page has no
-// hash, the default case in it, before the UI has mounted (the UI adopts that run:
+// hash, the default case: the build's precomputed run of it (first.json), else a run
+// in that worker, before the UI has mounted (the UI adopts that run:
 // ui/bridge_js.go). Protocol: wasm/worker/PROTOCOL.md.
 "use strict";
 (function () {
@@ -25,13 +26,30 @@
   };
   // The early worker and the messages it posted before the UI took it over.
   const early = { id: EARLY_ID, worker: null, msgs: [] };
+  // first settles once the early run has a source: the build's precomputed run of the
+  // first page's case (first.json, ./build.sh build: lab.RunFirstPage), delivered as
+  // the worker's own messages, or else the worker, which is asked to run it.
+  let first = Promise.resolve(false);
   try {
     early.worker = wblab.newWorker();
     early.worker.onmessage = (e) => early.msgs.push(e.data);
     early.worker.onerror = (e) => early.msgs.push({ type: "fatal", message: (e && e.message) || "worker error" });
     if (location.hash === "" || location.hash === "#") {
-      early.worker.postMessage({ type: "run", id: EARLY_ID, default: true, stream: true });
       early.run = true;
+      const w = early.worker;
+      first = fetch("first.json").then((r) => { if (!r.ok) throw new Error("first.json: HTTP " + r.status); return r.json(); })
+        .then((f) => {
+          const b = atob(f.data), u8 = new Uint8Array(b.length);
+          for (let i = 0; i < b.length; i++) u8[i] = b.charCodeAt(i);
+          const msgs = [
+            { type: "chunk", id: EARLY_ID, from: 0, rows: f.rows, cols: f.cols, data: new Float64Array(u8.buffer),
+              done: f.done, total: f.total, names: f.names, config: f.config },
+            { type: "result", id: EARLY_ID, result: f.result, trace: f.trace, prerendered: true }];
+          for (const m of msgs) w.dispatchEvent(new MessageEvent("message", { data: m }));
+          early.prerendered = true; // the worker runs nothing: it is free for questions
+          return true;
+        })
+        .catch(() => { w.postMessage({ type: "run", id: EARLY_ID, default: true, stream: true }); return false; });
     }
   } catch (err) {
     early.worker = null;
@@ -43,9 +61,9 @@
   // the first runs the first page's case and the machine has another core, so it is
   // answered while main.wasm compiles and does not slow that run.
   const boot = { id: EARLY_ID + 1, worker: null, msgs: [] };
-  try {
+  const ask = first.then((prerendered) => {
     let w = early.worker;
-    if (early.run && (navigator.hardwareConcurrency || 1) > 1) {
+    if (early.run && !prerendered && (navigator.hardwareConcurrency || 1) > 1) {
       w = wblab.newWorker();
       boot.worker = w;
       w.onmessage = (e) => boot.msgs.push(e.data);
@@ -55,9 +73,7 @@
       w.postMessage({ type: "ask", id: boot.id, kind: "catalog", req: "null" });
       boot.asked = true;
     }
-  } catch (err) {
-    boot.worker = null;
-  }
+  }).catch(() => { boot.worker = null; });
   wblab.boot = boot;
 
   const go = new Go();
@@ -65,5 +81,8 @@
     ? WebAssembly.instantiateStreaming(fetch("main.wasm"), go.importObject)
       .catch(() => bytes("main.wasm").then((b) => WebAssembly.instantiate(b, go.importObject)))
     : bytes("main.wasm").then((b) => WebAssembly.instantiate(b, go.importObject));
-  ui.then((r) => go.run(r.instance)).catch(fail);
+  // the UI adopts the early run and the catalog question once both have their worker,
+  // and needs the scripts after this one (Vugu's renderer, uPlot)
+  const parsed = new Promise((resolve) => document.readyState !== "loading" ? resolve() : document.addEventListener("DOMContentLoaded", resolve));
+  Promise.all([ui, ask, parsed]).then(([r]) => go.run(r.instance)).catch(fail);
 })();

@@ -9,6 +9,9 @@ type Msg struct {
 	Result      string  // Result JSON
 	Trace       string
 	Message     string
+	// Prerendered marks the result of the build's precomputed first run
+	// (static/first.json), which boot.js delivers as the worker's messages
+	Prerendered bool
 }
 
 // Chunk is a "chunk" message's new time-series rows. Chunks of a run arrive in order

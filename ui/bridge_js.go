@@ -42,6 +42,9 @@ type earlyRun struct {
 	claimed int  // the UI's run id once taken over
 	dropped bool // the UI ran something else; the run was cancelled
 	held    []Msg
+	// prerendered: boot.js delivered the build's precomputed run (first.json) as the
+	// worker's messages; the worker itself runs nothing and is free
+	prerendered bool
 }
 
 // wmsg is a message and the worker that sent it.
@@ -115,8 +118,10 @@ func (p *pool) adoptEarly() {
 	p.workers = append(p.workers, w)
 	if run, _ := e.Get("run"); run.Type() == safejs.TypeBoolean && jsBool(run) {
 		id := jsInt(e, "id")
-		w.busy, w.wid, w.last = id, id, time.Now()
-		p.early = &earlyRun{w: w, id: id}
+		p.early = &earlyRun{w: w, id: id, prerendered: jsFlag(e, "prerendered")}
+		if !p.early.prerendered {
+			w.busy, w.wid, w.last = id, id, time.Now()
+		}
 	}
 	msgs, _ := e.Get("msgs")
 	n, _ := msgs.Length()
@@ -251,13 +256,19 @@ func (p *pool) Run(id int, cfg string, summary bool) {
 	if e := p.early; e != nil && e.claimed == 0 && !e.dropped {
 		if !summary && cfg == Cat.FirstPageJSON {
 			e.claimed = id
-			e.w.busy = id
+			if !e.prerendered {
+				e.w.busy = id
+			}
 			p.mu.Unlock()
 			p.msgs <- wmsg{Msg{Type: "claimed", ID: e.id}, e.w} // hands over the held messages
 			return
 		}
 		e.dropped, e.held = true, nil
-		post(e.w.v, map[string]any{"type": "cancel", "id": e.id})
+		if e.prerendered { // nothing runs: forget it
+			p.early = nil
+		} else {
+			post(e.w.v, map[string]any{"type": "cancel", "id": e.id})
+		}
 	}
 	p.queue = append(p.queue, job{id, cfg, summary})
 	p.mu.Unlock()
@@ -392,7 +403,7 @@ func (p *pool) receive(w *worker, d safejs.Value) {
 		return
 	}
 	m := Msg{Type: jsStr(d, "type"), ID: jsInt(d, "id"), Done: jsFloat(d, "done"), Total: jsFloat(d, "total"),
-		Result: jsStr(d, "result"), Trace: jsStr(d, "trace"), Message: jsStr(d, "message")}
+		Result: jsStr(d, "result"), Trace: jsStr(d, "trace"), Message: jsStr(d, "message"), Prerendered: jsFlag(d, "prerendered")}
 	switch m.Type {
 	case "fatal":
 		m.ID = -1
@@ -671,6 +682,12 @@ func Copy(text string) { lab("copy", text) }
 func Download(name, mime, text string) { lab("download", name, mime, text) }
 
 func jsBool(v safejs.Value) bool { b, _ := v.Bool(); return b }
+
+// jsFlag is v[k] when it is a boolean, else false.
+func jsFlag(v safejs.Value, k string) bool {
+	x, err := v.Get(k)
+	return err == nil && x.Type() == safejs.TypeBoolean && jsBool(x)
+}
 
 // OnHashChange calls f with location.hash whenever it changes (a pasted link,
 // Back/Forward); f must not block.

@@ -49,6 +49,9 @@ func Cards(ar, b *RunState) []Card {
 	for _, g := range nums {
 		av := g.f(a, wallMs)
 		cd := Card{ID: g.id, Label: g.label, Unit: g.unit, A: fmt.Sprintf("%.*f", g.prec, av)}
+		if g.id == "wall" && ar.Prerendered {
+			cd.A, cd.Unit = "–", "(computed when the site was built)"
+		}
 		if b != nil {
 			bv := g.f(b.Res, b.WallMs)
 			cd.B = fmt.Sprintf("%.*f", g.prec, bv)

@@ -37,6 +37,10 @@ func TestCards(t *testing.T) {
 			want: Card{ID: "write_bw", Label: "write_bw", Unit: "MiB/s", A: "0.00", B: "3.00"}},
 		{name: "dd time when a dd exits", a: run(res(50, engine.TaskResult{Done: true, RuntimeS: 12.34})), id: "dd_time",
 			want: Card{ID: "dd_time", Label: "dd finished in", Unit: "s", A: "12.3"}},
+		{name: "wall time of a timed run", a: run(res(50)), id: "wall",
+			want: Card{ID: "wall", Label: "wall time", Unit: "ms", A: "120"}},
+		{name: "no wall time for the build's precomputed run", a: &RunState{Run: defaultRun(), Res: res(50), WallMs: 3, Prerendered: true}, id: "wall",
+			want: Card{ID: "wall", Label: "wall time", Unit: "(computed when the site was built)", A: "–"}},
 		{name: "same filesystem shows no B name", a: run(res(50)), b: run(res(40)), id: "fs",
 			want: Card{ID: "fs", Label: "filesystem", A: "ext4", Text: true}},
 	} {

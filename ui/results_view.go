@@ -20,8 +20,10 @@ type RunState struct {
 	Progress float64
 	Started  time.Time
 	WallMs   float64
-	Live     *report.Series // the series so far, from the worker's chunks
-	DoneS    float64        // simulated seconds reached
+	// Prerendered: the result is the build's (static/first.json), not timed here
+	Prerendered bool
+	Live        *report.Series // the series so far, from the worker's chunks
+	DoneS       float64        // simulated seconds reached
 }
 
 // addChunk appends a chunk's rows to the live series.
@@ -160,6 +162,7 @@ func (c *ResultsView) onMsg(m Msg) bool {
 			}
 			r.Res, r.Trace, r.Progress = &res, m.Trace, 1
 			r.WallMs = float64(time.Since(r.Started).Microseconds()) / 1000
+			r.Prerendered = m.Prerendered
 			got = true
 			if r == c.A {
 				c.lab.matchMeasured(r)
@@ -216,6 +219,9 @@ func (c *ResultsView) Status() string {
 		return fmt.Sprintf("cancelled at t = %.1f s", c.A.DoneS)
 	case c.A.Err != "":
 		return "run failed"
+	}
+	if c.A.Prerendered {
+		return fmt.Sprintf("done: %s (computed by the same engine when the site was built; Run computes it again)", c.A.Res.Case)
 	}
 	return fmt.Sprintf("done: %s in %.0f ms", c.A.Res.Case, c.A.WallMs)
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ import (
 var (
 	srv        *httptest.Server
 	base       string // the lab's URL: served under a sub-path, as on any static host
+	computed   string // the lab without first.json (withoutFirstRun)
 	browserCtx context.Context
 	artifacts  string
 )
@@ -71,10 +73,14 @@ func run(m *testing.M) int {
 	_ = os.MkdirAll(artifacts, 0o755)
 	mux := http.NewServeMux()
 	mux.Handle("/some/path/lab/", http.StripPrefix("/some/path/lab/", loads.count(site.Handler(static))))
+	// the same site without the build's precomputed first run (first.json): the
+	// worker computes the first page's case
+	mux.Handle("/computed/lab/", http.StripPrefix("/computed/lab/", withoutFirstRun(site.Handler(static))))
 	mux.HandleFunc("/embed-test.html", embedTestPage)
 	srv = httptest.NewServer(mux)
 	defer srv.Close()
 	base = srv.URL + "/some/path/lab/"
+	computed = srv.URL + "/computed/lab/"
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
@@ -92,6 +98,18 @@ func run(m *testing.M) int {
 	code := m.Run()
 	fmt.Println("browser test screenshots in", artifacts)
 	return code
+}
+
+// withoutFirstRun answers 404 for first.json (and its siblings), as a site built
+// without it would.
+func withoutFirstRun(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(path.Base(r.URL.Path), "first.json") {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // loads counts the site's responses by path and status (the embed test: each module

@@ -5,6 +5,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	cdpage "github.com/chromedp/cdproto/page"
 	cdperf "github.com/chromedp/cdproto/performance"
+	cdruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -19,15 +21,21 @@ import (
 // when the page first got a series chunk from a worker (window.__chunk), when the UI
 // had mounted (window.__ui: the status line exists), when the first chart was drawn
 // (window.__chart) and when the default case's first result card showed a value
-// (window.__result).
+// (window.__result); and a boot timeline (window.__marks: the modules compiled, each
+// worker's first message of each type, the resources' fetch ends).
 func (p *page) speedSpy() {
 	p.t.Helper()
-	js := `(() => { window.__chunk = 0; window.__result = 0; window.__ui = 0; window.__chart = 0;
-		const W = window.Worker;
-		window.Worker = function (u, o) { const w = new W(u, o);
-			w.addEventListener("message", (e) => { if (!window.__chunk && e.data && e.data.type === "chunk") window.__chunk = performance.now(); });
+	js := `(() => { window.__chunk = 0; window.__result = 0; window.__ui = 0; window.__chart = 0; window.__marks = {};
+		const mark = (k) => { if (!(k in window.__marks)) window.__marks[k] = performance.now(); };
+		const W = window.Worker; let nw = 0;
+		window.Worker = function (u, o) { const w = new W(u, o); const n = nw++;
+			w.addEventListener("message", (e) => { if (!window.__chunk && e.data && e.data.type === "chunk") window.__chunk = performance.now();
+				if (e.data && e.data.type) mark("worker" + n + " " + e.data.type); });
 			return w; };
 		window.Worker.prototype = W.prototype;
+		const cs = WebAssembly.compileStreaming, is = WebAssembly.instantiateStreaming;
+		if (cs) WebAssembly.compileStreaming = function (...a) { const r = cs.apply(this, a); r.then(() => mark("compiled worker.wasm"), () => {}); return r; };
+		if (is) WebAssembly.instantiateStreaming = function (...a) { const r = is.apply(this, a); r.then(() => mark("instantiated main.wasm"), () => {}); return r; };
 		const seen = () => { const a = document.querySelector("#card-write_bw .a");
 			if (!window.__ui && document.getElementById("status")) window.__ui = performance.now();
 			if (!window.__chart && document.querySelector("#charts canvas")) window.__chart = performance.now();
@@ -38,6 +46,27 @@ func (p *page) speedSpy() {
 		_, err := cdpage.AddScriptToEvaluateOnNewDocument(js).Do(ctx)
 		return err
 	}))
+}
+
+// timeline is the boot marks of the last load (speedSpy), sorted by time, with the
+// fetch end of each .wasm and .js resource.
+func (p *page) timeline() string {
+	p.t.Helper()
+	var marks map[string]float64
+	p.eval(`(() => { const m = Object.assign({}, window.__marks || {});
+		for (const r of performance.getEntriesByType("resource")) { const n = r.name.split("/").pop();
+			if (/\.(wasm|js)$/.test(n)) m["fetched " + n] = r.responseEnd; }
+		return m; })()`, &marks)
+	keys := make([]string, 0, len(marks))
+	for k := range marks {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return marks[keys[i]] < marks[keys[j]] })
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%6.0f %s\n", marks[k], k)
+	}
+	return b.String()
 }
 
 // clearCache empties the browser's HTTP cache (with the compiled code kept beside it).
@@ -55,9 +84,12 @@ func (f firstTimes) String() string {
 
 // firstResult loads the default page and returns when its first chunk, its UI, its
 // first chart and its first result arrived.
-func (p *page) firstResult() firstTimes {
+func (p *page) firstResult() firstTimes { p.t.Helper(); return p.firstResultAt(base) }
+
+// firstResultAt is firstResult for the lab at url.
+func (p *page) firstResultAt(url string) firstTimes {
 	p.t.Helper()
-	p.open("")
+	p.run(chromedpNavigate(url))
 	p.poll("the default case's first result", `window.__result > 0`, 60*time.Second)
 	p.waitDone()
 	var f firstTimes
@@ -93,14 +125,28 @@ func (p *page) progressUntil(what, done string, within, tick time.Duration) int 
 // TestPageSpeed measures the lab's first-result figures (issues 7 and 16), reported,
 // not asserted: the default case's first series chunk and first result card after
 // navigation with an empty HTTP cache, then again warm (reload: HTTP cache and the
-// compiled code kept with it).
+// compiled code kept with it); with the build's precomputed first run (first.json),
+// then the same site without it, where the worker computes the case (other URLs: its
+// first load is cold too).
 func TestPageSpeed(t *testing.T) {
 	p := newPageTimeout(t, 3*time.Minute)
 	p.clearCache()
 	p.speedSpy()
-	cold := p.firstResult()
-	warm := p.firstResult()
-	t.Logf("default case after navigation: cold %v; warm %v", cold, warm)
+	var lines []string
+	for _, site := range []struct{ name, url string }{{"precomputed by the build", base}, {"computed in the worker (no first.json)", computed}} {
+		for i := 0; i < 4; i++ {
+			f := p.firstResultAt(site.url)
+			load := "cold"
+			if i > 0 { // Chromium keeps a module's compiled code from about the third load
+				load = fmt.Sprintf("warm %d", i)
+			}
+			t.Logf("default case, %s, %s: %v", site.name, load, f)
+			if i == 0 || i == 3 {
+				lines = append(lines, fmt.Sprintf("%s, %s (ms):\n%s", site.name, load, p.timeline()))
+			}
+		}
+	}
+	t.Log(strings.Join(lines, "\n"))
 }
 
 // TestPageSpeedMatrix runs Wu's T1 matrix (24 cases × 2 kernels, 600 s each) across
@@ -182,4 +228,50 @@ func TestEmbedLoadsModulesOnce(t *testing.T) {
 	}
 	t.Logf("two embedded labs done after %v; main.wasm 200×%d 304×%d, worker.wasm 200×%d 304×%d; Content-Encoding %s", took.Round(time.Millisecond),
 		loads.get("main.wasm 200"), loads.get("main.wasm 304"), loads.get("worker.wasm 200"), loads.get("worker.wasm 304"), enc)
+}
+
+// TestPrerenderIsTheWorkersRun: the first page shows the build's precomputed run
+// (first.json, said in the status line and the wall-time card), and that file holds
+// what the page's own engine worker posts for the first page's case: the same config,
+// result, trace and series bits. Without first.json the worker computes the case.
+func TestPrerenderIsTheWorkersRun(t *testing.T) {
+	p := newPageTimeout(t, 3*time.Minute)
+	p.open("")
+	p.waitDone()
+	if s := p.text("#status"); !strings.Contains(s, "when the site was built") {
+		t.Errorf("status %q does not say the result was computed by the build", s)
+	}
+	if w := p.text("#card-wall .a"); w != "–" {
+		t.Errorf("wall-time card %q for a run the page did not time", w)
+	}
+	var cmp struct {
+		Rows, Chunks                   int
+		Config, Result, Trace, Data, N bool
+		Bytes                          int
+	}
+	p.run(chromedp.Evaluate(`new Promise((resolve, reject) => {
+		const w = wblab.newWorker(), parts = [];
+		let cfg = "";
+		w.onmessage = async (e) => { const d = e.data;
+			if (d.type === "chunk") { parts.push(new Uint8Array(d.data.buffer, d.data.byteOffset, d.data.byteLength).slice()); if (d.from === 0) cfg = d.config; }
+			if (d.type === "error") { reject(new Error(d.message)); }
+			if (d.type !== "result") return;
+			w.terminate();
+			const f = await (await fetch("first.json")).json();
+			const b = atob(f.data), n = parts.reduce((s, p) => s + p.length, 0);
+			const all = new Uint8Array(n); let o = 0; for (const p of parts) { all.set(p, o); o += p.length; }
+			let same = b.length === n; for (let i = 0; same && i < n; i++) same = b.charCodeAt(i) === all[i];
+			resolve({Rows: f.rows, Chunks: parts.length, Config: f.config === cfg, Result: f.result === d.result,
+				Trace: f.trace === d.trace, Data: same, N: n === 8 * f.rows * f.cols, Bytes: n}); };
+		w.postMessage({type: "run", id: 7, default: true, stream: true});
+	})`, &cmp, func(e *cdruntime.EvaluateParams) *cdruntime.EvaluateParams { return e.WithAwaitPromise(true) }))
+	if !cmp.Config || !cmp.Result || !cmp.Trace || !cmp.Data || !cmp.N || cmp.Rows < 100 {
+		t.Errorf("first.json is not the worker's run: %+v", cmp)
+	}
+	p.run(chromedpNavigate(computed))
+	p.waitDone()
+	if s := p.text("#status"); strings.Contains(s, "built") || !strings.Contains(s, " ms") {
+		t.Errorf("without first.json, status %q", s)
+	}
+	t.Logf("first.json = the worker's run: %d rows in %d chunks, %d bytes of series; without it: %s", cmp.Rows, cmp.Chunks, cmp.Bytes, p.text("#status"))
 }

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -151,8 +150,7 @@ func run(j job) {
 		cancel()
 	}()
 	if j.dflt {
-		b, _ := json.Marshal(engine.FirstPageConfig())
-		j.cfg = string(b)
+		j.cfg = lab.FirstPageConfigJSON()
 	}
 	var cfg engine.Config
 	if err := json.Unmarshal([]byte(j.cfg), &cfg); err != nil {
@@ -221,14 +219,12 @@ func run(j job) {
 			WrittenMB: res.WrittenMB, DirtiedMB: res.DirtiedMB, CPUS: res.CPUS, Events: res.Events, BusyLoops: res.BusyLoops,
 			Iostat: res.Iostat, Media: res.Media}
 	}
-	out, err := json.Marshal(res)
+	out, trace, err := lab.ResultMessage(res)
 	if err != nil {
 		post(map[string]any{"type": "error", "id": id, "message": "result: " + err.Error()})
 		return
 	}
-	var tr strings.Builder
-	_ = res.WriteTrace(&tr)
-	post(map[string]any{"type": "result", "id": id, "result": string(out), "trace": tr.String()})
+	post(map[string]any{"type": "result", "id": id, "result": out, "trace": trace})
 }
 
 func handle(_ safejs.Value, args []safejs.Value) any {
