@@ -46,7 +46,10 @@ func TestUSBStickStallRemedies(t *testing.T) {
 	for _, k := range []string{"3_1_IO-full.", "3_2_IO-less.", "6_1."} {
 		assert.InDelta(t, 8, f[k+"stick_MBps"], 1, k+"stick throughput")
 	}
-	assert.Less(t, f["2_6_30_pdflush.stick_MBps"], 4.0)
+	// 2.6.30: the stick's dirty pages stay below the background threshold, so only
+	// wb_kupdate's 30 s-old pages reach it (pdflush's nonblocking passes stop at a
+	// congested queue): it runs below the stick's rate that 3.1+ keep it at
+	assert.Less(t, f["2_6_30_pdflush.stick_MBps"], 0.85*f["3_1_IO-full.stick_MBps"])
 	assert.Less(t, f["2_6_30_pdflush.stick_dirty_MB"], f["2_6_30_pdflush.bg_thresh_MB"])
 	for _, k := range []string{"2_6_30_pdflush.", "3_1_IO-full.", "3_2_IO-less.", "6_1."} {
 		assert.Positive(t, f[k+"sync_s"], k)
