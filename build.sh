@@ -34,11 +34,11 @@ cmd_build() {
   echo "== main.wasm (UI) and worker.wasm (engine)"
   GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/main.wasm ./wasm
   GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/worker.wasm ./wasm/worker
-  echo "== first.json (the first page's case, computed by the engine natively: wasm/prerender)"
-  go run ./wasm/prerender -o static/first.json
+  echo "== first.json, catalog.json (the first page's case and the engine's catalog, computed natively: wasm/prerender)"
+  go run ./wasm/prerender -o static/first.json -catalog static/catalog.json
   echo "== precompressed siblings (.gz, .br) for static hosts and wasm/serve"
   need brotli brotli
-  for f in static/main.wasm static/worker.wasm static/first.json; do
+  for f in static/main.wasm static/worker.wasm static/first.json static/catalog.json; do
     gzip -9 -n -k -f "$f"
     brotli -q 11 -w 24 -k -f "$f"
     printf '%s: %d bytes, %d gzip, %d brotli\n' "$f" "$(wc -c <"$f")" "$(wc -c <"$f.gz")" "$(wc -c <"$f.br")"

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/wblab/wblab/engine"
@@ -19,8 +20,16 @@ func FirstPageConfigJSON() string {
 }
 
 // ResultMessage is a finished run's "result" message fields (PROTOCOL.md): the Result
-// JSON and the trace text. The worker and the prerendered first run both use it.
-func ResultMessage(res *engine.Result) (result, trace string, err error) {
+// JSON and the trace text. The worker and the prerendered first run both use it. A
+// streamed run's chunks carried the series' rows: when they carried every column
+// (engine.SeriesNames: no per-disk columns), the series goes without its data
+// ("data": null) and the page fills it from the chunks (ui.ResultsView).
+func ResultMessage(res *engine.Result, streamed bool) (result, trace string, err error) {
+	if s := res.Series; streamed && s != nil && slices.Equal(s.Names, engine.SeriesNames()) {
+		r := *res
+		r.Series = &engine.Series{IntervalS: s.IntervalS, Names: s.Names}
+		res = &r
+	}
 	out, err := json.Marshal(res)
 	if err != nil {
 		return "", "", err
@@ -68,7 +77,7 @@ func RunFirstPage(ctx context.Context) (*FirstRun, error) {
 	f.Data = base64.StdEncoding.EncodeToString(b)
 	f.Done = float64(engine.Time(res.RuntimeS*1e9)) / 1e9
 	f.Total = f.Done
-	if f.Result, f.Trace, err = ResultMessage(res); err != nil {
+	if f.Result, f.Trace, err = ResultMessage(res, true); err != nil {
 		return nil, err
 	}
 	return f, nil

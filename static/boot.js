@@ -57,11 +57,18 @@
   wblab.early = early;
 
   // The UI's first question, the catalog (what it shows of the engine's registries:
-  // ui.Boot waits for it before mounting), is asked at once: in a second worker when
-  // the first runs the first page's case and the machine has another core, so it is
-  // answered while main.wasm compiles and does not slow that run.
+  // ui.Boot waits for it before mounting): the build's answer (catalog.json,
+  // wasm/prerender: the worker's own answer, computed natively), fetched beside the
+  // modules; else asked at once, in a second worker when the first runs the first
+  // page's case and the machine has another core, so it is answered while main.wasm
+  // compiles and does not slow that run.
   const boot = { id: EARLY_ID + 1, worker: null, msgs: [] };
-  const ask = first.then((prerendered) => {
+  const catalogFile = fetch("catalog.json").then((r) => r.ok ? r.text() : null, () => null);
+  const ask = Promise.all([first, catalogFile]).then(([prerendered, catalog]) => {
+    if (catalog) {
+      boot.catalog = catalog;
+      return;
+    }
     let w = early.worker;
     if (early.run && !prerendered && (navigator.hardwareConcurrency || 1) > 1) {
       w = wblab.newWorker();
@@ -82,7 +89,9 @@
       .catch(() => bytes("main.wasm").then((b) => WebAssembly.instantiate(b, go.importObject)))
     : bytes("main.wasm").then((b) => WebAssembly.instantiate(b, go.importObject));
   // the UI adopts the early run and the catalog question once both have their worker,
-  // and needs the scripts after this one (Vugu's renderer, uPlot)
+  // needs the scripts after this one (Vugu's renderer, uPlot), and does not mount
+  // without an engine (with the build's catalog it would not ask one first)
   const parsed = new Promise((resolve) => document.readyState !== "loading" ? resolve() : document.addEventListener("DOMContentLoaded", resolve));
-  Promise.all([ui, ask, parsed]).then(([r]) => go.run(r.instance)).catch(fail);
+  const engine = workerModule.catch((err) => { throw "the engine worker did not start: " + ((err && err.message) || err); });
+  Promise.all([ui, ask, parsed, engine]).then(([r]) => go.run(r.instance)).catch(fail);
 })();

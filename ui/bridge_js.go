@@ -23,8 +23,8 @@ type pool struct {
 	early   *earlyRun
 	askID   int
 	asks    map[int]chan answer // by ask id, until the answer came
-	// catalog is boot.js's catalog question (window.wblab.boot), asked before the UI
-	// started; nil when it asked none
+	// catalog is boot.js's catalog: the build's catalog.json, or the answer to the
+	// question it asked before the UI started; nil when it has neither
 	catalog chan answer
 }
 
@@ -83,7 +83,10 @@ func NewEngine(max int) Engine {
 		WatchdogTimeout = time.Duration(ms) * time.Millisecond
 	}
 	if b := labGet("boot"); !b.IsUndefined() && !b.IsNull() {
-		if asked, _ := b.Get("asked"); asked.Type() == safejs.TypeBoolean && jsBool(asked) {
+		if cat := jsStr(b, "catalog"); cat != "" { // the build's (static/catalog.json)
+			p.catalog = make(chan answer, 1)
+			p.catalog <- answer{json: cat}
+		} else if asked, _ := b.Get("asked"); asked.Type() == safejs.TypeBoolean && jsBool(asked) {
 			p.catalog = make(chan answer, 1)
 			p.asks[jsInt(b, "id")] = p.catalog
 		}

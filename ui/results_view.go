@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/wblab/wblab/engine/report"
@@ -44,6 +45,21 @@ func (r *RunState) addChunk(ch *Chunk) {
 			}
 		}
 	}
+}
+
+// fillSeries gives a streamed run's result the rows its chunks carried (the worker
+// sends the series without data then: lab.ResultMessage); without them, or with other
+// columns, the result has no series.
+func fillSeries(res *report.Result, live *report.Series) {
+	s := res.Series
+	if s == nil || s.Data != nil {
+		return
+	}
+	if live == nil || !slices.Equal(live.Names, s.Names) {
+		res.Series = nil
+		return
+	}
+	s.Data = live.Data
 }
 
 // Series is the run's time series: the result's, or the live one so far.
@@ -160,6 +176,7 @@ func (c *ResultsView) onMsg(m Msg) bool {
 				r.Err = "result: " + err.Error()
 				break
 			}
+			fillSeries(&res, r.Live)
 			r.Res, r.Trace, r.Progress = &res, m.Trace, 1
 			r.WallMs = float64(time.Since(r.Started).Microseconds()) / 1000
 			r.Prerendered = m.Prerendered

@@ -28,7 +28,7 @@ import (
 var (
 	srv        *httptest.Server
 	base       string // the lab's URL: served under a sub-path, as on any static host
-	computed   string // the lab without first.json (withoutFirstRun)
+	computed   string // the lab without first.json and catalog.json (withoutPrecomputed)
 	browserCtx context.Context
 	artifacts  string
 )
@@ -73,9 +73,9 @@ func run(m *testing.M) int {
 	_ = os.MkdirAll(artifacts, 0o755)
 	mux := http.NewServeMux()
 	mux.Handle("/some/path/lab/", http.StripPrefix("/some/path/lab/", loads.count(site.Handler(static))))
-	// the same site without the build's precomputed first run (first.json): the
-	// worker computes the first page's case
-	mux.Handle("/computed/lab/", http.StripPrefix("/computed/lab/", withoutFirstRun(site.Handler(static))))
+	// the same site without the build's precomputed first run and catalog
+	// (first.json, catalog.json): the worker computes both
+	mux.Handle("/computed/lab/", http.StripPrefix("/computed/lab/", withoutPrecomputed(site.Handler(static))))
 	mux.HandleFunc("/embed-test.html", embedTestPage)
 	srv = httptest.NewServer(mux)
 	defer srv.Close()
@@ -100,11 +100,11 @@ func run(m *testing.M) int {
 	return code
 }
 
-// withoutFirstRun answers 404 for first.json (and its siblings), as a site built
-// without it would.
-func withoutFirstRun(h http.Handler) http.Handler {
+// withoutPrecomputed answers 404 for first.json and catalog.json (and their
+// siblings), as a site built without them would.
+func withoutPrecomputed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(path.Base(r.URL.Path), "first.json") {
+		if b := path.Base(r.URL.Path); strings.HasPrefix(b, "first.json") || strings.HasPrefix(b, "catalog.json") {
 			http.NotFound(w, r)
 			return
 		}

@@ -126,14 +126,14 @@ func (p *page) progressUntil(what, done string, within, tick time.Duration) int 
 // not asserted: the default case's first series chunk and first result card after
 // navigation with an empty HTTP cache, then again warm (reload: HTTP cache and the
 // compiled code kept with it); with the build's precomputed first run (first.json),
-// then the same site without it, where the worker computes the case (other URLs: its
-// first load is cold too).
+// then the same site without it and catalog.json, where the worker computes both
+// (other URLs: its first load is cold for the HTTP cache).
 func TestPageSpeed(t *testing.T) {
 	p := newPageTimeout(t, 3*time.Minute)
 	p.clearCache()
 	p.speedSpy()
 	var lines []string
-	for _, site := range []struct{ name, url string }{{"precomputed by the build", base}, {"computed in the worker (no first.json)", computed}} {
+	for _, site := range []struct{ name, url string }{{"precomputed by the build", base}, {"computed in the worker (no first.json, catalog.json)", computed}} {
 		for i := 0; i < 4; i++ {
 			f := p.firstResultAt(site.url)
 			load := "cold"
@@ -274,4 +274,46 @@ func TestPrerenderIsTheWorkersRun(t *testing.T) {
 		t.Errorf("without first.json, status %q", s)
 	}
 	t.Logf("first.json = the worker's run: %d rows in %d chunks, %d bytes of series; without it: %s", cmp.Rows, cmp.Chunks, cmp.Bytes, p.text("#status"))
+}
+
+// TestCatalogIsTheWorkersAnswer: the build's catalog.json is what the page's engine
+// worker answers to the catalog question, byte for byte, and a page without it asks the
+// worker and mounts the same form.
+func TestCatalogIsTheWorkersAnswer(t *testing.T) {
+	p := newPageTimeout(t, 3*time.Minute)
+	p.open("")
+	p.waitDone()
+	var cmp struct {
+		Same  bool
+		Bytes int
+	}
+	p.run(chromedp.Evaluate(`new Promise((resolve, reject) => {
+		const w = wblab.newWorker();
+		w.onmessage = async (e) => { const d = e.data;
+			if (d.type !== "answer") return;
+			w.terminate();
+			if (!d.answer) { reject(new Error(d.message)); return; }
+			const f = await (await fetch("catalog.json")).text();
+			resolve({Same: f === d.answer, Bytes: f.length}); };
+		w.postMessage({type: "ask", id: 9, kind: "catalog", req: "null"});
+	})`, &cmp, func(e *cdruntime.EvaluateParams) *cdruntime.EvaluateParams { return e.WithAwaitPromise(true) }))
+	if !cmp.Same || cmp.Bytes < 1000 {
+		t.Errorf("catalog.json is not the worker's answer: %+v", cmp)
+	}
+	form := func() string {
+		var s string
+		p.eval(`Array.from(document.querySelectorAll("#f-fs option, #f-kernel option, #f-device option")).map(o => o.value).join(",")`, &s)
+		return s
+	}
+	p.click("#show-lab")
+	p.poll("the full form", `!!document.getElementById("f-dd")`, 10*time.Second)
+	withFile := form()
+	p.run(chromedpNavigate(computed))
+	p.waitDone()
+	p.click("#show-lab")
+	p.poll("the full form", `!!document.getElementById("f-dd")`, 10*time.Second)
+	if asked := form(); asked != withFile || withFile == "" {
+		t.Errorf("the form's options with catalog.json %q, asked of the worker %q", withFile, asked)
+	}
+	t.Logf("catalog.json = the worker's answer (%d bytes)", cmp.Bytes)
 }

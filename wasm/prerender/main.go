@@ -1,10 +1,12 @@
 //go:build !(js && wasm)
 
-// Command prerender writes static/first.json for ./build.sh build: the first page's
-// case computed by the engine at build time (lab.RunFirstPage), which static/boot.js
-// shows instead of running it in the worker. Native and wasm runs are byte-identical
-// (tests/determinism); TestPrerenderIsTheWorkersRun compares the file with the
-// worker's own run.
+// Command prerender writes what the page would otherwise ask its engine worker first,
+// for ./build.sh build: static/first.json, the first page's case computed by the engine
+// at build time (lab.RunFirstPage), which static/boot.js shows instead of running it
+// in the worker, and static/catalog.json, the worker's answer to the catalog question
+// (lab.Answer), which the UI mounts with instead of waiting for a worker. Native and
+// wasm runs are byte-identical (tests/determinism); TestPrerenderIsTheWorkersRun and
+// TestCatalogIsTheWorkersAnswer compare the files with the worker's own messages.
 package main
 
 import (
@@ -18,7 +20,8 @@ import (
 )
 
 func main() {
-	out := flag.String("o", "static/first.json", "file to write")
+	out := flag.String("o", "static/first.json", "the first run's file")
+	cat := flag.String("catalog", "static/catalog.json", "the catalog's file")
 	flag.Parse()
 	f, err := lab.RunFirstPage(context.Background())
 	if err == nil {
@@ -27,9 +30,15 @@ func main() {
 			err = os.WriteFile(*out, b, 0o644)
 		}
 	}
+	if err == nil {
+		var b []byte
+		if b, err = lab.Answer("catalog", []byte("null")); err == nil {
+			err = os.WriteFile(*cat, b, 0o644)
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "prerender:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("%s: the first page's case, %d rows × %d columns\n", *out, f.Rows, f.Cols)
+	fmt.Printf("%s: the first page's case, %d rows × %d columns; %s\n", *out, f.Rows, f.Cols, *cat)
 }

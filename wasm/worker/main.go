@@ -219,7 +219,7 @@ func run(j job) {
 			WrittenMB: res.WrittenMB, DirtiedMB: res.DirtiedMB, CPUS: res.CPUS, Events: res.Events, BusyLoops: res.BusyLoops,
 			Iostat: res.Iostat, Media: res.Media}
 	}
-	out, trace, err := lab.ResultMessage(res)
+	out, trace, err := lab.ResultMessage(res, j.stream)
 	if err != nil {
 		post(map[string]any{"type": "error", "id": id, "message": "result: " + err.Error()})
 		return
