@@ -14,7 +14,7 @@ import (
 )
 
 func TestTables(t *testing.T) {
-	ts := Tables
+	ts := Tables()
 	if len(ts) != 6 || ts[0].Name != "T1" || len(ts[0].Cases) != 24 {
 		t.Fatalf("tables: %d", len(ts))
 	}

@@ -225,7 +225,7 @@ func DecodeHash(h string) (State, *FieldError) {
 
 func tableNames() map[string]bool {
 	out := map[string]bool{}
-	for _, t := range Tables {
+	for _, t := range Tables() {
 		out[t.Name] = true
 	}
 	return out

@@ -7,14 +7,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/harness"
 	"github.com/wblab/wblab/ui/wire"
 )
 
-// Tables are Wu 2011's tables T1..T6, read from the harness's matrices.
-var Tables = func() []wire.Table {
+// Tables are Wu 2011's tables T1..T6, read from the harness's matrices (once, when
+// first asked: not in every engine worker's start).
+var Tables = sync.OnceValue(func() []wire.Table {
 	var out []wire.Table
 	for _, name := range harness.Matrices() {
 		m, err := harness.LookupMatrix(name)
@@ -31,11 +33,11 @@ var Tables = func() []wire.Table {
 		out = append(out, t)
 	}
 	return out
-}()
+})
 
 // TableByName finds a built-in table.
 func TableByName(name string) (wire.Table, bool) {
-	for _, t := range Tables {
+	for _, t := range Tables() {
 		if t.Name == name {
 			return t, true
 		}

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/repro"
@@ -10,8 +11,8 @@ import (
 
 // Repros are the page's "Reproduce" entries, read from the reproductions (package
 // repro): each sets the reproduction's config on A, its mode, B's kernel (switches at
-// the preset's) and the matrix table.
-var Repros = func() []wire.Repro {
+// the preset's) and the matrix table. Computed once, when first asked.
+var Repros = sync.OnceValue(func() []wire.Repro {
 	have := map[string]bool{}
 	for _, p := range engine.KernelPresets() {
 		have[p.Name] = true
@@ -33,11 +34,11 @@ var Repros = func() []wire.Repro {
 		out = append(out, r)
 	}
 	return out
-}()
+})
 
 // ReproByID finds a preset.
 func ReproByID(id string) (wire.Repro, bool) {
-	for _, r := range Repros {
+	for _, r := range Repros() {
 		if r.ID == id {
 			return r, true
 		}

@@ -22,10 +22,10 @@ func TestReproPresetsConfigure(t *testing.T) {
 		"wu2011stick":    {"fs": "ext4", "dd": "1000", "bs": "4k", "device": "usb2-stick", "kernel": "3.1.0-rc9-ioless-full", "mode": "ab", "b": "3.1.0-rc9-ioless-full", "v.bdp_global_exit": "on"},
 		"axboe2009disks": {"fs": "ext4", "dd": "1", "bs": "1M", "device": "x25e", "kernel": "2.6.30-rc6", "mode": "ab", "b": "2.6.30-rc6+per-bdi"},
 	}
-	if len(Repros) != len(want) {
-		t.Fatalf("%d presets", len(Repros))
+	if len(Repros()) != len(want) {
+		t.Fatalf("%d presets", len(Repros()))
 	}
-	for _, r := range Repros {
+	for _, r := range Repros() {
 		w := want[r.ID]
 		st := r.State
 		for k, v := range w {

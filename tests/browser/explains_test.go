@@ -423,7 +423,7 @@ func TestFirstPageTeaches(t *testing.T) {
 	}
 	p.eval(`({Sentences: document.querySelectorAll("#guide .intro p").length, Stories: document.querySelectorAll("#guide .story").length,
 		FormHidden: getComputedStyle(document.getElementById("controls")).display === "none"})`, &g)
-	if g.Sentences != 3 || g.Stories != len(lab.Repros) || !g.FormHidden {
+	if g.Sentences != 3 || g.Stories != len(lab.Repros()) || !g.FormHidden {
 		t.Errorf("first page %+v", g)
 	}
 	if fs := p.text("#card-fs .a"); fs == "generic" || fs == "" {

@@ -124,7 +124,7 @@ func TestReproducePresets(t *testing.T) {
 	p := newPageTimeout(t, 3*time.Minute) // five presets' runs on a shared machine
 	p.open("#v=1&runtime=30s")
 	p.waitDone()
-	for _, r := range lab.Repros {
+	for _, r := range lab.Repros() {
 		var disabled bool
 		p.eval(fmt.Sprintf(`document.getElementById("repro-%s").disabled`, r.ID), &disabled)
 		if disabled == (len(r.Missing) == 0) {
