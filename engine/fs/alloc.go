@@ -62,12 +62,29 @@ type Layout struct {
 	// before every GapEvery data blocks of a file, inline in its data; the gaps'
 	// sectors are reported to the filesystem through Gaps.
 	GapEvery int64
+	// EndSector is the end of the device (sectors, page aligned); 0 = unbounded.
+	// A window never runs past it: one that would is shrunk to the space left.
+	EndSector int64
+	// Holes are sector ranges the data may not use (XFS's log), sorted: a window
+	// that reaches one ends at its start, the next starts after it.
+	Holes []Hole
+	// Reserved makes a file's window its delalloc reservation (fileMap.resEnd,
+	// set by the filesystem at write time) instead of MinWindowPages doubling.
+	Reserved bool
 
 	frontier int64 // next free sector
 	// Gaps collects the sectors of inline metadata blocks allocated so far (the
 	// filesystem takes and clears them).
 	Gaps []int64
 }
+
+// deviceEnd is b's device's end in sectors, page aligned (0: no capacity given).
+func deviceEnd(b *kernel.BDI) int64 {
+	return b.Q.Spec().CapacityBytes / devices.SectorSize &^ (devices.PageSectors - 1)
+}
+
+// Hole is a sector range [Start, End) the allocator skips.
+type Hole struct{ Start, End int64 }
 
 // extent maps file pages [file, file+n) to sectors from disk.
 type extent struct{ file, disk, n int64 }
@@ -79,6 +96,7 @@ type fileMap struct {
 	winCur   int64 // next free sector of the current window
 	winEnd   int64 // end of the current window (sector)
 	win      int64 // current window size, pages
+	resEnd   int64 // pages [0, resEnd) hold a delalloc reservation (Layout.Reserved)
 	gapDone  bool  // the inline metadata block for the run at allocEnd is placed
 }
 
@@ -95,6 +113,8 @@ func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
 	for f.allocEnd < end {
 		if f.winCur >= f.winEnd {
 			switch {
+			case l.Reserved: // the file's delalloc reservation, prealloc included
+				f.win = max(f.resEnd, end) - f.allocEnd
 			case l.MinWindowPages == 0: // no reservation: exactly what is asked (COW)
 				f.win = end - f.allocEnd
 			case f.win == 0:
@@ -102,9 +122,11 @@ func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
 			default:
 				f.win = min(2*f.win, l.MaxWindowPages)
 			}
-			f.winCur = l.frontier
-			f.winEnd = l.frontier + f.win*devices.PageSectors
+			f.winCur, f.winEnd = l.window(f.win * devices.PageSectors)
 			l.frontier = f.winEnd
+			if l.Reserved {
+				f.win = (f.winEnd - f.winCur) / devices.PageSectors
+			}
 		}
 		if l.GapEvery > 0 && f.allocEnd%l.GapEvery == 0 && !f.gapDone {
 			// the indirect block before this run of GapEvery blocks
@@ -128,6 +150,29 @@ func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
 		f.winCur += n * devices.PageSectors
 	}
 	return newExtents
+}
+
+// window returns the next window of at most want sectors at the frontier: past any
+// hole the frontier is in, ending at the next hole or the device's end. Past the
+// end (the device is full) it returns want sectors there: the bio-inside-device
+// invariant reports the first write to them.
+func (l *Layout) window(want int64) (start, end int64) {
+	start = l.frontier
+	for _, h := range l.Holes {
+		if start >= h.Start && start < h.End {
+			start = h.End
+		}
+	}
+	end = start + want
+	for _, h := range l.Holes {
+		if h.Start > start && h.Start < end {
+			end = h.Start
+		}
+	}
+	if l.EndSector > 0 && end > l.EndSector && start < l.EndSector {
+		end = l.EndSector
+	}
+	return start, end
 }
 
 // find returns the extent holding page index (which must be allocated).
@@ -180,3 +225,6 @@ func submitRun(wc *kernel.WritebackCtx, f *fileMap, index, n int64) bool {
 	}
 	return false
 }
+
+// Frontier is the next sector windows are taken from (for tests and reports).
+func (l *Layout) Frontier() int64 { return max(l.frontier, l.StartSector) }

@@ -106,6 +106,7 @@ func NewBtrfs() *Btrfs { return &Btrfs{P: DefaultBtrfsParams()} }
 func (b *Btrfs) Name() string { return "btrfs" }
 
 func (b *Btrfs) Mount(k *kernel.Kernel, bdi *kernel.BDI) error {
+	b.P.Layout.EndSector = deviceEnd(bdi)
 	b.k = k
 	n := max(min(b.P.Workers, k.P.CPUs+2), 1)
 	b.async = newBtrfsAsync(k, bdi, n, b.P.CsumPageCost)

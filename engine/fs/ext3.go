@@ -124,6 +124,7 @@ func NewExt3() *Ext3 { return &Ext3{P: DefaultExt3Params()} }
 func (e *Ext3) Name() string { return "ext3" }
 
 func (e *Ext3) Mount(k *kernel.Kernel, b *kernel.BDI) error {
+	e.P.Layout.EndSector = deviceEnd(b)
 	e.k = k
 	e.j = newJournal(k, b, "kjournald", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData

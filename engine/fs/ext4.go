@@ -95,6 +95,7 @@ func NewExt4() *Ext4 { return &Ext4{P: DefaultExt4Params()} }
 func (e *Ext4) Name() string { return "ext4" }
 
 func (e *Ext4) Mount(k *kernel.Kernel, b *kernel.BDI) error {
+	e.P.Layout.EndSector = deviceEnd(b)
 	e.k = k
 	e.j = newJournal(k, b, "jbd2/sda1-8", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
 	return nil

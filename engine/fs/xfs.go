@@ -2,7 +2,9 @@ package fs
 
 import (
 	"errors"
+	"math"
 
+	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -141,6 +143,13 @@ type Xfs struct {
 	Pinned         int64 // ->write_inode calls that found the inode pinned in the log (EAGAIN)
 	FlushLocked    int64 // ->write_inode calls that found the flush lock held (EAGAIN)
 	Flushes        int64 // inodes flushed into their cluster buffer (xfs_iflush, xfs_iflush_cluster)
+	Enospc         int64 // delalloc reservations with preallocation that failed (trace_xfs_delalloc_enospc)
+	NoSpaceWrites  int64 // writes refused with ENOSPC even without preallocation
+
+	// fdblocks is sb_fdblocks as xfs_bmapi's delalloc reservation sees it, in pages:
+	// the free blocks less the reserve pool and XFS_ALLOC_SET_ASIDE (xfsSpace)
+	fdblocks int64
+	flush    *kernel.WbWritebackWork // xfs_flush_inodes' m_flush_work, while it runs
 }
 
 type xfsInode struct {
@@ -153,7 +162,8 @@ type xfsInode struct {
 	// before, xfs_iflush_done releases it)
 	pinnedTill, flushTill sim.Time
 
-	ioends ioendRing // submitted ioends, in submission order
+	ioends  ioendRing // submitted ioends, in submission order
+	flushed bool      // xfs_flush_inodes ran for the next write: retry without preallocation
 	// ILOCK holders' windows (xfs_ioend.go)
 	writer, mapper, completion ilockWindow
 	batch, batchHeld           int64 // the worker's setfilesize holds in its current step
@@ -174,12 +184,95 @@ func (x *Xfs) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	x.k, x.bdi = k, b
 	x.P.Layout.MinWindowPages = x.P.AllocsizePages
 	x.P.Layout.MaxWindowPages = x.P.AllocsizePages
+	x.P.Layout.Reserved = true
 	x.worker = k.NewThreadOn(b, "xfsdatad/0")
 	x.worker.Task.Resume = x.xfsdatad
 	x.workerIdle = true
 	x.worker.Task.SleepInterruptible(-1)
 	x.log = newXfsMeta(x, k, b)
+	x.xfsSpace(b)
 	return nil
+}
+
+// xfsSpace sets the allocator's bounds and the free-block counter at mount. Data
+// windows stay inside the partition and off the log. fdblocks starts as mkfs.xfs
+// leaves it (the partition less the first AG's headers and inode chunks up to
+// Layout.StartSector, and the log) less what xfs_mountfs takes: the reserve pool,
+// xfs_default_resblks = min(5 % of the blocks, 8192), and XFS_ALLOC_SET_ASIDE,
+// 4 + 4 per AG, which xfs_mod_incore_sb keeps back from delalloc reservations
+// (v3.1 fs/xfs/xfs_mount.c). A device without a capacity has no limit.
+func (x *Xfs) xfsSpace(b *kernel.BDI) {
+	l := &x.P.Layout
+	l.EndSector = deviceEnd(b)
+	logEnd := x.log.logStart + x.log.logPages*devices.PageSectors
+	l.Holes = []Hole{{x.log.logStart, logEnd}}
+	if l.EndSector == 0 {
+		x.fdblocks = math.MaxInt64 / 2
+		return
+	}
+	pages := (l.EndSector - l.StartSector) / devices.PageSectors
+	resblks := min(pages/20, 8192)
+	x.fdblocks = pages - x.log.logPages - resblks - (4 + 4*x.P.AGCount)
+}
+
+// WriteWait is kernel.WriteStaller: xfs_iomap_write_delay's ENOSPC path (v3.1
+// fs/xfs/xfs_iomap.c). A write past the file's delalloc reservation reserves the
+// write plus allocsize of speculative preallocation (xfs_iomap_eof_want_preallocate:
+// the write extends the file and nothing is reserved past EOF; the window is
+// allocsize-aligned in the file). When xfs_bmapi cannot take that from fdblocks
+// the writer calls xfs_flush_inodes, which queues the mount's one flush work
+// (xfs_flush_worker: xfs_sync_data without, then with SYNC_WAIT: every dirty page
+// of the filesystem written and waited on; concurrent callers share it) and waits
+// for it, then retries without preallocation. Converting delalloc does not give
+// reserved blocks back (the windows are converted whole), so the retry is what
+// lets the write go on. The flush work is modelled as sync_inodes_sb's
+// WB_SYNC_ALL work on the bdi's flusher; the model flushes once per write batch
+// (3.1: once per page, each get_blocks call maps one page).
+func (x *Xfs) WriteWait(th *kernel.Thread, in *kernel.Inode) *sim.WaitQueue {
+	xi, ok := in.FS.(*xfsInode)
+	if !ok || xi.flushed {
+		return nil
+	}
+	next := in.Size / kernel.PageSize
+	if next < xi.m.resEnd || x.preallocNeed(xi, next+1) <= x.fdblocks {
+		return nil
+	}
+	x.Enospc++
+	if x.flush == nil || x.flush.Done() {
+		x.flush = x.k.SyncInodesSbOn(x.bdi)
+	}
+	xi.flushed = true
+	return x.flush.Waiters()
+}
+
+// preallocNeed is the pages xfs_bmapi(XFS_BMAPI_DELAY) reserves for a write ending
+// at page end with preallocation: up to the next allocsize boundary past the
+// write's last page (XFS_WRITEIO_ALIGN + m_writeio_blocks), less what is reserved.
+func (x *Xfs) preallocNeed(xi *xfsInode, end int64) int64 {
+	a := x.P.AllocsizePages
+	return (end-1)/a*a + a - xi.m.resEnd
+}
+
+// reserve is xfs_iomap_write_delay's reservation for pages up to end: with
+// preallocation while fdblocks has room, else (after the flush) just the write.
+// A write that finds no room even so fails with ENOSPC in 3.1; the model's writer
+// cannot fail, so its pages are reserved anyway and counted (NoSpaceWrites).
+func (x *Xfs) reserve(xi *xfsInode, end int64) {
+	if end <= xi.m.resEnd {
+		return
+	}
+	if need := x.preallocNeed(xi, end); !xi.flushed && need <= x.fdblocks {
+		x.fdblocks -= need
+		xi.m.resEnd += need
+		return
+	}
+	xi.flushed = false
+	need := end - xi.m.resEnd
+	if need > x.fdblocks {
+		x.NoSpaceWrites++
+	}
+	x.fdblocks -= need
+	xi.m.resEnd = end
 }
 
 func (x *Xfs) Create(in *kernel.Inode) { in.FS = &xfsInode{} }
@@ -193,6 +286,7 @@ func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) si
 	now := x.k.W.Now()
 	perPage := x.P.DelallocCost + c.CopyPage + c.NewDirtyPage
 	xi.writer.set(now, sim.Time(n)*perPage, n, x.P.BmapiHold)
+	x.reserve(xi, index+n)
 	// __xfs_get_blocks' xfs_ilock(ILOCK_EXCL) blocks while writeback's
 	// xfs_map_blocks (shared) or completion's xfs_setfilesize holds the lock: the
 	// writer sleeps on the rwsem and is woken by the holder's unlock. The expected
@@ -309,6 +403,7 @@ func (x *Xfs) redirty(wc *kernel.WritebackCtx) {
 }
 
 func (x *Xfs) alloc(in *kernel.Inode, xi *xfsInode, end int64) {
+	x.reserve(xi, end) // pages dirtied without WriteBegin (tests, scenarios) reserve here
 	if end > xi.m.allocEnd && x.P.Layout.alloc(&xi.m, end) > 0 {
 		// a new extent: xfs_iomap_write_allocate's transaction logs the inode
 		// core (which clears i_update_core), the AGF and the free-space btrees;
@@ -442,3 +537,6 @@ func (x *Xfs) Sector(in *kernel.Inode, index int64) int64 {
 }
 
 func (i *xfsInode) blockMap() *fileMap { return &i.m }
+
+// FdBlocks is the free-block counter delalloc reservations draw from, in pages.
+func (x *Xfs) FdBlocks() int64 { return x.fdblocks }

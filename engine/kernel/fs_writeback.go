@@ -69,6 +69,9 @@ type WbWritebackWork struct {
 // Done reports whether the flusher finished the work.
 func (w *WbWritebackWork) Done() bool { return w.done }
 
+// Waiters is the queue Wait sleeps on (for a caller that sleeps itself).
+func (w *WbWritebackWork) Waiters() *sim.WaitQueue { return &w.waiters }
+
 // Wait blocks th until the work is done; it reports false when already done.
 func (w *WbWritebackWork) Wait(th *Thread) bool {
 	if w.done {
