@@ -1,6 +1,8 @@
 package devices
 
 import (
+	"fmt"
+
 	"github.com/wblab/wblab/engine/sim"
 )
 
@@ -50,6 +52,7 @@ type Queue struct {
 	devNum     string // "8,0" (block events)
 	cur        *sim.Task
 	segScratch []segment
+	outside    error // the first bio submitted outside the device (CapacityErr)
 }
 
 type reqPool struct {
@@ -342,6 +345,10 @@ func (q *Queue) Submit(s *Submitter, b Bio) bool {
 	if b.Pages <= 0 {
 		return false
 	}
+	if c := q.spec.CapacityBytes / SectorSize; (c > 0 && b.EndSector() > c || b.Sector < 0) && q.outside == nil {
+		q.outside = fmt.Errorf("invariant bio-inside-device: device %s (%s): %s bio of sectors [%d, %d) outside its capacity of %d sectors (%s)",
+			q.devName, q.spec.Name, b.Op, b.Sector, b.EndSector(), c, FormatBytes(q.spec.CapacityBytes))
+	}
 	q.account()
 	q.cur = s.Task
 	defer func() { q.cur = nil }()
@@ -360,6 +367,12 @@ func (q *Queue) Submit(s *Submitter, b Bio) bool {
 	s.Task.Wait(&s.wq)
 	return true
 }
+
+// CapacityErr is the invariant that every bio the queue accepts lies inside the
+// device (sectors [0, CapacityBytes/512); a Spec without a capacity is unbounded):
+// it names the first bio that did not, or is nil. Submit checks every bio, on every
+// run; the machine reports the violation as the run's failure.
+func (q *Queue) CapacityErr() error { return q.outside }
 
 // admit merges or allocates requests for b, advancing b. It reports whether all of b
 // was admitted; otherwise s is put on the wbt or pool wait list (at the front when

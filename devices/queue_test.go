@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -272,5 +273,53 @@ func TestDeadlineElevator(t *testing.T) {
 			got = append(got, d2.completeFirst().Sector)
 		}
 		assert.Equal(t, tc.want, got, "read_expire_ms=%s", tc.expire)
+	}
+}
+
+// TestCapacityInvariant submits bios around the end of a 1 MiB device (and of one
+// without a capacity) and checks CapacityErr names the first one outside it.
+func TestCapacityInvariant(t *testing.T) {
+	const capS = 1 << 20 / SectorSize // 2048 sectors
+	const noBad = math.MinInt64
+	for _, c := range []struct {
+		name    string
+		capB    int64   // Spec.CapacityBytes
+		sectors []int64 // one-page bios starting at these sectors, in order
+		bad     int64   // the first bio outside (noBad: none)
+	}{
+		{"inside, last page", 1 << 20, []int64{0, capS - PageSectors}, noBad},
+		{"crosses the end", 1 << 20, []int64{0, capS - PageSectors + 1, capS}, capS - PageSectors + 1},
+		{"past the end", 1 << 20, []int64{capS, 0}, capS},
+		{"negative sector", 1 << 20, []int64{-PageSectors}, -PageSectors},
+		{"no capacity: unbounded", 0, []int64{0, 1 << 40}, noBad},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := sim.NewWorld(1000, 1)
+			spec, blk := mustParse(t, "simple")
+			spec.CapacityBytes = c.capB
+			q, err := New(w, spec, blk)
+			require.NoError(t, err)
+			rec := &recorder{}
+			task := w.NewTask("writer", 1, nil)
+			sub := q.NewSubmitter(task)
+			task.Resume = func() {
+				for i, s := range c.sectors {
+					q.Submit(sub, Bio{Sector: s, Pages: 1, Op: Write, Owner: rec, Index: int64(i)})
+				}
+				task.Exit()
+			}
+			task.Start()
+			require.NoError(t, w.Run(sim.Second))
+			assert.Equal(t, int64(len(c.sectors)), rec.pages, "the queue still serves every bio")
+			err = q.CapacityErr()
+			if c.bad == noBad {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), fmt.Sprintf("sectors [%d, %d)", c.bad, c.bad+PageSectors))
+			assert.Contains(t, err.Error(), fmt.Sprintf("capacity of %d sectors", capS))
+			assert.Contains(t, err.Error(), "device 8:0 (simple)")
+		})
 	}
 }

@@ -252,6 +252,15 @@ func (m *Machine) Step() bool { return m.w.Step() }
 func (m *Machine) RunUntil(ctx context.Context, t Time) error {
 	m.ctx = ctx
 	err := m.w.Run(min(t, m.runEnd))
+	if m.failure == nil {
+		// bio-inside-device is checked on every run, not only with CheckInvariants
+		for _, d := range m.disks {
+			if e := d.Queue.CapacityErr(); e != nil {
+				m.fail(e)
+				break
+			}
+		}
+	}
 	if m.failure != nil {
 		return m.failure
 	}

@@ -89,6 +89,11 @@ func (k *Kernel) CheckInvariants() error {
 		if err := k.checkBdiLists(bd); err != nil {
 			return err
 		}
+		if bd.Q != nil {
+			if err := bd.Q.CapacityErr(); err != nil {
+				return err
+			}
+		}
 	}
 	for _, th := range k.threads {
 		if st := th.Task.State(); st == sim.TaskOnCPU && th.Task.CPU < 0 {

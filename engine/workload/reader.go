@@ -73,8 +73,11 @@ func (h *latHist) quantile(q float64) int64 {
 	return h.max
 }
 
-// readerRegion is where readers' files live: far from the writers' files.
-const readerRegion = int64(1) << 40 // sectors (512 TiB)
+// readerRegion is the sectors of one reader's file (4 GiB). Readers' files live at
+// the device's end, far from the writers' files at its start: reader i's file is
+// the i+1-th region from the end (inside the device; on a device without a
+// capacity, from 1 TiB on).
+const readerRegion = int64(8) << 21
 
 // NewReader creates reader number i reading bs bytes per request from the first disk.
 func NewReader(k *kernel.Kernel, i int, bs int64, random bool) *Reader {
@@ -84,7 +87,15 @@ func NewReader(k *kernel.Kernel, i int, bs int64, random bool) *Reader {
 // NewReaderOn creates reader number i of disk b.
 func NewReaderOn(k *kernel.Kernel, b *kernel.BDI, i int, bs int64, random bool) *Reader {
 	r := &Reader{k: k, q: b.Q, pages: max(bs/kernel.PageSize, 1), random: random,
-		base: readerRegion + int64(i)*(8<<21), span: 1 << 20} // 4 GiB file per reader
+		base: int64(1)<<31 + int64(i)*readerRegion, span: readerRegion / devices.PageSectors}
+	if c := b.Q.Spec().CapacityBytes / devices.SectorSize &^ (devices.PageSectors - 1); c > 0 {
+		// a device smaller than the readers' files: they shrink to it, and readers
+		// beyond what it holds share the slots
+		size := min(readerRegion, c)
+		r.base = c - int64(i%int(c/size)+1)*size
+		r.span = size / devices.PageSectors
+	}
+	r.pages = min(r.pages, max(r.span/2, 1))
 	r.th = k.NewThreadOn(b, "reader")
 	r.th.Task.Resume = r.resume
 	return r
