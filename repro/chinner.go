@@ -105,7 +105,14 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 		"xfsdatad_requeues":       float64(fsStat(res[0], "xfsdatad_requeues")),
 		"writeback_MB":            wbB, "writeback_at_device_MB": devB,
 		"fixed_writeback_MB": wbF, "fixed_writeback_at_device_MB": devF,
-		"ilock_waits": float64(fsStat(res[0], "ilock_waits")),
+		"ilock_waits":        float64(fsStat(res[0], "ilock_waits")),
+		"requeues_per_ioend": float64(fsStat(res[0], "xfsdatad_requeues")) / max(float64(fsStat(res[0], "xfsdatad_ioends")), 1),
+		// the buggy kernel's cycle, from the 5 s traced run
+		"passes_per_s": tr.passesPerS, "flusher_active_share": tr.activeShare,
+		"completion_active_MBps": tr.complActiveMBps, "completion_idle_MBps": tr.complIdleMBps,
+		// the flusher's time one sleep as long as the thread's clustering call would
+		// take at each pass start
+		"thread_sleep_share": tr.passesPerS * chinnerThreadClusterUs / 1e6,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "chinner-2010: %d GB sequential buffered dd, 8 CPUs, chinner2010-vm\n", gb)
@@ -116,7 +123,8 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 	fmt.Fprintf(&b, "  the thread's bdi 253:16 is a dm device (dm-16) or, as likely, a KVM guest's second virtio disk vdb "+
 		"(virtio_blk: minor = index << 4, a dynamic major like dm's): chinner2010-vm has no dm, dm=on adds it\n")
 	fmt.Fprintf(&b, "wbc_writepage towrt before the fix: %s   (thread: 1024, 1023, 0, -1, -2)\n", strings.Join(tr.towrt, ", "))
-	fmt.Fprintf(&b, "2.6.36-rc1 two-page calls, from the trace: gap p50 %.1f µs, p95 %.1f µs, mean %.1f µs   (thread: 22, 7 µs)\n",
+	fmt.Fprintf(&b, "2.6.36-rc1 two-page calls, from the trace: gap p50 %.1f µs, p95 %.1f µs, mean %.1f µs   "+
+		"(thread: 22 µs for the first call after the flusher moved from CPU 7 to CPU 0, 7 µs for the next)\n",
 		tr.p50, tr.p95, tr.mean)
 	fmt.Fprintf(&b, "  one call: %s\n", chinnerCallBreakdown())
 	fmt.Fprintf(&b, "  through dm: + the clone's submission (dm_request, clone_bio, __map_bio → generic_make_request → __make_request) %.1f µs = %.1f µs per call; gap p50 %.1f µs, p95 %.1f µs\n",
@@ -131,6 +139,13 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 		tr.sleeprqPerS, trFix.sleeprqPerS, trFix.sleeprqMaxUs)
 	fmt.Fprintf(&b, "  pages under writeback, mean over the run: %.0f MB, of which %.1f MB in requests at the disk (the rest in ioends waiting for xfsdatad's xfs_setfilesize); +fix %.0f MB, %.1f MB at the disk\n",
 		wbB, devB, wbF, devF)
+	fmt.Fprintf(&b, "the buggy kernel's cycle (5 s traced run): the flusher submits %.0f%% of the time, in %.1f passes/s; IO completions run at %.0f MB/s "+
+		"while it submits (xfsdatad's xfs_setfilesize trylock fails against xfs_map_blocks' ILOCK_SHARED holds, %.3f requeues per ioend over the run, "+
+		"each followed by delay(1)) and %.0f MB/s while it idles below the background threshold; dd follows the completions, the pages under "+
+		"writeback counting against the dirty limit\n",
+		100*tr.activeShare, tr.passesPerS, tr.complActiveMBps, f["requeues_per_ioend"], tr.complIdleMBps)
+	fmt.Fprintf(&b, "  a sleep as long as the thread's clustering call (%.1f ms) at each pass start would take %.1f%% of the flusher's time\n",
+		chinnerThreadClusterUs/1e3, 100*f["thread_sleep_share"])
 	return &Report{Figures: f, Text: b.String()}, nil
 }
 
@@ -214,24 +229,32 @@ type chinnerTraceFigures struct {
 	// the flusher's block_sleeprq lines (get_request_wait) per second of trace,
 	// and the longest time from one to the flusher's next line (µs)
 	sleeprqPerS, sleeprqMaxUs float64
+	// write_cache_pages passes started per second: wbc_writepage lines with towrt
+	// at MAX_WRITEBACK_PAGES, the fresh wbc of each wb_writeback loop
+	passesPerS float64
+	// the cycle (chinnerPhases): the share of the time the flusher submits, and the
+	// IO completions (MB/s) while it submits and while it is idle
+	activeShare, complActiveMBps, complIdleMBps float64
 }
 
 // chinnerTrace runs the buggy kernel briefly with tracing, on the plain disk and
 // behind dm, and the fixed one longer (its calls are 512 times fewer) for its
-// get_request_wait sleeps.
+// get_request_wait sleeps. The plain-disk buggy run lasts a few of its
+// flush-then-idle cycles (chinnerPhases), sampled every 10 ms.
 func chinnerTrace(ctx context.Context) (buggy, fixed, dm chinnerTraceFigures, err error) {
 	var cfgs []engine.Config
 	for _, k := range []struct {
 		name string
 		s    int64
 		dm   bool
-	}{{"2.6.36-rc1", 1, false}, {"2.6.36-rc1+fix", 10, false}, {"2.6.36-rc1", 1, true}} {
+	}{{"2.6.36-rc1", 5, false}, {"2.6.36-rc1+fix", 10, false}, {"2.6.36-rc1", 1, true}} {
 		c, err := chinnerConfig(k.name, "xfs", 16)
 		if err != nil {
 			return buggy, fixed, dm, err
 		}
 		c.Runtime = engine.Duration(k.s * 1e9)
-		c.TraceLines = 200_000
+		c.TraceLines = 300_000
+		c.SampleInterval = engine.Duration(10e6)
 		c.Device.DM = k.dm
 		cfgs = append(cfgs, c)
 	}
@@ -248,6 +271,8 @@ func traceFigures(r *engine.Result) chinnerTraceFigures {
 	n, maxUs := sleeprqs(r.Trace, "flush-")
 	out.sleeprqPerS, out.sleeprqMaxUs = float64(n)/r.RuntimeS, maxUs
 	out.clusterPages, out.clusterUs = clusterCall(r.Trace)
+	out.passesPerS = float64(passStarts(r.Trace, "flush-", chinnerPassPages)) / r.RuntimeS
+	out.activeShare, out.complActiveMBps, out.complIdleMBps = chinnerPhases(r)
 	gaps := CallGapsUs(r.Trace)
 	if n := len(gaps); n > 0 {
 		sort.Float64s(gaps)
@@ -259,6 +284,64 @@ func traceFigures(r *engine.Result) chinnerTraceFigures {
 	}
 	return out
 }
+
+// chinnerPassPages is MAX_WRITEBACK_PAGES (2.6.36 fs/fs-writeback.c): wb_writeback
+// starts each writeback_inodes_wb pass with nr_to_write at it.
+const chinnerPassPages = 1024
+
+// passStarts counts the wbc_writepage lines of tasks whose comm starts with prefix
+// whose towrt is the fresh wbc's nr_to_write: the first ->writepage call of a pass.
+func passStarts(trace []string, prefix string, fresh int64) int {
+	n := 0
+	for _, l := range trace {
+		comm, _, towrt, ok := writepageLine(l)
+		if ok && towrt == fresh && strings.HasPrefix(comm, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// chinnerPhases splits a run's samples (after its first second) by whether the
+// flusher is submitting: pages leaving the dirty state (dirtied less the change of
+// dirty) faster than chinnerActiveMBps. It returns the share of the time the
+// flusher submits and the IO completions (written_MB's rate) while it does and
+// while it does not.
+func chinnerPhases(r *engine.Result) (activeShare, complActive, complIdle float64) {
+	t, _ := r.Series.Column("time_s")
+	dirty, _ := r.Series.Column("dirty_MB")
+	dirtied, _ := r.Series.Column("dirtied_MB")
+	written, _ := r.Series.Column("written_MB")
+	n := len(t)
+	if n < 2 || len(dirty) != n || len(dirtied) != n || len(written) != n {
+		return 0, 0, 0
+	}
+	var tA, tI, wA, wI float64
+	for i := 1; i < n; i++ {
+		dt := t[i] - t[i-1]
+		if t[i-1] < 1 || dt <= 0 {
+			continue
+		}
+		submitted := (dirtied[i] - dirtied[i-1]) - (dirty[i] - dirty[i-1])
+		if submitted/dt > chinnerActiveMBps {
+			tA, wA = tA+dt, wA+written[i]-written[i-1]
+		} else {
+			tI, wI = tI+dt, wI+written[i]-written[i-1]
+		}
+	}
+	if tA > 0 {
+		complActive = wA / tA
+	}
+	if tI > 0 {
+		complIdle = wI / tI
+	}
+	return tA / max(tA+tI, 1e-9), complActive, complIdle
+}
+
+// chinnerActiveMBps separates the flusher's submitting samples from its idle ones:
+// a pass submits hundreds of MB/s, an idle flusher nothing (dd's own writeback in
+// balance_dirty_pages does not run here: the dirty pages stay below its bdi limit).
+const chinnerActiveMBps = 50
 
 // sleeprqs counts the block_sleeprq lines of tasks whose comm starts with prefix
 // and the longest gap (µs) from one to the same task's next line.
