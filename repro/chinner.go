@@ -107,7 +107,7 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 		"fixed_writeback_MB": wbF, "fixed_writeback_at_device_MB": devF,
 		"ilock_waits":        float64(fsStat(res[0], "ilock_waits")),
 		"requeues_per_ioend": float64(fsStat(res[0], "xfsdatad_requeues")) / max(float64(fsStat(res[0], "xfsdatad_ioends")), 1),
-		// the buggy kernel's cycle, from the 5 s traced run
+		// the buggy kernel's cycle, from a 10 s run sampled every 10 ms
 		"passes_per_s": tr.passesPerS, "flusher_active_share": tr.activeShare,
 		"completion_active_MBps": tr.complActiveMBps, "completion_idle_MBps": tr.complIdleMBps,
 		// the flusher's time one sleep as long as the thread's clustering call would
@@ -139,7 +139,7 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 		tr.sleeprqPerS, trFix.sleeprqPerS, trFix.sleeprqMaxUs)
 	fmt.Fprintf(&b, "  pages under writeback, mean over the run: %.0f MB, of which %.1f MB in requests at the disk (the rest in ioends waiting for xfsdatad's xfs_setfilesize); +fix %.0f MB, %.1f MB at the disk\n",
 		wbB, devB, wbF, devF)
-	fmt.Fprintf(&b, "the buggy kernel's cycle (5 s traced run): the flusher submits %.0f%% of the time, in %.1f passes/s; IO completions run at %.0f MB/s "+
+	fmt.Fprintf(&b, "the buggy kernel's cycle (10 s, sampled every 10 ms): the flusher submits %.0f%% of the time, in %.1f passes/s; IO completions run at %.0f MB/s "+
 		"while it submits (xfsdatad's xfs_setfilesize trylock fails against xfs_map_blocks' ILOCK_SHARED holds, %.3f requeues per ioend over the run, "+
 		"each followed by delay(1)) and %.0f MB/s while it idles below the background threshold; dd follows the completions, the pages under "+
 		"writeback counting against the dirty limit\n",
@@ -229,40 +229,44 @@ type chinnerTraceFigures struct {
 	// the flusher's block_sleeprq lines (get_request_wait) per second of trace,
 	// and the longest time from one to the flusher's next line (µs)
 	sleeprqPerS, sleeprqMaxUs float64
-	// write_cache_pages passes started per second: wbc_writepage lines with towrt
-	// at MAX_WRITEBACK_PAGES, the fresh wbc of each wb_writeback loop
-	passesPerS float64
-	// the cycle (chinnerPhases): the share of the time the flusher submits, and the
-	// IO completions (MB/s) while it submits and while it is idle
-	activeShare, complActiveMBps, complIdleMBps float64
+	// the cycle (chinnerPhases): write_cache_pages passes started per second, the
+	// share of the time the flusher submits, and the IO completions (MB/s) while it
+	// submits and while it is idle
+	passesPerS, activeShare, complActiveMBps, complIdleMBps float64
 }
 
 // chinnerTrace runs the buggy kernel briefly with tracing, on the plain disk and
 // behind dm, and the fixed one longer (its calls are 512 times fewer) for its
-// get_request_wait sleeps. The plain-disk buggy run lasts a few of its
-// flush-then-idle cycles (chinnerPhases), sampled every 10 ms.
+// get_request_wait sleeps; and the buggy kernel for several of its submit-then-idle
+// cycles, untraced and sampled every 10 ms (chinnerPhases).
 func chinnerTrace(ctx context.Context) (buggy, fixed, dm chinnerTraceFigures, err error) {
 	var cfgs []engine.Config
 	for _, k := range []struct {
 		name string
 		s    int64
 		dm   bool
-	}{{"2.6.36-rc1", 5, false}, {"2.6.36-rc1+fix", 10, false}, {"2.6.36-rc1", 1, true}} {
+	}{{"2.6.36-rc1", 1, false}, {"2.6.36-rc1+fix", 10, false}, {"2.6.36-rc1", 1, true}, {"2.6.36-rc1", 10, false}} {
 		c, err := chinnerConfig(k.name, "xfs", 16)
 		if err != nil {
 			return buggy, fixed, dm, err
 		}
 		c.Runtime = engine.Duration(k.s * 1e9)
-		c.TraceLines = 300_000
-		c.SampleInterval = engine.Duration(10e6)
+		c.TraceLines = 200_000
 		c.Device.DM = k.dm
+		if len(cfgs) == 3 { // the cycle: untraced, sampled every 10 ms
+			c.TraceLines, c.SampleInterval = 0, engine.Duration(10e6)
+		}
 		cfgs = append(cfgs, c)
 	}
 	res, err := runAll(ctx, cfgs)
 	if err != nil {
 		return buggy, fixed, dm, err
 	}
-	return traceFigures(res[0]), traceFigures(res[1]), traceFigures(res[2]), nil
+	buggy = traceFigures(res[0])
+	var starts int
+	buggy.activeShare, buggy.complActiveMBps, buggy.complIdleMBps, starts = chinnerPhases(res[3])
+	buggy.passesPerS = float64(starts) / max(res[3].RuntimeS-chinnerWarmS, 1e-9)
+	return buggy, traceFigures(res[1]), traceFigures(res[2]), nil
 }
 
 // traceFigures reads a chinnerTrace run's trace.
@@ -271,8 +275,6 @@ func traceFigures(r *engine.Result) chinnerTraceFigures {
 	n, maxUs := sleeprqs(r.Trace, "flush-")
 	out.sleeprqPerS, out.sleeprqMaxUs = float64(n)/r.RuntimeS, maxUs
 	out.clusterPages, out.clusterUs = clusterCall(r.Trace)
-	out.passesPerS = float64(passStarts(r.Trace, "flush-", chinnerPassPages)) / r.RuntimeS
-	out.activeShare, out.complActiveMBps, out.complIdleMBps = chinnerPhases(r)
 	gaps := CallGapsUs(r.Trace)
 	if n := len(gaps); n > 0 {
 		sort.Float64s(gaps)
@@ -285,49 +287,39 @@ func traceFigures(r *engine.Result) chinnerTraceFigures {
 	return out
 }
 
-// chinnerPassPages is MAX_WRITEBACK_PAGES (2.6.36 fs/fs-writeback.c): wb_writeback
-// starts each writeback_inodes_wb pass with nr_to_write at it.
-const chinnerPassPages = 1024
-
-// passStarts counts the wbc_writepage lines of tasks whose comm starts with prefix
-// whose towrt is the fresh wbc's nr_to_write: the first ->writepage call of a pass.
-func passStarts(trace []string, prefix string, fresh int64) int {
-	n := 0
-	for _, l := range trace {
-		comm, _, towrt, ok := writepageLine(l)
-		if ok && towrt == fresh && strings.HasPrefix(comm, prefix) {
-			n++
-		}
-	}
-	return n
-}
-
-// chinnerPhases splits a run's samples (after its first second) by whether the
-// flusher is submitting: pages leaving the dirty state (dirtied less the change of
-// dirty) faster than chinnerActiveMBps. It returns the share of the time the
-// flusher submits and the IO completions (written_MB's rate) while it does and
-// while it does not.
-func chinnerPhases(r *engine.Result) (activeShare, complActive, complIdle float64) {
+// chinnerPhases splits a run's samples (after its first chinnerWarmS) by whether
+// the flusher is submitting: pages leaving the dirty state (dirtied less the change
+// of dirty) faster than chinnerActiveMBps. It returns the share of the time the
+// flusher submits, the IO completions (written_MB's rate) while it does and while
+// it does not, and how many submitting periods began: in 2.6.36-rc1 each is one
+// write_cache_pages pass (wb_writeback starts it when dirty pages cross the
+// background threshold; it ends when none is left).
+func chinnerPhases(r *engine.Result) (activeShare, complActive, complIdle float64, starts int) {
 	t, _ := r.Series.Column("time_s")
 	dirty, _ := r.Series.Column("dirty_MB")
 	dirtied, _ := r.Series.Column("dirtied_MB")
 	written, _ := r.Series.Column("written_MB")
 	n := len(t)
 	if n < 2 || len(dirty) != n || len(dirtied) != n || len(written) != n {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
 	var tA, tI, wA, wI float64
+	active := false
 	for i := 1; i < n; i++ {
 		dt := t[i] - t[i-1]
-		if t[i-1] < 1 || dt <= 0 {
+		if t[i-1] < chinnerWarmS || dt <= 0 {
 			continue
 		}
 		submitted := (dirtied[i] - dirtied[i-1]) - (dirty[i] - dirty[i-1])
 		if submitted/dt > chinnerActiveMBps {
+			if !active {
+				starts++
+			}
 			tA, wA = tA+dt, wA+written[i]-written[i-1]
 		} else {
 			tI, wI = tI+dt, wI+written[i]-written[i-1]
 		}
+		active = submitted/dt > chinnerActiveMBps
 	}
 	if tA > 0 {
 		complActive = wA / tA
@@ -335,13 +327,17 @@ func chinnerPhases(r *engine.Result) (activeShare, complActive, complIdle float6
 	if tI > 0 {
 		complIdle = wI / tI
 	}
-	return tA / max(tA+tI, 1e-9), complActive, complIdle
+	return tA / max(tA+tI, 1e-9), complActive, complIdle, starts
 }
 
 // chinnerActiveMBps separates the flusher's submitting samples from its idle ones:
 // a pass submits hundreds of MB/s, an idle flusher nothing (dd's own writeback in
 // balance_dirty_pages does not run here: the dirty pages stay below its bdi limit).
 const chinnerActiveMBps = 50
+
+// chinnerWarmS is the start of a run chinnerPhases leaves out: the first pass
+// begins once dd has dirtied the background threshold.
+const chinnerWarmS = 1
 
 // sleeprqs counts the block_sleeprq lines of tasks whose comm starts with prefix
 // and the longest gap (µs) from one to the same task's next line.

@@ -70,7 +70,9 @@ func TestExperimentChinner2010(t *testing.T) {
 			"for log space only with a full log, and the log sees only the allocation transactions and now and then "+
 			"an inode core (2.6.36's xfs_setfilesize logs nothing: it marks the inode dirty); its xfs_ilock(EXCL) "+
 			"waits for holds of µs; "+
-			"the AGF read is cached; the ioend and bio mempools sleep only when the slab fails; get_request_wait needs "+
+			"the AGF and free-space btree reads find their blocks in memory here (on the thread's 4 GB VM writing "+
+			"100 GB, 2.6.36's buffer cache, whose pages sit on the page LRU, may have lost them to reclaim and read "+
+			"them back: not modelled); the ioend and bio mempools sleep only when the slab fails; get_request_wait needs "+
 			"a full request pool (%.0f block_sleeprq/s before the fix). At the model's %.1f passes/s one such sleep "+
 			"per pass would take %.1f%% of the flusher's time. Unknown: the machine's HZ (delay(1) is one jiffy: "+
 			"x86_64_defconfig has 1000, Kconfig's default is 250).",
