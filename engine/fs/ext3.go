@@ -91,18 +91,35 @@ type Ext3 struct {
 	hi         int     // next home write of homeCom
 	calls      callPool[ext3Call]
 
+	// by buffer (Variants.Ext3JbdBuffers, jbd's journal_submit_data_buffers)
+	byBuffer  bool
+	batch     []dataSeg     // buffers locked and filed BJ_Locked, not yet submitted (wbuf)
+	batchLen  int64         // pages in batch
+	waitSegs  []dataSeg     // the committing transaction's data list as the commit found it
+	wi        int           // next of waitSegs to wait on (t_locked_list)
+	waiting   bool          // the data walk is done: waiting for the locked buffers
+	bufUnlock sim.WaitQueue // kjournald waiting for its data buffers' IO (wait_on_buffer)
+
 	// statistics
 	CommitDataPages int64 // data pages written by kjournald
-	Checkpointed    int64 // indirect blocks written to their home location
-	Stalls          int64 // writes that waited behind a locked commit
+	// PagesSkipped are ->writepage calls whose trylock_buffer failed on a buffer
+	// kjournald held (redirty_page_for_writepage), CleanPages those that found the
+	// buffer already written by kjournald (ended under writeback without IO).
+	PagesSkipped, CleanPages int64
+	Checkpointed             int64 // indirect blocks written to their home location
+	Stalls                   int64 // writes that waited behind a locked commit
 	// Commits lists each commit's start and the data pages kjournald wrote in it.
 	Commits []Ext3Commit
 }
 
-// Ext3Commit is one kjournald commit: when it started and the data it wrote.
+// Ext3Commit is one kjournald commit: when it started, the data it wrote, when
+// the transaction's data was on disk (the t_locked_list wait ended) and when
+// kjournald was done with it (commit block on disk, checkpoint writes submitted).
 type Ext3Commit struct {
 	At        sim.Time
 	DataPages int64
+	DataDone  sim.Time
+	End       sim.Time
 }
 
 // dataSeg is a stretch of the transaction's data list: pages [lo, hi) of in,
@@ -116,6 +133,11 @@ type ext3Inode struct {
 	m              fileMap
 	inRun          bool  // the inode has data in the running transaction
 	allocSinceMeta int64 // allocated pages not yet covered by a journalled indirect block
+	// bufClean are dirty pages whose buffer kjournald has written (submit_bh cleared
+	// BH_Dirty; PG_dirty stays until ->writepage meets the page); bufLocked those of
+	// them whose buffer kjournald holds locked, from journal_submit_data_buffers'
+	// trylock_buffer until end_buffer_write_sync (by-buffer model only).
+	bufClean, bufLocked kernel.PageSet
 }
 
 // NewExt3 returns ext3 with default parameters.
@@ -128,6 +150,9 @@ func (e *Ext3) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	e.k = k
 	e.j = newJournal(k, b, "kjournald", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData
+	if e.byBuffer = k.P.Variants.Ext3JbdBuffers; e.byBuffer {
+		e.j.beforeCommit = e.commitDataBuffers
+	}
 	// T_LOCKED until t_updates drops to zero: no handle outlives a step
 	e.j.handlesOpen = func() bool { return false }
 	e.j.checkpoint = e.checkpoint
@@ -172,6 +197,10 @@ func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) s
 			l.Gaps = l.Gaps[:0]
 		}
 	}
+	if e.byBuffer {
+		// __block_commit_write: mark_buffer_dirty on the written buffers
+		ei.bufClean.Remove(index, n)
+	}
 	if !ei.inRun {
 		ei.inRun = true
 		e.running = append(e.running, in)
@@ -194,19 +223,10 @@ func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) s
 // kjournald blocked.
 func (e *Ext3) commitData() bool {
 	if !e.committing {
-		// start of the commit: the running transaction becomes the committing one
-		e.committing = true
-		e.comSegs, e.runSegs = e.runSegs, e.comSegs[:0]
-		for _, in := range e.running {
-			in.FS.(*ext3Inode).inRun = false
-		}
-		e.running = e.running[:0]
-		e.homeCom, e.homeRun, e.hi = append(e.homeCom, e.homeRun...), e.homeRun[:0], 0
-		e.j.th.Sub.StartPlug()
-		e.Commits = append(e.Commits, Ext3Commit{At: e.k.W.Now()})
+		e.startCommit()
 	}
 	th := e.j.th
-	for e.ci < len(e.comSegs) {
+	for !e.waiting && e.ci < len(e.comSegs) {
 		sg := &e.comSegs[e.ci]
 		in := sg.in
 		ei := in.FS.(*ext3Inode)
@@ -234,10 +254,185 @@ func (e *Ext3) commitData() bool {
 			return true
 		}
 	}
-	th.Sub.FinishPlug()
-	e.committing, e.ci = false, 0
-	e.comSegs = e.comSegs[:0]
+	if !e.waiting {
+		th.Sub.FinishPlug()
+		e.waiting, e.wi = true, 0
+	}
+	if e.waitData() {
+		return true
+	}
+	e.endCommitData()
 	return false
+}
+
+// startCommit switches the running transaction to the committing one (T_FLUSH)
+// and starts kjournald's plug (blk_start_plug around the data writes).
+func (e *Ext3) startCommit() {
+	e.committing = true
+	e.comSegs, e.runSegs = e.runSegs, e.comSegs[:0]
+	for _, in := range e.running {
+		in.FS.(*ext3Inode).inRun = false
+	}
+	e.running = e.running[:0]
+	e.homeCom, e.homeRun, e.hi = append(e.homeCom, e.homeRun...), e.homeRun[:0], 0
+	e.waitSegs = append(e.waitSegs[:0], e.comSegs...)
+	e.j.th.Sub.StartPlug()
+	e.Commits = append(e.Commits, Ext3Commit{At: e.k.W.Now()})
+}
+
+// endCommitData ends commit phase 2: the data list is empty.
+func (e *Ext3) endCommitData() {
+	e.Commits[len(e.Commits)-1].DataDone = e.k.W.Now()
+	e.committing, e.ci, e.waiting = false, 0, false
+	e.comSegs = e.comSegs[:0]
+}
+
+// commitDataBuffers is journal_submit_data_buffers and the t_locked_list wait of
+// journal_commit_transaction (fs/jbd/commit.c, v3.1), commit phase 2 by buffer:
+// walking t_sync_datalist in the order write() filed the buffers, a dirty buffer
+// is locked (trylock_buffer), cleaned (test_clear_buffer_dirty) and filed
+// BJ_Locked; every j_wbufsize buffers the batch goes out with submit_bh
+// (WRITE_SYNC in 3.1 and 3.2; Kara's later "jbd: Refine commit writeout logic"
+// writes async unless someone waits for the commit), which may sleep in
+// get_request_wait with the rest of the batch still locked. A buffer
+// under the flusher's writeback (locked, clean) is filed BJ_Locked; a clean one
+// leaves the list. The pages stay dirty: no PG_writeback, nothing in
+// NR_WRITTEN. Then kjournald waits until every BJ_Locked buffer is unlocked
+// (wait_on_buffer): its own writes and the flusher's. It reports true when
+// kjournald blocked.
+func (e *Ext3) commitDataBuffers() bool {
+	th := e.j.th
+	if !e.committing {
+		e.startCommit()
+	}
+	for !e.waiting && e.ci < len(e.comSegs) {
+		sg := &e.comSegs[e.ci]
+		ei := sg.in.FS.(*ext3Inode)
+		s, n, ok := dirtyBuffers(sg.in, ei, sg.lo, sg.hi)
+		if !ok {
+			e.ci++
+			continue
+		}
+		n = min(n, e.P.CommitDataPages-e.batchLen, ei.m.contig(s))
+		ei.bufLocked.Add(s, n)
+		ei.bufClean.Add(s, n)
+		th.Charge(sim.Time(n) * e.k.P.Costs.Writepage / 2)
+		e.batch = append(e.batch, dataSeg{sg.in, s, s + n})
+		e.batchLen += n
+		e.CommitDataPages += n
+		e.Commits[len(e.Commits)-1].DataPages += n
+		sg.lo = s + n
+		if e.batchLen == e.P.CommitDataPages {
+			// journal_do_submit_data, then "goto write_out_data" (cond_resched)
+			if e.submitData() || th.YieldCPU() {
+				return true
+			}
+		}
+	}
+	if !e.waiting {
+		if e.submitData() {
+			return true
+		}
+		th.Sub.FinishPlug()
+		e.waiting, e.wi = true, 0
+	}
+	if e.waitData() {
+		return true
+	}
+	e.endCommitData()
+	return false
+}
+
+// waitData is the t_locked_list wait of journal_commit_transaction (fs/jbd/commit.c,
+// v3.1): before the metadata goes to the log, kjournald waits (wait_on_buffer)
+// until every data buffer of the transaction that was locked when it passed is
+// unlocked: its own writes and those under the flusher's writeback. It reports
+// true when kjournald blocked.
+func (e *Ext3) waitData() bool {
+	th := e.j.th
+	for e.wi < len(e.waitSegs) {
+		sg := e.waitSegs[e.wi]
+		ei := sg.in.FS.(*ext3Inode)
+		if ei.bufLocked.CountRange(sg.lo, sg.hi) > 0 {
+			th.Task.Wait(&e.bufUnlock) // kjournald's own write
+			return true
+		}
+		if sg.in.Writeback.CountRange(sg.lo, sg.hi) > 0 {
+			sg.in.WaitOnWriteback(th) // a page under writeback
+			return true
+		}
+		e.wi++
+	}
+	return false
+}
+
+// dirtyBuffers finds the first run of pages in [lo, hi) of in whose buffers are
+// dirty: PG_dirty, not written by kjournald since, not under writeback.
+func dirtyBuffers(in *kernel.Inode, ei *ext3Inode, lo, hi int64) (int64, int64, bool) {
+	for lo < hi {
+		r, ok := in.Dirty.Next(lo)
+		if !ok || r.Start >= hi {
+			return 0, 0, false
+		}
+		s, end := r.Start, min(r.End, hi)
+		if c, ok := ei.bufClean.Next(s); ok && c.Start < end {
+			if c.Start <= s {
+				lo = min(end, c.End)
+				continue
+			}
+			end = c.Start
+		}
+		if wb, ok := in.Writeback.Next(s); ok && wb.Start < end {
+			if wb.Start <= s {
+				lo = min(end, wb.End)
+				continue
+			}
+			end = wb.Start
+		}
+		return s, end - s, true
+	}
+	return 0, 0, false
+}
+
+// submitData is journal_do_submit_data: submit_bh for each buffer of the batch
+// (contiguous buffers as one run; the plug and the elevator merge them). The
+// submissions after one that sleeps in get_request_wait go out in order when it
+// wakes. It reports true when kjournald blocked.
+func (e *Ext3) submitData() bool {
+	th := e.j.th
+	blocked := false
+	for _, sg := range e.batch {
+		ei := sg.in.FS.(*ext3Inode)
+		for i := sg.lo; i < sg.hi; {
+			c := min(sg.hi-i, ei.m.contig(i))
+			th.Charge(e.k.P.Costs.SubmitBio)
+			b := devices.Bio{Sector: e.Sector(sg.in, i), Pages: c, Op: devices.Write, Flags: devices.FlagSync,
+				Owner: e, Cookie: sg.in.Ino, Index: i}
+			if e.j.q.Submit(th.Sub, b) {
+				blocked = true
+			}
+			i += c
+		}
+	}
+	e.batch, e.batchLen = e.batch[:0], 0
+	return blocked
+}
+
+// WritepageRunIO is kernel.WritepageRunSplitter: under jbd, a run of pages whose
+// buffers kjournald holds, or has written, needs no request.
+func (e *Ext3) WritepageRunIO(wc *kernel.WritebackCtx, index, n int64) (int64, bool) {
+	if !e.byBuffer {
+		return n, true
+	}
+	ei := wc.In.FS.(*ext3Inode)
+	c, ok := ei.bufClean.Next(index)
+	if !ok || c.Start >= index+n {
+		return n, true
+	}
+	if c.Start > index {
+		return c.Start - index, true
+	}
+	return min(n, c.End-index), false
 }
 
 // checkpoint writes the committed transaction's indirect blocks to their homes
@@ -253,11 +448,23 @@ func (e *Ext3) checkpoint() bool {
 		}
 	}
 	e.homeCom, e.hi = e.homeCom[:0], 0
+	if n := len(e.Commits); n > 0 {
+		e.Commits[n-1].End = e.k.W.Now()
+	}
 	return false
 }
 
-// EndIO completes checkpoint writes (nothing waits for them).
-func (e *Ext3) EndIO(cookie uint64, index, pages int64, op devices.Op) {}
+// EndIO completes kjournald's writes: a data buffer's end_buffer_write_sync
+// unlocks it (cookie is the inode; the page stays dirty); checkpoint writes
+// (cookie 0) have no waiter.
+func (e *Ext3) EndIO(cookie uint64, index, pages int64, op devices.Op) {
+	if cookie == 0 {
+		return
+	}
+	e.k.AddIrqCPU(sim.Time(pages) * e.k.P.Costs.EndIOPage)
+	e.k.Inode(cookie).FS.(*ext3Inode).bufLocked.Remove(index, pages)
+	e.bufUnlock.WakeAll()
+}
 
 // Writepages is ext3's address space without ->writepages (v3.1): do_writepages
 // falls back to generic_writepages, which plugs (blk_start_plug) around
@@ -284,6 +491,13 @@ type ext3Call struct{}
 func (e *Ext3) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
 	ei := wc.In.FS.(*ext3Inode)
 	c := &e.k.P.Costs
+	if e.byBuffer {
+		if cl, ok := ei.bufClean.Next(index); ok && cl.Start < index+n {
+			// WritepageRunIO handed a run of buffers kjournald wrote
+			e.writepageNoIO(wc, ei, index, n)
+			return
+		}
+	}
 	cost := sim.Time(n)*c.Writepage + c.SubmitBio
 	if end := index + n; end > ei.m.allocEnd {
 		cost += sim.Time(end-max(index, ei.m.allocEnd)) * e.P.HandleCost
@@ -291,6 +505,47 @@ func (e *Ext3) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
 	}
 	wc.Th.Charge(cost)
 	submitRun(wc, &ei.m, index, n)
+}
+
+// writepageNoIO is __block_write_full_page (v3.1) on pages [index, index+n) whose
+// buffers kjournald has written: where it still holds them locked, WB_SYNC_NONE
+// writeback's trylock_buffer fails and the page is redirtied (pages_skipped);
+// otherwise (or after lock_buffer waited, in WB_SYNC_ALL and pre-2.6.37 writeback
+// without wbc->nonblocking) the buffer is clean. Either way the page is set and
+// at once ended under writeback with nothing submitted (NR_WRITTEN counts it).
+func (e *Ext3) writepageNoIO(wc *kernel.WritebackCtx, ei *ext3Inode, index, n int64) {
+	c := &e.k.P.Costs
+	e.k.Fired(kernel.ActExt3KjournaldBuffers)
+	wc.Th.Charge(sim.Time(n) * (c.Writepage + c.EndIOPage))
+	for i, end := index, index+n; i < end; {
+		l, ok := ei.bufLocked.Next(i)
+		if !ok || l.Start >= end {
+			e.CleanPages += end - i
+			ei.bufClean.Remove(i, end-i)
+			wc.EndWritebackNoIO(i, end-i, false)
+			return
+		}
+		if l.Start > i {
+			e.CleanPages += l.Start - i
+			ei.bufClean.Remove(i, l.Start-i)
+			wc.EndWritebackNoIO(i, l.Start-i, false)
+			i = l.Start
+			continue
+		}
+		j := min(end, l.End)
+		if !wc.TryLocks() {
+			// lock_buffer sleeps until kjournald's write ends; the buffer is then
+			// clean (the page is counted now, the caller resumes after the wait)
+			e.CleanPages += end - i
+			ei.bufClean.Remove(i, end-i)
+			wc.EndWritebackNoIO(i, end-i, false)
+			wc.WaitOn(&e.bufUnlock)
+			return
+		}
+		e.PagesSkipped += j - i
+		wc.EndWritebackNoIO(i, j-i, true)
+		i = j
+	}
 }
 
 // Writepage is one ext3_ordered_writepage call.

@@ -37,6 +37,8 @@ func (e *Ext3) Stats() []Stat {
 		{"commits", e.j.Commits, "kjournald commits"},
 		{"journal_pages", e.j.MetaPages, "pages written to the journal (metadata, commit blocks)"},
 		{"commit_data_pages", e.CommitDataPages, "ordered data pages written by kjournald (journal_submit_data_buffers)"},
+		{"pages_skipped", e.PagesSkipped, "->writepage calls whose trylock_buffer failed on a buffer kjournald held (page redirtied, counted in NR_WRITTEN)"},
+		{"clean_pages", e.CleanPages, "->writepage calls on a page whose buffer kjournald had written (ended under writeback without IO, counted in NR_WRITTEN)"},
 		{"checkpointed_blocks", e.Checkpointed, "indirect blocks written to their home location"},
 		{"write_stalls", e.Stalls, "write()s that waited in journal_start behind a locked commit"},
 	}

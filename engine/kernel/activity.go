@@ -76,6 +76,7 @@ const (
 	ActZoneWatermarks                         // zone watermarks set up (page-reclaim model)
 	ActReclaimPassEnd                         // reclaim priority passes whose end decides a throttle (page-reclaim model)
 	ActXFSWriteInodeBusy                      // XFS ->write_inode calls that found the inode pinned or flush-locked
+	ActExt3KjournaldBuffers                   // ext3 ->writepage runs on buffers kjournald wrote (skipped or ended without IO)
 	numActivities
 )
 
@@ -140,6 +141,7 @@ var activityPaths = [numActivities]ActivityPath{
 	ActZoneWatermarks:       {"zone_watermarks.setup", "zone watermark setups of the page-reclaim model (min + min/4 or watermark_scale_factor spacing)", []string{"watermark_scale"}},
 	ActReclaimPassEnd:       {"vmscan.pass_end", "kswapd and direct-reclaim priority passes whose end decides the throttle (congestion_wait, wait_iff_congested or reclaim_throttle)", []string{"wait_iff_congested", "reclaim_throttle"}},
 	ActXFSWriteInodeBusy:    {"xfs_write_inode.pinned_or_flush_locked", "XFS ->write_inode (WB_SYNC_NONE, not kupdate) calls that found the inode pinned in the log or flush-locked (EAGAIN with xfs_iflush, 2.6.30-3.1)", []string{"xfs_write_inode_flush"}},
+	ActExt3KjournaldBuffers: {"ext3_writepage.kjournald_buffers", "ext3 ->writepage runs on pages whose buffers kjournald wrote by buffer: still locked (skipped, pages_skipped) or clean (ended under writeback without IO)", []string{"ext3_jbd_buffers"}},
 	ActWriteoutSeveralBdis:  {"writeout_fraction.completions", "completions counted into a bdi's writeout fraction on a machine with several disks (one disk: the fraction is 1)", []string{"fprop_completions"}},
 	ActFlusherIdle:          {"flusher.idle", "flusher runs that ended with no work left: v6 wb_workfn returns after wb_wakeup_delayed, v3.2 bdi_writeback_thread sleeps dirty_writeback_interval", []string{"workqueue_flusher"}},
 }

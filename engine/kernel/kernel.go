@@ -106,6 +106,15 @@ type OnePageWriter interface {
 	WritepageRun(wc *WritebackCtx, index, n int64)
 }
 
+// WritepageRunSplitter is implemented by OnePageWriters whose pages differ in
+// what ->writepage does with them (ext3 under jbd: buffers kjournald holds or has
+// written need no request), so write_cache_pages hands them runs of one kind.
+type WritepageRunSplitter interface {
+	// WritepageRunIO reports how many of the n pages from index (at least 1) are
+	// of index's kind, and whether ->writepage submits IO for them.
+	WritepageRunIO(wc *WritebackCtx, index, n int64) (int64, bool)
+}
+
 // IOCompleter is implemented by filesystems that finish data writeback outside the
 // bio completion (XFS's ioends, completed by the xfsdatad workqueue).
 type IOCompleter interface {

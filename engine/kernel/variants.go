@@ -247,6 +247,20 @@ type Variants struct {
 	// held until xfsbufd writes the buffer. Off: an XFS without ->write_inode
 	// (4.x and 6.1 log every inode change in a transaction), which never fails.
 	XFSWriteInodeFlush bool
+
+	// Ext3JbdBuffers is ext3's own driver with jbd (2.6.x to 4.2; from 4.3 ext3
+	// mounts go to ext4 with jbd2) as its sources have it: kjournald writes a
+	// data=ordered commit's data by buffer (journal_submit_data_buffers:
+	// trylock_buffer, submit_bh, no PG_writeback; the page stays dirty), so
+	// ->writepage (__block_write_full_page) meets buffers kjournald holds locked,
+	// which WB_SYNC_NONE writeback skips from 2.6.37 on (redirty_page_for_writepage:
+	// pages_skipped, NR_DIRTIED again), and buffers it already wrote, which it ends
+	// under writeback without IO; both count in NR_WRITTEN. No preset has it: with
+	// it the model's flusher passes over kjournald's locked buffers about once per
+	// page per commit (many times with Wu 2011's patches 4 and 5), and ext3's
+	// harness write_bw runs 15-60 % above the thread's (README, "ext3's ordered
+	// data"). Off: kjournald writes the transaction's data as page writeback.
+	Ext3JbdBuffers bool
 }
 
 // Switch is one kernel switch: a behaviour the source threads change, with where
@@ -333,6 +347,10 @@ var Switches = []Switch{
 	{"xfs_write_inode_flush", "XFS ->write_inode (2.6.30-3.1): EAGAIN while the inode is pinned in the log or flush-locked; else xfs_iflush into the cluster buffer, flush-locked until xfsbufd writes it (off: no ->write_inode, 4.x/6.1)",
 		"xfs_fs_write_inode, xfs_iflush_cluster, fs/xfs/xfs_super.c, xfs_inode.c v3.1; xfs_sync_worker, xfsbufd (xfs_buf_age_centisecs)", "XFS of 2.6.30-3.1; " + threadWu,
 		func(v *Variants) *bool { return &v.XFSWriteInodeFlush }},
+	{"ext3_jbd_buffers", "ext3's jbd as its sources have it (2.6.x-4.2): kjournald writes ordered data by buffer; ->writepage skips the buffers it holds (pages_skipped) and ends the ones it wrote without IO, both in NR_WRITTEN (no preset: write_bw then runs far above the thread's)",
+		"journal_submit_data_buffers, fs/jbd/commit.c; __block_write_full_page, fs/buffer.c; redirty_page_for_writepage, mm/page-writeback.c v3.1",
+		"ext3 of 2.6.x-4.2; " + threadWu + " (T2's ext3 cells)",
+		func(v *Variants) *bool { return &v.Ext3JbdBuffers }},
 	{"wbc_nonblocking", "pre-2.6.37: WB_SYNC_NONE writeback blocks on busy locks unless wbc->nonblocking (2.6.30 pdflush)",
 		"wbc->nonblocking users (xfs_map_blocks, write_cache_pages), v2.6.30-v2.6.36", "Wu, \"remove wbc->nonblocking\" (2.6.37)",
 		func(v *Variants) *bool { return &v.WbcNonblocking }},

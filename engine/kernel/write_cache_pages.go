@@ -237,6 +237,61 @@ func (wc *WritebackCtx) WriteFlags() devices.Flags {
 // the page now; it stays dirty and wbc.pages_skipped counts it.
 func (wc *WritebackCtx) RedirtyPageForWritepage(n int64) { wc.Wbc.PagesSkipped += n }
 
+// EndWritebackNoIO is ->writepage on the dirty pages [index, index+n) of wc's
+// inode when none of their buffers goes out (__block_write_full_page, v3.1, with
+// nr_underway == 0): clear_page_dirty_for_io, set_page_writeback and at once
+// end_page_writeback, whose test_clear_page_writeback counts the pages in
+// NR_WRITTEN and BDI_WRITTEN (and the writeout fraction) as if written. With
+// redirty a WB_SYNC_NONE trylock_buffer failed on each page (another writer
+// holds the buffer): redirty_page_for_writepage counts pages_skipped and
+// __set_page_dirty_nobuffers dirties the page again, so account_page_dirtied
+// counts it once more in NR_DIRTIED and BDI_DIRTIED (v3.2) and the page stays
+// dirty. Without redirty the buffers were clean (written by someone else with
+// submit_bh) and the pages are clean now.
+func (wc *WritebackCtx) EndWritebackNoIO(index, n int64, redirty bool) {
+	k, in := wc.K, wc.In
+	b := in.bdi
+	if redirty {
+		wc.Wbc.PagesSkipped += n
+		k.G.NrDirtied += n
+		b.Stats.Dirtied += n
+		in.dirtied += n
+		if k.P.Variants.IOFullThrottle {
+			k.taskDirtyInc(wc.Th, n)
+		}
+		k.markInodeDirty(in, IDirtyPages)
+	} else {
+		removed := in.Dirty.Remove(index, n)
+		k.G.NrFileDirty -= removed
+		b.Stats.Reclaimable -= removed
+		if wc.wcp.tagged {
+			wc.wcp.towrite.Remove(index, n)
+		}
+	}
+	k.G.NrWritten += n
+	b.Stats.Written += n
+	k.bdiWriteoutInc(b, n)
+	in.written += n
+	if k.mm != nil {
+		k.rotateReclaimable(in, index, n)
+	}
+}
+
+// WaitOn puts wc's thread to sleep on q inside ->writepage (lock_buffer on a
+// buffer another writer holds: WB_SYNC_ALL, or pre-2.6.37 writeback without
+// wbc->nonblocking); the walk returns blocked and resumes when q wakes it. The
+// task's plug is flushed first, as schedule() does.
+func (wc *WritebackCtx) WaitOn(q *sim.WaitQueue) {
+	wc.Th.Sub.FlushPlug()
+	wc.Th.Task.Wait(q)
+	wc.blocked = true
+}
+
+// WaitOnWriteback is wait_on_page_writeback for a thread outside write_cache_pages
+// (a journal waiting on its transaction's pages): th sleeps until some of in's
+// writeback ends.
+func (in *Inode) WaitOnWriteback(th *Thread) { th.Task.Wait(&in.wbWait) }
+
 // nextRun finds the next run of pages write_cache_pages would look up from the
 // cursor: dirty (and TOWRITE-tagged for integrity writeback), within the range.
 func (c *wcpCursor) nextRun(in *Inode) (PageRun, bool) {
@@ -361,14 +416,20 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 					n = min(n, k.callsBeforeStop(wbc.NrToWrite))
 				}
 				n = min(n, maxBatchPages)
-				room := q.Room(th.Sub, devices.Bio{Sector: fs.Sector(in, s), Op: devices.Write, Flags: wc.WriteFlags()})
-				if room > 0 || !th.Sub.Plugged() {
-					// stop where the next page would wait for a request
-					n = max(1, min(n, room))
+				io := true
+				if sp, ok := onePage.(WritepageRunSplitter); ok {
+					n, io = sp.WritepageRunIO(wc, s, n)
 				}
-				// else a plugged task's next pages merge into the plug request the
-				// page it waits for gets (blk_attempt_plug_merge comes before
-				// get_request/wbt_wait): the run goes out as one blocked submission
+				if io {
+					room := q.Room(th.Sub, devices.Bio{Sector: fs.Sector(in, s), Op: devices.Write, Flags: wc.WriteFlags()})
+					if room > 0 || !th.Sub.Plugged() {
+						// stop where the next page would wait for a request
+						n = max(1, min(n, room))
+					}
+					// else a plugged task's next pages merge into the plug request the
+					// page it waits for gets (blk_attempt_plug_merge comes before
+					// get_request/wbt_wait): the run goes out as one blocked submission
+				}
 				if k.Tracing() {
 					wc.TraceWritepage(n)
 				}
