@@ -109,10 +109,11 @@ type World struct {
 	cancel  bool
 	Rand    *rand.Rand
 
-	seed   uint64
-	vary   Variation // machine variation (variation.go)
-	varyOn bool      // vary is not the zero Variation
-	vr     *rand.PCG // the variation's own stream
+	seed     uint64
+	vary     Variation // machine variation (variation.go)
+	varyOn   bool      // vary is not the zero Variation
+	vr       pcg       // the variation's own stream
+	vrSeeded bool      // vr holds the stream's seed or a later state
 
 	// AfterEvent, when set, runs after every event (invariant checks in tests).
 	AfterEvent func()

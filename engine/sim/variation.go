@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"math/bits"
-	"math/rand/v2"
-)
+import "math/bits"
 
 // Variation is the run-to-run variation of a real machine outside the disk: how
 // long a woken task takes to run, how late a timer fires, and how much one CPU
@@ -61,22 +58,56 @@ const (
 func (w *World) SetVariation(v Variation) {
 	w.vary = v
 	w.varyOn = v != Variation{}
-	if w.varyOn && w.vr == nil {
-		w.vr = rand.NewPCG(w.seed^variationSeq1, w.seed^variationSeq2)
+	if w.varyOn && !w.vrSeeded {
+		w.vr = pcg{hi: w.seed ^ variationSeq1, lo: w.seed ^ variationSeq2}
+		w.vrSeeded = true
 	}
 }
 
 // Variation reports the world's variation.
 func (w *World) Variation() Variation { return w.vary }
 
-// uniform draws from [lo, hi) (lo when hi <= lo): Lemire's multiply-shift, exact
-// in integers on every platform.
+// pcg is the state of math/rand/v2's PCG (a 128-bit LCG with the DXSM output),
+// here so that a draw is one function without calls: on wasm, rand.PCG's Uint64,
+// its next and the caller were three calls per draw (PERFORMANCE.md, Round 8). It
+// gives the stream rand.NewPCG(hi, lo) gives, bit for bit (TestPCGIsMathRandPCG).
+type pcg struct{ hi, lo uint64 }
+
+// uniform draws from [lo, hi) (lo when hi <= lo, without a draw): Lemire's
+// multiply-shift, exact in integers on every platform. The PCG step and its DXSM
+// output are math/rand/v2's PCG.next and PCG.Uint64, written out.
 func (w *World) uniform(lo, hi Time) Time {
 	if hi <= lo {
 		return lo
 	}
-	n, _ := bits.Mul64(w.vr.Uint64(), uint64(hi-lo))
-	return lo + Time(n)
+	const (
+		mulHi    = 2549297995355413924
+		mulLo    = 4865540595714422341
+		incHi    = 6364136223846793005
+		incLo    = 1442695040888963407
+		cheapMul = 0xda942042e4dd58b5
+	)
+	// state = state * mul + inc (128 bits)
+	sh, sl := bits.Mul64(w.vr.lo, mulLo)
+	sh += w.vr.hi*mulLo + w.vr.lo*mulHi
+	sl, c := bits.Add64(sl, incLo, 0)
+	sh, _ = bits.Add64(sh, incHi, c)
+	w.vr.hi, w.vr.lo = sh, sl
+	// DXSM "double xorshift multiply"
+	sh ^= sh >> 32
+	sh *= cheapMul
+	sh ^= sh >> 48
+	x := sh * (sl | 1)
+	// the high 64 bits of x * n; for n < 2^32 (every variation here) in two
+	// 32x64-bit products instead of bits.Mul64's four (on wasm, which has no
+	// 64x64 -> 128 multiply): x*n = xh*n<<32 + xl*n, and the high word of that is
+	// (xh*n + (xl*n)>>32) >> 32, which cannot overflow
+	n := uint64(hi - lo)
+	if n>>32 == 0 {
+		return lo + Time((x>>32*n+(x&(1<<32-1)*n)>>32)>>32)
+	}
+	r, _ := bits.Mul64(x, n)
+	return lo + Time(r)
 }
 
 // wakeupLatency is the delay from a wakeup until the woken task runs.
@@ -93,14 +124,4 @@ func (w *World) timerLatency() Time {
 		return 0
 	}
 	return w.uniform(w.vary.TimerMin, w.vary.TimerMax) + w.uniform(w.vary.WakeupMin, w.vary.WakeupMax)
-}
-
-// varyCost is a CPU burst's cost on this run: c within ±CPUPerMille ‰.
-func (w *World) varyCost(c Time) Time {
-	if !w.varyOn || w.vary.CPUPerMille == 0 || c <= 0 {
-		return c
-	}
-	pm := w.vary.CPUPerMille
-	d := int64(w.uniform(0, Time(2*pm*1000+1))) - pm*1000 // per million
-	return max(c+Time((int64(c)*d)/1_000_000), 1)
 }

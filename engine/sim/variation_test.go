@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,6 +70,31 @@ func TestVariationBoundsAndDeterminism(t *testing.T) {
 func TestVariationStreamLeavesRandAlone(t *testing.T) {
 	w1, w2 := NewWorld(1000, 5), NewWorld(1000, 5)
 	w2.SetVariation(MachineVariation())
-	w2.varyCost(Millisecond)
+	w2.uniform(0, Millisecond)
 	require.Equal(t, w1.Rand.Uint64(), w2.Rand.Uint64(), "the variation draws from its own stream")
+}
+
+// TestPCGIsMathRandPCG: the world's variation draws are math/rand/v2's PCG seeded as
+// SetVariation seeds it, with Lemire's multiply-shift (bits.Mul64) on every range,
+// the short ranges' two-product path included; an empty range draws nothing.
+func TestPCGIsMathRandPCG(t *testing.T) {
+	ranges := [][2]Time{
+		{0, 1}, {2 * Microsecond, 10 * Microsecond}, {-30000, 30001}, {0, 1<<32 - 1},
+		{0, 1 << 32}, {-5, 1<<32 + 3}, {0, 1 << 40}, {math.MinInt64 / 2, math.MaxInt64 / 2},
+		{7, 7}, {9, 3},
+	}
+	for _, seed := range []uint64{0, 1, 42, 1 << 63, math.MaxUint64} {
+		w := NewWorld(1000, seed)
+		w.SetVariation(MachineVariation())
+		ref := rand.NewPCG(seed^variationSeq1, seed^variationSeq2)
+		for i := 0; i < 2000; i++ {
+			r := ranges[i%len(ranges)]
+			want := r[0]
+			if r[1] > r[0] {
+				hi, _ := bits.Mul64(ref.Uint64(), uint64(r[1]-r[0]))
+				want = r[0] + Time(hi)
+			}
+			require.Equal(t, want, w.uniform(r[0], r[1]), "seed %d draw %d range %v", seed, i, r)
+		}
+	}
 }
