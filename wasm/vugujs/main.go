@@ -68,11 +68,16 @@ var lighter = []struct {
 	{"set a text or comment node only when it differs",
 		`else x.el.textContent=e;break}`,
 		`else x.el.textContent!==e&&(x.el.textContent=e);break}`, 2},
-	// (what it set last, and the element still holds what that made: other
-	// instructions may have replaced the children since)
-	{"set inner HTML only when it differs from what this script set last",
+	// Plain text (no '<', '&', CR or NUL: the HTML parser makes it one text node,
+	// or none when empty) is compared with the element's text node and set as
+	// textContent, which gives the same DOM without the HTML parser, and without
+	// reading innerHTML back (a serialization) at every render; Vugu sends every
+	// vg-content and every static text as inner HTML. Other HTML is set only when
+	// it differs from what this script set last and the element still holds what
+	// that made (other instructions may have replaced the children since).
+	{"set inner HTML only when it differs; plain text as textContent",
 		`x.el.innerHTML=(x.bufferedInnerHTML||"")+e,x.bufferedInnerHTML=null`,
-		`((h,t)=>{t.__vuguHTML===h&&t.innerHTML===t.__vuguOut||(t.innerHTML=h,t.__vuguHTML=h,t.__vuguOut=t.innerHTML)})((x.bufferedInnerHTML||"")+e,x.el),x.bufferedInnerHTML=null`, 1},
+		`((h,t)=>{if(t.namespaceURI==="http://www.w3.org/1999/xhtml"&&!/[<&\r\0]/.test(h)){const c=t.firstChild;if(h===""?c===null:c!==null&&c===t.lastChild&&c.nodeType===3&&c.data===h)return;t.textContent=h,t.__vuguHTML=null;return}t.__vuguHTML===h&&t.innerHTML===t.__vuguOut||(t.innerHTML=h,t.__vuguHTML=h,t.__vuguOut=t.innerHTML)})((x.bufferedInnerHTML||"")+e,x.el),x.bufferedInnerHTML=null`, 1},
 }
 
 func fail(err error) {
