@@ -59,6 +59,27 @@ window.wblab = {
     return u;
   },
   update(u, dataJSON) { u.setData(JSON.parse(dataJSON)); },
+  // patchMatrix writes a matrix result's texts (ui.MatrixView.patch) into the table,
+  // the status line and the progress bar, where they differ; false (nothing
+  // written) when the table has other rows or cells: then the page renders.
+  patchMatrix(json) {
+    const p = JSON.parse(json);
+    const rows = document.querySelectorAll("#matrix-table > tbody > tr");
+    const status = document.getElementById("status"), bar = document.getElementById("progressbar");
+    const fill = document.getElementById("progress"), text = document.getElementById("matrix-text");
+    if (!status || !bar || !fill || !text || rows.length !== p.rows.length) return false;
+    for (let i = 0; i < rows.length; i++) if (rows[i].children.length !== p.rows[i].cells.length) return false;
+    const txt = (el, s) => { if (el.textContent !== s) el.textContent = s; };
+    const attr = (el, k, v) => { if (el.getAttribute(k) !== v) el.setAttribute(k, v); };
+    p.rows.forEach((r, i) => {
+      const tr = rows[i];
+      attr(tr, "class", r.class); attr(tr, "title", r.title); attr(tr, "data-case", r.case);
+      r.cells.forEach((s, j) => txt(tr.children[j], s));
+    });
+    txt(status, p.status); txt(text, p.text);
+    attr(bar, "aria-valuenow", p.progress); attr(fill, "style", p.style);
+    return true;
+  },
   plots: new Set(),
   markT: null,
   timeFn: null,

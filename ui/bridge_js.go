@@ -665,6 +665,10 @@ func lab(fn string, args ...any) safejs.Value {
 
 func consoleWarn(s string) { lab("warn", s) }
 
+// PatchMatrix writes a matrix table's texts into the page (static/lab.js
+// patchMatrix); false when the page's table has another shape.
+func PatchMatrix(patch string) bool { return jsBool(lab("patchMatrix", patch)) }
+
 // SyncInputs copies data-v/data-c attributes into input values (Vugu sets attributes
 // only, so programmatic form changes need this).
 func SyncInputs() { lab("syncInputs") }

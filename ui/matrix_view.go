@@ -25,6 +25,7 @@ type MatrixView struct {
 	cells    map[int][3]int // run id -> matrix row, column, seed index
 	seeds    int
 	lab      *Root
+	rendered string // the page's shape at the last render (shape)
 }
 
 // MatrixCases is the matrix case-list fieldset (shown in matrix mode).
@@ -144,8 +145,18 @@ func (c *MatrixView) cancel() {
 
 func (c *MatrixView) owns(id int) bool { _, ok := c.cells[id]; return ok }
 
-// onMsg applies a message about a cell; progress of cells renders nothing.
+// onMsg applies a message about a cell and reports whether the page must render:
+// progress of cells renders nothing, and a result or error that leaves the page's
+// shape as it was is written into the table without a render (patch).
 func (c *MatrixView) onMsg(m Msg) bool {
+	if !c.apply(m) {
+		return false
+	}
+	return !c.patch()
+}
+
+// apply applies a message about a cell; it reports whether the cell changed.
+func (c *MatrixView) apply(m Msg) bool {
 	rc := c.cells[m.ID]
 	if c.M == nil {
 		return false
@@ -165,6 +176,59 @@ func (c *MatrixView) onMsg(m Msg) bool {
 		delete(c.cells, m.ID)
 	}
 	return m.Type != "progress"
+}
+
+// shape is what decides which elements the page has while a matrix runs, besides
+// the texts patch writes: every vg-if and loop of the matrix's templates (the rows
+// in their order), the status bar's error lines, whether anything runs.
+func (c *MatrixView) shape() string {
+	if !c.Shown() {
+		return ""
+	}
+	var order strings.Builder // a row's click handler is bound to its case at the render
+	for _, r := range c.Rows() {
+		order.WriteString(r[3] + "\n")
+	}
+	return fmt.Sprint(c.lab.Mode, order.String(), len(c.Errors()), c.Table, c.OpenedText(), c.M.Thread, len(c.M.Diffs),
+		c.lab.Bar.CaseErr(), len(c.lab.Bar.Problems()), c.lab.Running())
+}
+
+// matrixPatch is what a cell's result changes on a page that keeps its shape: the
+// table's texts and row attributes as matrix-view.vugu and run-bar.vugu write them.
+type matrixPatch struct {
+	Status   string     `json:"status"`
+	Progress string     `json:"progress"` // progressbar's aria-valuenow
+	Style    string     `json:"style"`    // the progress fill's style
+	Rows     []patchRow `json:"rows"`
+	Text     string     `json:"text"` // #matrix-text
+}
+
+type patchRow struct {
+	Class string   `json:"class"`
+	Title string   `json:"title"`
+	Case  string   `json:"case"` // data-case
+	Cells []string `json:"cells"`
+}
+
+// patch writes a changed cell's texts into the page without a render of the whole
+// page (a Vugu render sends every element of it: 40-110 ms of the main thread on
+// the shared 2-core machine, once per second while the T1 matrix ran); it reports
+// false when the page's shape changed since the last render, or the page's table
+// has other rows or cells than the patch: then the page renders.
+func (c *MatrixView) patch() bool {
+	if c.rendered == "" || c.shape() != c.rendered {
+		return false
+	}
+	p := matrixPatch{Status: c.lab.Bar.Status(), Progress: c.lab.Bar.Progress(), Style: c.lab.Bar.ProgressStyle(), Text: c.M.Text()}
+	for _, r := range c.Rows() {
+		cells := []string{r[0], r[1], r[2], r[3]}
+		if c.Table != "" {
+			cells = append(cells, r[5], r[7])
+		}
+		p.Rows = append(p.Rows, patchRow{Class: c.RowClass(r), Title: r[4], Case: r[3], Cells: cells})
+	}
+	b, err := json.Marshal(p)
+	return err == nil && PatchMatrix(string(b))
 }
 
 // Status is the status line in matrix mode.

@@ -324,6 +324,7 @@ func (c *Root) route(m Msg) bool {
 // (wasm/main.go calls it after every render).
 func (c *Root) AfterRender() {
 	SyncInputs()
+	c.Matrix.rendered = c.Matrix.shape()
 	c.Charts.draw()
 	if c.w != nil {
 		c.w.rendered()

@@ -15,6 +15,7 @@ import (
 	cdperf "github.com/chromedp/cdproto/performance"
 	cdruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
 )
 
 // speedSpy runs before the page's scripts: it records, in ms after navigation start,
@@ -164,6 +165,7 @@ func TestPageSpeedMatrix(t *testing.T) {
 	before := p.mainThread()
 	start := time.Now()
 	p.stallTimer()
+	p.watchFrames()
 	p.click("#repro-wu2011")
 	p.poll("the matrix running", `document.getElementById("status").textContent.includes(" of 48")`, 30*time.Second)
 	moved := p.progressUntil("the T1 matrix", `document.getElementById("status").textContent.includes("48 of 48")`, 5*time.Minute, 250*time.Millisecond)
@@ -182,6 +184,49 @@ func TestPageSpeedMatrix(t *testing.T) {
 	p.eval(`navigator.hardwareConcurrency`, &workers)
 	t.Logf("Wu T1 matrix (48 runs): %v, worst timer stall %.0f ms, progress bar moved %d times; the page's main thread busy %.1f s (%d cores)",
 		matrix.Round(time.Millisecond), stall, moved, main, workers)
+	t.Logf("the longest animation frames (ms: frame = scripts + style and layout; the scripts by invoker):\n%s", p.longFrames(6))
+}
+
+// watchFrames records the page's long animation frames (Chromium's
+// long-animation-frame entries, frames over 50 ms) from now on: what a stall is made of.
+func (p *page) watchFrames() {
+	p.t.Helper()
+	p.eval(`window.__frames = []; if (window.__frameObs) window.__frameObs.disconnect();
+		window.__frameObs = new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__frames.push({
+			start: e.startTime, dur: e.duration, layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+			scripts: e.scripts.map((s) => ({ who: s.invoker, dur: s.duration, forced: s.forcedStyleAndLayoutDuration })) }) });
+		window.__frameObs.observe({ type: "long-animation-frame" }); true`, nil)
+}
+
+// longFrames are the n longest frames watchFrames saw, one line each.
+func (p *page) longFrames(n int) string {
+	p.t.Helper()
+	type script struct {
+		Who         string
+		Dur, Forced float64
+	}
+	var fs []struct {
+		Start, Dur, Layout float64
+		Scripts            []script
+	}
+	p.eval(`window.__frames || []`, &fs)
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Dur > fs[j].Dur })
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d frames over 50 ms\n", len(fs))
+	for i, f := range fs {
+		if i == n {
+			break
+		}
+		fmt.Fprintf(&b, "at %.0f: %.0f (style and layout %.0f)", f.Start, f.Dur, f.Layout)
+		for _, s := range f.Scripts {
+			fmt.Fprintf(&b, "; %s %.0f", s.Who, s.Dur)
+			if s.Forced > 0 {
+				fmt.Fprintf(&b, " (forced layout %.0f)", s.Forced)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // mainThread is the page's main-thread task time so far, in seconds (CDP
@@ -317,4 +362,47 @@ func TestCatalogIsTheWorkersAnswer(t *testing.T) {
 		t.Errorf("the form's options with catalog.json %q, asked of the worker %q", withFile, asked)
 	}
 	t.Logf("catalog.json = the worker's answer (%d bytes)", cmp.Bytes)
+}
+
+// TestMatrixResultsWithoutRender: while a matrix runs, a result that leaves the
+// page's shape as it was is written into the table without a render of the page
+// (ui.MatrixView.patch, static/lab.js patchMatrix), and what it writes is what the
+// page's render writes: every row finished at a patch shows the same texts in the
+// table the final render leaves.
+func TestMatrixResultsWithoutRender(t *testing.T) {
+	p := newPageTimeout(t, 3*time.Minute)
+	p.open("#v=1&runtime=600s&mode=matrix")
+	p.poll("the matrix controls", `!!document.getElementById("m-cases")`, 10*time.Second)
+	var cases []string
+	for _, n := range []string{"1dd", "2dd", "10dd"} {
+		for _, th := range []string{"100M", "1G"} {
+			cases = append(cases, fmt.Sprintf("thresh=%s/generic-%s-4k-8p-4096M-%s:10-X", th, n, strings.Replace(th, "1G", "1024M", 1)))
+		}
+	}
+	p.set("#m-cases", strings.Join(cases, "\n"))
+	p.eval(`(() => { window.__renders = 0; window.__patches = 0; window.__seen = {}; let busy = false;
+		const r = window.vuguRender; window.vuguRender = function () { if (!busy) { busy = true; window.__renders++; setTimeout(() => busy = false, 0); } return r.apply(this, arguments); };
+		const row = (tr) => Array.from(tr.children).map((td) => td.textContent).join(" | ");
+		const pm = window.wblab.patchMatrix; window.wblab.patchMatrix = function (j) { const ok = pm.call(this, j); if (ok) { window.__patches++;
+			for (const tr of document.querySelectorAll("#matrix-table > tbody > tr.mrow")) if (!/…/.test(tr.textContent)) window.__seen[tr.dataset.case] = row(tr); }
+			return ok; };
+		return true; })()`, nil)
+	p.click("#run")
+	total := 2 * len(cases)
+	p.poll("all cells", fmt.Sprintf(`document.getElementById("status").textContent.includes("%d of %d")`, total, total), 2*time.Minute)
+	var renders, patches int
+	var seen, final map[string]string
+	p.eval(`window.__renders`, &renders)
+	p.eval(`window.__patches`, &patches)
+	p.eval(`window.__seen`, &seen)
+	p.eval(`(() => { const m = {}; for (const tr of document.querySelectorAll("#matrix-table > tbody > tr.mrow"))
+		m[tr.dataset.case] = Array.from(tr.children).map((td) => td.textContent).join(" | "); return m; })()`, &final)
+	t.Logf("%d results: %d written without a render, %d renders; rows seen finished at a patch: %d", total, patches, renders, len(seen))
+	require.Positive(t, patches, "no result was written without a render")
+	require.Less(t, renders, total, "a render per result")
+	require.NotEmpty(t, seen)
+	for c, row := range seen {
+		require.Equal(t, final[c], row, "row %s: the patch's texts and the render's", c)
+	}
+	require.Len(t, final, len(cases))
 }
