@@ -243,7 +243,15 @@ func (c *Root) Run() {
 		var ck wire.Checked
 		err := Ask("check", wire.Check{State: st}, &ck)
 		c.ee.Lock()
-		defer c.ee.UnlockRender()
+		if st.Mode == "matrix" || st.Mode == "sweep" {
+			// a table's runs start after the engine's plan (askPlan): what this
+			// check changes renders in a task after this one, which decoded the
+			// answer and asked for the plan
+			defer c.w.renderAfter(MinRenderPause)
+			defer c.ee.UnlockOnly()
+		} else {
+			defer c.ee.UnlockRender()
+		}
 		if gen != c.runGen {
 			return
 		}
