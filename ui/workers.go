@@ -32,6 +32,8 @@ func NewWorkers(ee vugu.EventEnv, eng Engine, route func(Msg) bool) *Workers {
 // worker's message asks for: a matrix cell's result changes one row and the
 // status, and each render of the page cost the main thread about 0.3 s on the shared
 // 2-core machine (Wu's T1: 51 renders, 15.8 s of main-thread time, PERFORMANCE.md).
+// A matrix result that leaves the page's shape as it was renders nothing: it is
+// written into the table (MatrixView.patch).
 const (
 	RenderEvery       = 100 * time.Millisecond
 	MatrixRenderEvery = time.Second
