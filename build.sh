@@ -34,8 +34,9 @@ cmd_build() {
   echo "== main.wasm (UI) and worker.wasm (engine)"
   GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/main.wasm ./wasm
   GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/worker.wasm ./wasm/worker
-  echo "== first.json, catalog.json (the first page's case and the engine's catalog, computed natively: wasm/prerender)"
-  go run ./wasm/prerender -o static/first.json -catalog static/catalog.json
+  echo "== first.json, catalog.json (the first page's case and the engine's catalog, computed natively: wasm/prerender),"
+  echo "   references.gz (validate/references/*.log.gz as they are; worker.wasm fetches it for the measured overlay)"
+  go run ./wasm/prerender -o static/first.json -catalog static/catalog.json -references static/references.gz
   echo "== precompressed siblings (.gz, .br) for static hosts and wasm/serve"
   need brotli brotli
   for f in static/main.wasm static/worker.wasm static/first.json static/catalog.json; do
@@ -43,6 +44,7 @@ cmd_build() {
     brotli -q 11 -w 24 -k -f "$f"
     printf '%s: %d bytes, %d gzip, %d brotli\n' "$f" "$(wc -c <"$f")" "$(wc -c <"$f.gz")" "$(wc -c <"$f.br")"
   done
+  printf 'static/references.gz: %d bytes (gzip data, served as it is)\n' "$(wc -c <static/references.gz)"
 }
 
 # sizes: where each module's bytes go, per section and per package (PERFORMANCE.md).

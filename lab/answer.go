@@ -65,12 +65,11 @@ func Answer(kind string, req []byte) ([]byte, error) {
 		if err := json.Unmarshal([]byte(q.Config), &cfg); err != nil {
 			return nil, fmt.Errorf("measured: config: %v", err)
 		}
-		a := wire.MeasuredMatch{Links: MeasuredLinks()}
-		if m, ok := MeasuredFor(cfg); ok {
-			w := measuredWire(m)
-			a.Match = &w
+		out, err := measuredAnswer(cfg)
+		if err != nil {
+			return nil, err // the page shows it as the overlay's note
 		}
-		out = a
+		return json.Marshal(out)
 	default:
 		return nil, fmt.Errorf("ask: unknown question %q", kind)
 	}

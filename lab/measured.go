@@ -22,46 +22,63 @@ type Measured struct {
 }
 
 var (
-	measuredOnce sync.Once
-	measured     []Measured
+	measuredMu     sync.Mutex
+	measuredLoaded bool
+	measured       []Measured
 )
 
-// MeasuredCases are the committed references wblab models (dd cases), parsed once.
-func MeasuredCases() []Measured {
-	measuredOnce.Do(func() {
-		logs, err := validate.References()
+// LoadMeasured parses the committed references wblab models (dd cases) once: natively
+// from the logs validate embeds, in the engine worker from the bundle it fetches when a
+// question first needs it (validate.SetReferenceBundle). A failed load is returned and
+// not kept (the next question tries again); what loaded is kept for the process.
+func LoadMeasured() ([]Measured, error) {
+	measuredMu.Lock()
+	defer measuredMu.Unlock()
+	if measuredLoaded {
+		return measured, nil
+	}
+	logs, err := validate.References()
+	if err != nil {
+		return nil, fmt.Errorf("the references measured on Linux %s could not be loaded: %v", validate.Kernel, err)
+	}
+	var ms []Measured
+	for _, l := range logs {
+		c, err := validate.CaseOf(l)
+		if err != nil || c.Work != "dd" {
+			continue
+		}
+		w := validate.SteadyWindow(c.RunS)
+		rate, _, err := l.DiskRate(w)
 		if err != nil {
-			return
+			continue
 		}
-		for _, l := range logs {
-			c, err := validate.CaseOf(l)
-			if err != nil || c.Work != "dd" {
-				continue
-			}
-			w := validate.SteadyWindow(c.RunS)
-			rate, _, err := l.DiskRate(w)
-			if err != nil {
-				continue
-			}
-			cfg, err := validate.ConfigFor(c, rate)
-			if err != nil {
-				continue
-			}
-			f, err := validate.FiguresOf(l.Series(), w, l.BdiThresh())
-			if err != nil {
-				continue
-			}
-			measured = append(measured, Measured{Name: l.Name, Cfg: cfg, Log: l, Figs: f, Window: w, Case: c})
+		cfg, err := validate.ConfigFor(c, rate)
+		if err != nil {
+			continue
 		}
-	})
-	return measured
+		f, err := validate.FiguresOf(l.Series(), w, l.BdiThresh())
+		if err != nil {
+			continue
+		}
+		ms = append(ms, Measured{Name: l.Name, Cfg: cfg, Log: l, Figs: f, Window: w, Case: c})
+	}
+	measured, measuredLoaded = ms, true
+	return ms, nil
+}
+
+// MeasuredCases are the references LoadMeasured parsed (none if it failed).
+func MeasuredCases() []Measured {
+	ms, _ := LoadMeasured()
+	return ms
 }
 
 // MeasuredFor is the reference a config models: the same kernel, filesystem, writers,
 // machine, sysctls, kernel switch overrides (blk-wbt off) and run length, on the same device within 1 % of
 // its rate (a link's device rate is rounded); the seed may differ.
-func MeasuredFor(cfg engine.Config) (Measured, bool) {
-	for _, m := range MeasuredCases() {
+func MeasuredFor(cfg engine.Config) (Measured, bool) { return measuredFor(MeasuredCases(), cfg) }
+
+func measuredFor(ms []Measured, cfg engine.Config) (Measured, bool) {
+	for _, m := range ms {
 		r := m.Cfg
 		same := cfg.Kernel == r.Kernel && cfg.Filesystem == r.Filesystem && cfg.Workload == r.Workload &&
 			cfg.CPUs == r.CPUs && cfg.MemoryMB == r.MemoryMB && cfg.HZ == r.HZ &&
@@ -108,9 +125,11 @@ func MeasuredNote(m Measured) string {
 }
 
 // MeasuredLinks are the links of all references, in name order.
-func MeasuredLinks() []wire.MeasuredLink {
+func MeasuredLinks() []wire.MeasuredLink { return measuredLinks(MeasuredCases()) }
+
+func measuredLinks(ms []Measured) []wire.MeasuredLink {
 	var out []wire.MeasuredLink
-	for _, m := range MeasuredCases() {
+	for _, m := range ms {
 		out = append(out, wire.MeasuredLink{Name: m.Name, Href: MeasuredHash(m)})
 	}
 	return out
@@ -121,4 +140,24 @@ func MeasuredLinks() []wire.MeasuredLink {
 func measuredWire(m Measured) wire.Measured {
 	return wire.Measured{Name: m.Name, Series: m.Log.Series(), WriteBWMBps: m.Figs.WriteBWMBps,
 		Window: m.Window.String(), Note: MeasuredNote(m)}
+}
+
+// measuredAnswer is the answer to the "measured" question: the reference cfg models,
+// if any, and every reference's link. Every reference models validate.Kernel
+// (validate.ConfigFor), so a config of another kernel matches none and its answer is
+// empty without loading them (the page offers the links on that kernel's runs only).
+func measuredAnswer(cfg engine.Config) (wire.MeasuredMatch, error) {
+	if cfg.Kernel != validate.Kernel {
+		return wire.MeasuredMatch{}, nil
+	}
+	ms, err := LoadMeasured()
+	if err != nil {
+		return wire.MeasuredMatch{}, err
+	}
+	a := wire.MeasuredMatch{Links: measuredLinks(ms)}
+	if m, ok := measuredFor(ms, cfg); ok {
+		w := measuredWire(m)
+		a.Match = &w
+	}
+	return a, nil
 }

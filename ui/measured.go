@@ -12,7 +12,8 @@ import (
 // The references measured on Linux 6.1 (validate/) stay in the engine worker: when
 // run A finished, the page asks which one its config models (matchMeasured); the
 // answer brings that reference's series and figures, drawn dashed beside the model,
-// and the links to all references.
+// and the links to all references. The worker fetches the references when first asked
+// (static/references.gz); a failed fetch is the answer's error, shown as the note.
 
 var (
 	measuredMu    sync.Mutex
@@ -40,6 +41,11 @@ func (c *Root) matchMeasured(r *RunState) {
 	go func() {
 		var m wire.MeasuredMatch
 		if err := Ask("measured", wire.MeasuredAsk{Config: r.Run.Config}, &m); err != nil {
+			// the worker could not load the references (it fetches them): said where
+			// the overlay's note would be, and asked again for the next run
+			c.ee.Lock()
+			r.measuredErr = err.Error()
+			c.ee.UnlockRender()
 			return
 		}
 		measuredMu.Lock()

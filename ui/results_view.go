@@ -25,6 +25,9 @@ type RunState struct {
 	Prerendered bool
 	Live        *report.Series // the series so far, from the worker's chunks
 	DoneS       float64        // simulated seconds reached
+	// measuredErr: the engine could not answer the measured question (it could not
+	// fetch the references)
+	measuredErr string
 }
 
 // addChunk appends a chunk's rows to the live series.
@@ -318,7 +321,8 @@ func (c *ResultsView) CardsClass() string {
 	return "cards"
 }
 
-// MeasuredNote explains the measured overlay when run A has a reference ("" if not).
+// MeasuredNote explains the measured overlay when run A has a reference, or says why
+// the engine could not answer ("" if neither).
 func (c *ResultsView) MeasuredNote() string {
 	a := c.shownA()
 	if c.lab.matrixOnly() || a == nil {
@@ -327,7 +331,7 @@ func (c *ResultsView) MeasuredNote() string {
 	if m, ok := measuredFor(a); ok {
 		return m.Note
 	}
-	return ""
+	return a.measuredErr
 }
 
 // MeasuredLinks are the references' links, offered on a 6.1 run that has none.

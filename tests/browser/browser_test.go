@@ -29,6 +29,7 @@ var (
 	srv        *httptest.Server
 	base       string // the lab's URL: served under a sub-path, as on any static host
 	computed   string // the lab without first.json and catalog.json (withoutPrecomputed)
+	norefs     string // the lab without references.gz (withoutReferences)
 	browserCtx context.Context
 	artifacts  string
 )
@@ -76,11 +77,14 @@ func run(m *testing.M) int {
 	// the same site without the build's precomputed first run and catalog
 	// (first.json, catalog.json): the worker computes both
 	mux.Handle("/computed/lab/", http.StripPrefix("/computed/lab/", withoutPrecomputed(site.Handler(static))))
+	// the same site with the measured references' bundle missing (HTTP 404)
+	mux.Handle("/norefs/lab/", http.StripPrefix("/norefs/lab/", withoutReferences(site.Handler(static))))
 	mux.HandleFunc("/embed-test.html", embedTestPage)
 	srv = httptest.NewServer(mux)
 	defer srv.Close()
 	base = srv.URL + "/some/path/lab/"
 	computed = srv.URL + "/computed/lab/"
+	norefs = srv.URL + "/norefs/lab/"
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
@@ -105,6 +109,17 @@ func run(m *testing.M) int {
 func withoutPrecomputed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if b := path.Base(r.URL.Path); strings.HasPrefix(b, "first.json") || strings.HasPrefix(b, "catalog.json") {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// withoutReferences answers 404 for references.gz (a site copied without it).
+func withoutReferences(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if path.Base(r.URL.Path) == "references.gz" {
 			http.NotFound(w, r)
 			return
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/wblab/wblab/lab"
 	"github.com/wblab/wblab/ui"
 )
@@ -55,4 +57,36 @@ func TestMeasuredOverlay(t *testing.T) {
 		}
 		p.shot("measured-overlay-" + m.Name + "-" + strconv.Itoa(w.width))
 	}
+	// the engine worker embeds no references: it fetched the build's bundle
+	if n := loads.get("references.gz 200") + loads.get("references.gz 304"); n == 0 {
+		t.Errorf("references.gz was not fetched")
+	}
+}
+
+// TestMeasuredWithoutReferences: a site without references.gz (HTTP 404) runs a
+// reference's case as usual and says, where the measured overlay's note would be, that
+// the references could not be loaded and why; nothing hangs or panics.
+func TestMeasuredWithoutReferences(t *testing.T) {
+	ms := lab.MeasuredCases()
+	if len(ms) == 0 {
+		t.Fatal("no measured references (validate/references)")
+	}
+	p := newPage(t)
+	p.run(chromedp.Navigate(norefs+lab.MeasuredHash(ms[0])), chromedp.WaitVisible("#run", chromedp.ByID))
+	p.click("#run")
+	p.waitDone()
+	p.poll("the note on the references", `(document.querySelector("#measured-note") || {}).textContent?.includes("references.gz: HTTP 404")`, 30*time.Second)
+	want := "the references measured on Linux 6.1 could not be loaded: references.gz: HTTP 404"
+	if got := p.text("#measured-note"); got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	var legend string
+	p.eval(`Array.from(document.querySelectorAll("#charts .u-legend")).map(e => e.textContent).join(" ")`, &legend)
+	if strings.Contains(legend, ui.MeasuredLabel) {
+		t.Errorf("a measured overlay without references: %q", legend)
+	}
+	if got := p.text("#card-write_bw .value"); got == "" {
+		t.Errorf("the run's write_bw card is empty")
+	}
+	p.shot("measured-without-references")
 }

@@ -50,8 +50,11 @@ func Handler(dir string) http.Handler {
 		}
 		h := w.Header()
 		ctype := mime.TypeByExtension(path.Ext(p))
-		if path.Ext(p) == ".wasm" {
+		switch path.Ext(p) {
+		case ".wasm":
 			ctype = "application/wasm" // instantiateStreaming needs it
+		case ".gz":
+			ctype = "application/gzip" // references.gz: gzip data as it is, no Content-Encoding
 		}
 		if ctype == "" {
 			ctype = "application/octet-stream"

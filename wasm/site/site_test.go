@@ -18,6 +18,7 @@ func TestHandlerServesPrecompressedSiblings(t *testing.T) {
 	files := map[string]string{
 		"index.html": "<p>lab</p>", "main.wasm": "\x00asm-raw", "main.wasm.br": "br-bytes", "main.wasm.gz": "gz-bytes",
 		"only-gz.js": "js", "only-gz.js.gz": "js-gz", "plain.css": "p{}",
+		"references.gz": "\x1f\x8bmembers",
 	}
 	for n, c := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte(c), 0o644))
@@ -36,6 +37,8 @@ func TestHandlerServesPrecompressedSiblings(t *testing.T) {
 		{"/main.wasm", "identity", "\x00asm-raw", "application/wasm", "", "Accept-Encoding"},
 		{"/only-gz.js", "br, gzip", "js-gz", "text/javascript; charset=utf-8", "gzip", "Accept-Encoding"},
 		{"/plain.css", "br, gzip", "p{}", "text/css; charset=utf-8", "", ""},
+		// gzip data served as it is: the worker reads the members' names (validate.ReadBundle)
+		{"/references.gz", "br, gzip", "\x1f\x8bmembers", "application/gzip", "", ""},
 		{"/", "br, gzip", "<p>lab</p>", "text/html; charset=utf-8", "", ""},
 	} {
 		t.Run(tc.path+" "+tc.accept, func(t *testing.T) {

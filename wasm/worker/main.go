@@ -19,6 +19,7 @@ import (
 	"github.com/hack-pad/safejs"
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/lab"
+	"github.com/wblab/wblab/validate"
 )
 
 // chunkEvery is the least wall time between two chunk or progress messages of a run
@@ -239,12 +240,9 @@ func handle(_ safejs.Value, args []safejs.Value) any {
 	case "run":
 		go run(job{id: id, cfg: str(m, "config"), dflt: flag(m, "default"), summary: flag(m, "summary"), stream: flag(m, "stream")})
 	case "ask": // a question of the page's (package lab), answered at once
-		out, err := lab.Answer(str(m, "kind"), []byte(str(m, "req")))
-		if err != nil {
-			post(map[string]any{"type": "answer", "id": id, "message": err.Error()})
-		} else {
-			post(map[string]any{"type": "answer", "id": id, "answer": string(out)})
-		}
+		// on a goroutine of its own: the measured question may wait for a fetch, which
+		// needs the event loop this handler holds; it runs before control goes back to JS
+		go ask(id, str(m, "kind"), str(m, "req"))
 	case "cancel":
 		mu.Lock()
 		if c := cancels[id]; c != nil {
@@ -262,6 +260,21 @@ func handle(_ safejs.Value, args []safejs.Value) any {
 		}()
 	}
 	return nil
+}
+
+// ask answers a question of the page's.
+func ask(id int, kind, req string) {
+	defer func() {
+		if r := recover(); r != nil {
+			post(map[string]any{"type": "answer", "id": id, "message": fmt.Sprintf("engine panic: %v", r)})
+		}
+	}()
+	out, err := lab.Answer(kind, []byte(req))
+	if err != nil {
+		post(map[string]any{"type": "answer", "id": id, "message": err.Error()})
+		return
+	}
+	post(map[string]any{"type": "answer", "id": id, "answer": string(out)})
 }
 
 func flag(v safejs.Value, key string) bool {
@@ -283,6 +296,8 @@ func str(v safejs.Value, key string) string {
 }
 
 func main() {
+	// the measured references are not in this module: fetched when first needed
+	validate.SetReferenceBundle(func() ([]byte, error) { return fetchBytes(validate.BundleName) })
 	f, err := safejs.FuncOf(handle)
 	if err != nil {
 		panic(err)
