@@ -254,6 +254,13 @@ func (e *Ext3) commitData() bool {
 			return true
 		}
 	}
+	return e.finishCommitData(th)
+}
+
+// finishCommitData ends kjournald's plug and waits for the transaction's data
+// (journal_commit_transaction, fs/jbd/commit.c v3.1: the t_locked_list wait before
+// the metadata); true while it must wait.
+func (e *Ext3) finishCommitData(th *kernel.Thread) bool {
 	if !e.waiting {
 		th.Sub.FinishPlug()
 		e.waiting, e.wi = true, 0
@@ -329,18 +336,10 @@ func (e *Ext3) commitDataBuffers() bool {
 			}
 		}
 	}
-	if !e.waiting {
-		if e.submitData() {
-			return true
-		}
-		th.Sub.FinishPlug()
-		e.waiting, e.wi = true, 0
-	}
-	if e.waitData() {
+	if !e.waiting && e.submitData() {
 		return true
 	}
-	e.endCommitData()
-	return false
+	return e.finishCommitData(th)
 }
 
 // waitData is the t_locked_list wait of journal_commit_transaction (fs/jbd/commit.c,
