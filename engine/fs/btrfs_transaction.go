@@ -26,9 +26,9 @@ var btrfsSuperOffsets = [...]int64{64 << 10, 64 << 20, 256 << 30}
 //     barriers by default), and waits for them. The model's disk has no cache
 //     flush command: the barrier is the copy's FUA (written through the cache).
 type btrfsTrans struct {
-	k  *kernel.Kernel
-	q  *devices.Queue
-	th *kernel.Thread
+	k *kernel.Kernel
+	q *devices.Queue
+	commitThread
 
 	interval sim.Time
 	stripes  [2]int64 // first sector of each DUP stripe of the metadata chunk
@@ -37,11 +37,8 @@ type btrfsTrans struct {
 	supers   []int64  // sectors of the superblock copies inside the device
 
 	pendingMeta int64 // btree pages COW'd in the running transaction
-	kicked      bool
 	state       int
 	todo        []devices.Bio // bios of the current step not yet submitted
-	outstanding int64         // pages in flight
-	wq          sim.WaitQueue
 
 	Commits     int64
 	MetaPages   int64 // btree pages written (both copies) and superblock pages
@@ -66,24 +63,8 @@ func newBtrfsTrans(k *kernel.Kernel, b *kernel.BDI, p *BtrfsParams) *btrfsTrans 
 		}
 		t.supers = append(t.supers, off/devices.SectorSize)
 	}
-	t.th = k.NewThreadOn(b, "btrfs-transacti")
-	t.th.Task.Resume = t.resume
-	t.th.Task.SleepInterruptible(t.interval)
+	t.startThread(k, b, "btrfs-transacti", t.resume, t.interval)
 	return t
-}
-
-// EndIO is the completion of a commit's btree or superblock write.
-func (t *btrfsTrans) EndIO(cookie uint64, index, pages int64, op devices.Op) {
-	t.outstanding -= pages
-	if t.outstanding <= 0 {
-		t.wq.WakeAll()
-	}
-}
-
-// kick asks for a commit now (btrfs_sync_fs, fsync).
-func (t *btrfsTrans) kick() {
-	t.kicked = true
-	t.th.Task.Wake()
 }
 
 // queue adds a write of pages at sector to the current step.

@@ -13,9 +13,9 @@ import (
 // background writeback). Before the metadata, a data=ordered filesystem may write
 // the transaction's data (the beforeCommit hook; ext3).
 type journal struct {
-	k  *kernel.Kernel
-	q  *devices.Queue // the disk the filesystem is on
-	th *kernel.Thread
+	k *kernel.Kernel
+	q *devices.Queue // the disk the filesystem is on
+	commitThread
 
 	interval   sim.Time
 	start, len int64 // journal region: first sector, length in pages
@@ -24,10 +24,7 @@ type journal struct {
 
 	pendingMeta int64 // metadata blocks logged in the running transaction
 	state       int
-	outstanding int64 // journal pages in flight
-	wq          sim.WaitQueue
 	timer       sim.Timer
-	kicked      bool
 	// beforeCommit runs at the start of a commit (ordered data writeout); it
 	// reports true when the thread blocked (called again on resume).
 	beforeCommit func() bool
@@ -112,24 +109,8 @@ const (
 
 func newJournal(k *kernel.Kernel, b *kernel.BDI, comm string, interval sim.Time, start, lenPages int64, fua bool) *journal {
 	j := &journal{k: k, q: b.Q, interval: interval, start: start, len: lenPages, commitFUA: fua}
-	j.th = k.NewThreadOn(b, comm)
-	j.th.Task.Resume = j.resume
-	j.th.Task.SleepInterruptible(interval)
+	j.startThread(k, b, comm, j.resume, interval)
 	return j
-}
-
-// EndIO is the journal's bio completion (journal_end_buffer_io_sync).
-func (j *journal) EndIO(cookie uint64, index, pages int64, op devices.Op) {
-	j.outstanding -= pages
-	if j.outstanding <= 0 {
-		j.wq.WakeAll()
-	}
-}
-
-// kick asks for a commit now (log_start_commit: fsync, journal space).
-func (j *journal) kick() {
-	j.kicked = true
-	j.th.Task.Wake()
 }
 
 func (j *journal) submit(pages int64, flags devices.Flags) bool {
