@@ -90,15 +90,27 @@ func run(m *testing.M) int {
 		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
 		chromedp.WindowSize(1400, 1000))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	bctx, cancelB := chromedp.NewContext(actx)
-	defer cancelB()
-	if err := chromedp.Run(bctx); err != nil { // starts the browser; no timeout on this context
+	// Chromium's start can fail once on a busy machine (its zygote or crashpad
+	// handler racing another browser's exit): up to three tries, each reported.
+	var err error
+	for try := 1; try <= 3; try++ {
+		actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+		defer cancelA()
+		bctx, cancelB := chromedp.NewContext(actx)
+		defer cancelB()
+		if err = chromedp.Run(bctx); err == nil { // starts the browser; no timeout on this context
+			browserCtx = bctx
+			break
+		}
+		fmt.Printf("browser tests: chromium did not start (try %d of 3): %v\n", try, err)
+		cancelB()
+		cancelA()
+		time.Sleep(2 * time.Second)
+	}
+	if err != nil {
 		fmt.Println("FAIL browser tests: cannot start chromium:", err)
 		return 1
 	}
-	browserCtx = bctx
 	code := m.Run()
 	fmt.Println("browser test screenshots in", artifacts)
 	return code
