@@ -404,14 +404,9 @@ func (k *Kernel) DirtyPages(th *Thread, in *Inode, index, n int64, newSize int64
 	if added > 0 {
 		// account_page_dirtied (v3.2)
 		k.G.NrFileDirty += added
-		k.G.NrDirtied += added
 		in.bdi.Stats.Reclaimable += added
-		in.bdi.Stats.Dirtied += added
-		in.dirtied += added
 		in.noteDirtied(index, k.W.Now())
-		if k.P.Variants.IOFullThrottle {
-			k.taskDirtyInc(th, added)
-		}
+		k.accountDirtied(th, in, added)
 		k.markInodeDirty(in, IDirtyPages)
 	}
 	if newSize > in.Size {
@@ -443,11 +438,8 @@ func (k *Kernel) EndPageWriteback(in *Inode, index, pages int64) {
 	n := in.Writeback.Remove(index, pages)
 	b := in.bdi
 	k.G.NrWriteback -= n
-	k.G.NrWritten += n
 	b.Stats.Writeback -= n
-	b.Stats.Written += n
-	k.bdiWriteoutInc(b, n)
-	in.written += n
+	k.accountWritten(in, n)
 	if in.wbWait.Len() > 0 {
 		in.wbWait.WakeAll()
 	}
@@ -458,6 +450,29 @@ func (k *Kernel) EndPageWriteback(in *Inode, index, pages int64) {
 		k.rotateReclaimable(in, index, pages)
 	}
 	k.wakeCongestion(b)
+}
+
+// accountDirtied is account_page_dirtied's count of n pages of in newly dirtied
+// by th (v3.2): NR_DIRTIED, BDI_DIRTIED, the inode's total and, with the IO-full
+// throttle, the task's dirty count (NR_FILE_DIRTY and BDI_RECLAIMABLE are the
+// caller's: a redirtied page never left them).
+func (k *Kernel) accountDirtied(th *Thread, in *Inode, n int64) {
+	k.G.NrDirtied += n
+	in.bdi.Stats.Dirtied += n
+	in.dirtied += n
+	if k.P.Variants.IOFullThrottle {
+		k.taskDirtyInc(th, n)
+	}
+}
+
+// accountWritten is test_clear_page_writeback's count of n pages of in whose
+// writeback ended (v3.2): NR_WRITTEN, BDI_WRITTEN, the writeout fraction and the
+// inode's total.
+func (k *Kernel) accountWritten(in *Inode, n int64) {
+	k.G.NrWritten += n
+	in.bdi.Stats.Written += n
+	k.bdiWriteoutInc(in.bdi, n)
+	in.written += n
 }
 
 // gdsRecord keeps what the harness's write_bw() needs from the flusher's

@@ -253,12 +253,7 @@ func (wc *WritebackCtx) EndWritebackNoIO(index, n int64, redirty bool) {
 	b := in.bdi
 	if redirty {
 		wc.Wbc.PagesSkipped += n
-		k.G.NrDirtied += n
-		b.Stats.Dirtied += n
-		in.dirtied += n
-		if k.P.Variants.IOFullThrottle {
-			k.taskDirtyInc(wc.Th, n)
-		}
+		k.accountDirtied(wc.Th, in, n)
 		k.markInodeDirty(in, IDirtyPages)
 	} else {
 		removed := in.Dirty.Remove(index, n)
@@ -268,10 +263,7 @@ func (wc *WritebackCtx) EndWritebackNoIO(index, n int64, redirty bool) {
 			wc.wcp.towrite.Remove(index, n)
 		}
 	}
-	k.G.NrWritten += n
-	b.Stats.Written += n
-	k.bdiWriteoutInc(b, n)
-	in.written += n
+	k.accountWritten(in, n)
 	if k.mm != nil {
 		k.rotateReclaimable(in, index, n)
 	}
