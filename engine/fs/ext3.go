@@ -506,6 +506,14 @@ func (e *Ext3) WritepageRun(wc *kernel.WritebackCtx, index, n int64) {
 	submitRun(wc, &ei.m, index, n)
 }
 
+// endClean ends pages [index, index+n) whose buffers kjournald wrote and no
+// longer holds: clean buffers, the pages set and ended under writeback without IO.
+func (e *Ext3) endClean(wc *kernel.WritebackCtx, ei *ext3Inode, index, n int64) {
+	e.CleanPages += n
+	ei.bufClean.Remove(index, n)
+	wc.EndWritebackNoIO(index, n, false)
+}
+
 // writepageNoIO is __block_write_full_page (v3.1) on pages [index, index+n) whose
 // buffers kjournald has written: where it still holds them locked, WB_SYNC_NONE
 // writeback's trylock_buffer fails and the page is redirtied (pages_skipped);
@@ -519,15 +527,11 @@ func (e *Ext3) writepageNoIO(wc *kernel.WritebackCtx, ei *ext3Inode, index, n in
 	for i, end := index, index+n; i < end; {
 		l, ok := ei.bufLocked.Next(i)
 		if !ok || l.Start >= end {
-			e.CleanPages += end - i
-			ei.bufClean.Remove(i, end-i)
-			wc.EndWritebackNoIO(i, end-i, false)
+			e.endClean(wc, ei, i, end-i)
 			return
 		}
 		if l.Start > i {
-			e.CleanPages += l.Start - i
-			ei.bufClean.Remove(i, l.Start-i)
-			wc.EndWritebackNoIO(i, l.Start-i, false)
+			e.endClean(wc, ei, i, l.Start-i)
 			i = l.Start
 			continue
 		}
@@ -535,9 +539,7 @@ func (e *Ext3) writepageNoIO(wc *kernel.WritebackCtx, ei *ext3Inode, index, n in
 		if !wc.TryLocks() {
 			// lock_buffer sleeps until kjournald's write ends; the buffer is then
 			// clean (the page is counted now, the caller resumes after the wait)
-			e.CleanPages += end - i
-			ei.bufClean.Remove(i, end-i)
-			wc.EndWritebackNoIO(i, end-i, false)
+			e.endClean(wc, ei, i, end-i)
 			wc.WaitOn(&e.bufUnlock)
 			return
 		}
