@@ -242,10 +242,11 @@ type chinnerTraceFigures struct {
 func chinnerTrace(ctx context.Context) (buggy, fixed, dm chinnerTraceFigures, err error) {
 	var cfgs []engine.Config
 	for _, k := range []struct {
-		name string
-		s    int64
-		dm   bool
-	}{{"2.6.36-rc1", 1, false}, {"2.6.36-rc1+fix", 10, false}, {"2.6.36-rc1", 1, true}, {"2.6.36-rc1", 10, false}} {
+		name    string
+		s       int64
+		dm      bool
+		sampled bool // the cycle: untraced, sampled every 10 ms
+	}{{"2.6.36-rc1", 1, false, false}, {"2.6.36-rc1+fix", 10, false, false}, {"2.6.36-rc1", 1, true, false}, {"2.6.36-rc1", 10, false, true}} {
 		c, err := chinnerConfig(k.name, "xfs", 16)
 		if err != nil {
 			return buggy, fixed, dm, err
@@ -253,7 +254,7 @@ func chinnerTrace(ctx context.Context) (buggy, fixed, dm chinnerTraceFigures, er
 		c.Runtime = engine.Duration(k.s * 1e9)
 		c.TraceLines = 200_000
 		c.Device.DM = k.dm
-		if len(cfgs) == 3 { // the cycle: untraced, sampled every 10 ms
+		if k.sampled {
 			c.TraceLines, c.SampleInterval = 0, engine.Duration(10e6)
 		}
 		cfgs = append(cfgs, c)
