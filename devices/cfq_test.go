@@ -146,7 +146,7 @@ func TestCFQSlices(t *testing.T) {
 		for _, d := range slices[1:] {
 			assert.InDelta(t, float64(cfqSliceSync), float64(d), float64(30*sim.Millisecond), "a slice is about slice_sync")
 		}
-		// fair in disk time: reader a streams in the outer zone (62 vs 52 MB/s)
+		// fair in disk time: reader a streams in the outer zone (60 vs 52 MB/s)
 		assert.InEpsilon(t, float64(a.done), float64(b.done), 0.3, "fair shares")
 	})
 }

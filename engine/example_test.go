@@ -28,6 +28,6 @@ func Example() {
 	_, err = engine.Run(context.Background(), cfg)
 	fmt.Println(err)
 	// Output:
-	// thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X on wu2011-hdd: write_bw 49.3 MB/s, 10 dd tasks, 2959 MB written
+	// thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X on wu2011-hdd: write_bw 48.3 MB/s, 10 dd tasks, 2899 MB written
 	// workload.dd: 0 out of range [1, 10000]
 }

@@ -79,7 +79,7 @@ const (
 )
 
 var notFiredWhy = map[string]map[string]notFired{
-	"wu-2011-T1": {"thresh=100M/xfs-1dd-4k-8p-4096M-100M:10-X": {18450, whyXFS1dd}},
+	"wu-2011-T1": {"thresh=100M/xfs-1dd-4k-8p-4096M-100M:10-X": {17390, whyXFS1dd}},
 	"wu-2011-T2": {
 		"thresh=1G/ext3-10dd-4k-8p-4096M-1024M:10-X": {0, whyExt3NoSkip},
 		"thresh=1G/ext3-1dd-4k-8p-4096M-1024M:10-X":  {0, whyExt3NoSkip},
@@ -91,7 +91,7 @@ var notFiredWhy = map[string]map[string]notFired{
 			"pages_skipped change never run"},
 		"thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-X": {0, whyXFS100dd},
 	},
-	"wu-2011-T5": {"thresh=1G/xfs-1dd-4k-8p-4096M-1024M:10-X": {219, whyXFS1dd}},
+	"wu-2011-T5": {"thresh=1G/xfs-1dd-4k-8p-4096M-1024M:10-X": {240, whyXFS1dd}},
 }
 
 // pathRuns sums, over act, the runs of the counted paths of the switches in which
