@@ -56,6 +56,15 @@ cmd_sizes() {
   GOOS=js GOARCH=wasm go build -trimpath -o "$d/worker.wasm" ./wasm/worker
   go run ./wasm/wasmsize -top "${TOP:-30}" "$d/main.wasm"
   go run ./wasm/wasmsize -top "${TOP:-30}" "$d/worker.wasm"
+  # the floors: the smallest Go page (syscall/js) and the smallest Vugu page, built
+  # as static/ is; what any Go UI module, and any Vugu one, costs before its own code
+  need brotli brotli
+  local f
+  for f in bare vugu; do
+    GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o "$d/$f.wasm" "./wasm/sizefloor/$f"
+    printf 'floor %s.wasm: %d bytes, %d gzip, %d brotli\n' "$f" "$(wc -c <"$d/$f.wasm")" \
+      "$(gzip -9 -n -c "$d/$f.wasm" | wc -c)" "$(brotli -q 11 -w 24 -c "$d/$f.wasm" | wc -c)"
+  done
   rm -rf "$d"
 }
 
