@@ -36,10 +36,11 @@ cmd_build() {
   GOOS=js GOARCH=wasm go build "${WASM_FLAGS[@]}" -o static/worker.wasm ./wasm/worker
   echo "== first.json, catalog.json (the first page's case and the engine's catalog, computed natively: wasm/prerender),"
   echo "   references.gz (validate/references/*.log.gz as they are; worker.wasm fetches it for the measured overlay)"
-  go run ./wasm/prerender -o static/first.json -catalog static/catalog.json -references static/references.gz
+  echo "   first.html (the first page with that run, as main.wasm first renders it: ui.Snapshot)"
+  go run ./wasm/prerender -o static/first.json -catalog static/catalog.json -snapshot static/first.html -references static/references.gz
   echo "== precompressed siblings (.gz, .br) for static hosts and wasm/serve"
   need brotli brotli
-  for f in static/main.wasm static/worker.wasm static/first.json static/catalog.json; do
+  for f in static/main.wasm static/worker.wasm static/first.json static/catalog.json static/first.html; do
     gzip -9 -n -k -f "$f"
     brotli -q 11 -w 24 -k -f "$f"
     printf '%s: %d bytes, %d gzip, %d brotli\n' "$f" "$(wc -c <"$f")" "$(wc -c <"$f.gz")" "$(wc -c <"$f.br")"

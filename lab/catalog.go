@@ -43,6 +43,10 @@ func newCatalog() *wire.Catalog {
 		OnBDirty:     engine.OnBDirty, OnBIO: engine.OnBIO, OnBMoreIO: engine.OnBMoreIO, OnBMoreIOWait: engine.OnBMoreIOWait,
 	}
 	c.FirstPageJSON = FirstPageConfigJSON()
+	// the state the page opens with: the first page's form, B's kernel A's
+	// (ui.FormPanel.apply), one seed (ui.TestFirstPageCheckIsThePagesState)
+	first := State{Form: c.FirstPage.Clone(), B: wire.Form{"kernel": c.FirstPage["kernel"]}, Seeds: 1}
+	c.FirstPageCheck = wire.FirstCheck{State: first, Checked: Check(first)}
 	for _, id := range []string{"fs", "hz", "device", "kernel"} {
 		c.Options[id] = Options(id)
 	}

@@ -15,8 +15,18 @@
     ? WebAssembly.compileStreaming(fetch(url)).catch(() => bytes(url).then((b) => WebAssembly.compile(b)))
     : bytes(url).then((b) => WebAssembly.compile(b));
 
-  const workerModule = compile("worker.wasm");
+  // The first page (no hash) shows the build's precomputed run (first.json) and needs
+  // no engine until the user acts: its module compiles once the UI has mounted, so
+  // the two compilations do not share the cores (and the main thread's streaming
+  // tasks) while the UI module compiles and first renders. Any other page, or a
+  // first page without first.json, compiles it at once (the preload fetches it
+  // either way).
+  const firstPage = location.hash === "" || location.hash === "#";
+  let startEngine = null;
+  const engineGate = firstPage ? new Promise((resolve) => { startEngine = resolve; }) : Promise.resolve();
+  const workerModule = engineGate.then(() => compile("worker.wasm"));
   workerModule.catch(() => {}); // each worker reports its own failure
+  wblab.startEngine = () => { if (startEngine) startEngine(); };
   // newWorker starts a Web Worker and hands it the shared compiled engine module.
   wblab.newWorker = () => {
     const w = new Worker("worker.js");
@@ -24,6 +34,23 @@
     workerModule.then(give, () => give(null));
     return w;
   };
+  // The first page's snapshot (first.html, ./build.sh build: ui.Snapshot): the page
+  // with the build's precomputed run as main.wasm's first render shows it, put in the
+  // mount point as soon as it comes, so the first result is on screen while the
+  // modules compile. Its controls do nothing until main.wasm mounts, whose first
+  // render keeps its elements (Vugu matches them by position) and adds the charts.
+  const snapshot = !firstPage ? Promise.resolve() : fetch("first.html").then((r) => r.ok ? r.text() : null).then((h) => {
+    const m = document.getElementById("vugu_mount_point");
+    if (!h || !m) return;
+    const t = document.createElement("template");
+    t.innerHTML = h;
+    const root = t.content.firstElementChild;
+    if (!root) return;
+    root.id = "vugu_mount_point"; // Vugu's first render sets its own id ("lab")
+    root.classList.add("snapshot");
+    m.replaceWith(root);
+  }).catch(() => {});
+
   // The early worker and the messages it posted before the UI took it over.
   const early = { id: EARLY_ID, worker: null, msgs: [] };
   // first settles once the early run has a source: the build's precomputed run of the
@@ -49,10 +76,11 @@
           early.prerendered = true; // the worker runs nothing: it is free for questions
           return true;
         })
-        .catch(() => { w.postMessage({ type: "run", id: EARLY_ID, default: true, stream: true }); return false; });
+        .catch(() => { wblab.startEngine(); w.postMessage({ type: "run", id: EARLY_ID, default: true, stream: true }); return false; });
     }
   } catch (err) {
     early.worker = null;
+    wblab.startEngine();
   }
   wblab.early = early;
 
@@ -69,6 +97,7 @@
       boot.catalog = catalog;
       return;
     }
+    wblab.startEngine(); // the catalog is the engine's to answer
     let w = early.worker;
     if (early.run && !prerendered && (navigator.hardwareConcurrency || 1) > 1) {
       w = wblab.newWorker();
@@ -88,10 +117,27 @@
     ? WebAssembly.instantiateStreaming(fetch("main.wasm"), go.importObject)
       .catch(() => bytes("main.wasm").then((b) => WebAssembly.instantiate(b, go.importObject)))
     : bytes("main.wasm").then((b) => WebAssembly.instantiate(b, go.importObject));
-  // the UI adopts the early run and the catalog question once both have their worker,
-  // needs the scripts after this one (Vugu's renderer, uPlot), and does not mount
-  // without an engine (with the build's catalog it would not ask one first)
+  // the UI adopts the early run and the catalog question once both have their worker
+  // and needs the scripts after this one (Vugu's renderer, uPlot). It does not wait
+  // for the engine module: with the build's catalog and first run (catalog.json,
+  // first.json) the first page shows its result while worker.wasm still compiles.
+  // An engine that fails to compile stops the page from mounting, or, once it has
+  // mounted, puts the failure above it.
   const parsed = new Promise((resolve) => document.readyState !== "loading" ? resolve() : document.addEventListener("DOMContentLoaded", resolve));
-  const engine = workerModule.catch((err) => { throw "the engine worker did not start: " + ((err && err.message) || err); });
-  Promise.all([ui, ask, parsed, engine]).then(([r]) => go.run(r.instance)).catch(fail);
+  let engineErr = null, mounted = false;
+  workerModule.catch((err) => {
+    engineErr = "the engine worker did not start: " + ((err && err.message) || err);
+    if (!mounted) return;
+    const p = document.createElement("p");
+    p.id = "boot-status"; p.className = "boot failed"; p.setAttribute("role", "alert");
+    p.textContent = "Failed to start: " + engineErr + " (runs and questions need it; reload to try again)";
+    document.body.insertBefore(p, document.body.firstChild);
+    console.error(engineErr);
+  });
+  Promise.all([ui, ask, parsed, snapshot]).then(([r]) => {
+    if (engineErr) throw engineErr;
+    mounted = true;
+    go.run(r.instance); // returns when main.wasm first waits: after its first render
+    setTimeout(wblab.startEngine, 0);
+  }).catch(fail);
 })();

@@ -39,4 +39,8 @@ type Engine interface {
 	// Catalog is the answer to "catalog" (static/boot.js asks it before the UI
 	// starts); it blocks.
 	Catalog() ([]byte, error)
+	// Prerendered reports whether the page's first run is the build's precomputed
+	// one (static/first.json, delivered by boot.js as the early worker's messages):
+	// its messages are all here, none waits for a worker.
+	Prerendered() bool
 }

@@ -198,6 +198,12 @@ func (p *pool) watchdog() {
 
 func (p *pool) Workers() int { return p.max }
 
+func (p *pool) Prerendered() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.early != nil && p.early.prerendered
+}
+
 func (p *pool) OnMsg(f func(Msg)) {
 	p.mu.Lock()
 	p.onMsg = f

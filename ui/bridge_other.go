@@ -23,6 +23,7 @@ func (*hostEngine) Ask(string, []byte) ([]byte, error) {
 	return nil, errors.New("no engine worker outside WebAssembly")
 }
 func (e *hostEngine) Catalog() ([]byte, error) { return e.Ask("catalog", nil) }
+func (*hostEngine) Prerendered() bool          { return false }
 
 func Cores() int                        { return 1 }
 func BootFailed(string)                 {}

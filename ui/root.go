@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/vugu/vugu"
 	"github.com/wblab/wblab/ui/wire"
@@ -56,7 +58,15 @@ type Root struct {
 	lastHash        string
 	// checking: Run asked the engine to check the form and waits for the answer
 	checking bool
+	// firstShown is closed when the first run's result (or error) has reached the
+	// page: Init waits for the build's precomputed run, so the first render shows it
+	firstShown chan struct{}
 }
+
+// FirstResultWait bounds how long Init waits for the build's precomputed first run
+// (its messages are already in the page; this only lets the pool's goroutine hand
+// them over before the first render).
+const FirstResultWait = time.Second
 
 // Boot starts the page's engine (the worker pool, with the worker static/boot.js
 // started) and loads the engine's catalog; wasm/main.go calls it before mounting
@@ -126,7 +136,18 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 		c.Form.setErr(err)
 		return
 	}
+	var shown chan struct{}
+	if c.eng.Prerendered() {
+		shown = make(chan struct{})
+		c.firstShown = shown
+	}
 	c.Run()
+	if shown != nil && c.Results.A != nil {
+		select { // the first render shows the result, not "running" then the result
+		case <-shown:
+		case <-time.After(FirstResultWait):
+		}
+	}
 }
 
 // hashChanged applies a hash the user pasted or reached with Back/Forward (from a
@@ -239,6 +260,11 @@ func (c *Root) Run() {
 	case "sweep":
 		c.Sweep.S = nil
 	}
+	if ck, ok := firstPageCheck(st); ok { // the catalog's answer: no worker asked
+		c.checking = false
+		c.start(st, ck)
+		return
+	}
 	go func() {
 		var ck wire.Checked
 		err := Ask("check", wire.Check{State: st}, &ck)
@@ -262,6 +288,26 @@ func (c *Root) Run() {
 		}
 		c.start(st, ck)
 	}()
+}
+
+// firstPageCheck is the catalog's check of st when st is the state the page opens
+// with (Catalog.FirstPageCheck): the first page's run starts without a worker's
+// answer (the engine module may still be compiling) and takes over the build's
+// precomputed result at once.
+func firstPageCheck(st State) (wire.Checked, bool) {
+	fc := Cat.FirstPageCheck
+	if fc.Checked.A == nil || st.Mode != fc.State.Mode {
+		return wire.Checked{}, false
+	}
+	a, err := json.Marshal(st)
+	if err != nil {
+		return wire.Checked{}, false
+	}
+	b, err := json.Marshal(fc.State)
+	if err != nil || string(a) != string(b) {
+		return wire.Checked{}, false
+	}
+	return fc.Checked, true
 }
 
 // start starts the runs of a checked state (with the event lock held).
@@ -324,6 +370,10 @@ func (c *Root) route(m Msg) bool {
 	}
 	if c.Results.onMsg(m) {
 		c.Charts.changed()
+	}
+	if a := c.Results.A; c.firstShown != nil && a != nil && (a.Res != nil || a.Err != "") {
+		close(c.firstShown)
+		c.firstShown = nil
 	}
 	return true
 }

@@ -116,11 +116,11 @@ func run(m *testing.M) int {
 	return code
 }
 
-// withoutPrecomputed answers 404 for first.json and catalog.json (and their
-// siblings), as a site built without them would.
+// withoutPrecomputed answers 404 for first.json, catalog.json and first.html (and
+// their siblings), as a site built without them would.
 func withoutPrecomputed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if b := path.Base(r.URL.Path); strings.HasPrefix(b, "first.json") || strings.HasPrefix(b, "catalog.json") {
+		if b := path.Base(r.URL.Path); strings.HasPrefix(b, "first.json") || strings.HasPrefix(b, "catalog.json") || strings.HasPrefix(b, "first.html") {
 			http.NotFound(w, r)
 			return
 		}
@@ -250,7 +250,7 @@ func (p *page) eval(js string, out any) {
 // open loads the lab with a hash and waits for Vugu's first render.
 func (p *page) open(hash string) {
 	p.t.Helper()
-	p.run(chromedp.Navigate(base+hash), chromedp.WaitVisible("#run", chromedp.ByID))
+	p.run(chromedpNavigate(base + hash))
 }
 
 // poll evaluates a JS boolean expression until true.
@@ -313,6 +313,9 @@ func (p *page) waitDone() {
 	p.poll("a finished run", `(() => { const s = document.getElementById("status"); return !!s && s.textContent.startsWith("done") && !!document.querySelector("#card-write_bw .a") && document.querySelectorAll("#charts canvas").length >= 4 })()`, 60*time.Second)
 }
 
+// chromedpNavigate loads u and waits for Vugu's first render: the page's root has
+// the id "lab" then (the first page's snapshot, first.html, shown before main.wasm
+// mounts, has the mount point's id and no event handlers).
 func chromedpNavigate(u string) chromedp.Action {
-	return chromedp.Tasks{chromedp.Navigate(u), chromedp.WaitVisible("#run", chromedp.ByID)}
+	return chromedp.Tasks{chromedp.Navigate(u), chromedp.WaitVisible("#lab", chromedp.ByID), chromedp.WaitVisible("#run", chromedp.ByID)}
 }

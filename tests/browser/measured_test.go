@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/wblab/wblab/lab"
 	"github.com/wblab/wblab/ui"
 )
@@ -72,7 +70,7 @@ func TestMeasuredWithoutReferences(t *testing.T) {
 		t.Fatal("no measured references (validate/references)")
 	}
 	p := newPage(t)
-	p.run(chromedp.Navigate(norefs+lab.MeasuredHash(ms[0])), chromedp.WaitVisible("#run", chromedp.ByID))
+	p.run(chromedpNavigate(norefs + lab.MeasuredHash(ms[0])))
 	p.click("#run")
 	p.waitDone()
 	p.poll("the note on the references", `(document.querySelector("#measured-note") || {}).textContent?.includes("references.gz: HTTP 404")`, 30*time.Second)

@@ -15,18 +15,20 @@ import (
 	cdperf "github.com/chromedp/cdproto/performance"
 	cdruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // speedSpy runs before the page's scripts: it records, in ms after navigation start,
-// when the page first got a series chunk from a worker (window.__chunk), when the UI
-// had mounted (window.__ui: the status line exists), when the first chart was drawn
+// when the page first got a series chunk from a worker (window.__chunk), when the
+// first page's snapshot was shown (window.__snap), when the UI had mounted
+// (window.__ui: Vugu's first render gave the root its id), when the first chart was drawn
 // (window.__chart) and when the default case's first result card showed a value
 // (window.__result); and a boot timeline (window.__marks: the modules compiled, each
 // worker's first three messages of each type, the resources' fetch ends).
 func (p *page) speedSpy() {
 	p.t.Helper()
-	js := `(() => { window.__chunk = 0; window.__result = 0; window.__ui = 0; window.__chart = 0; window.__marks = {};
+	js := `(() => { window.__chunk = 0; window.__result = 0; window.__ui = 0; window.__snap = 0; window.__chart = 0; window.__marks = {};
 		const mark = (k) => { for (let i = 1; i <= 3; i++) { const n = i > 1 ? k + " " + i : k;
 			if (!(n in window.__marks)) { window.__marks[n] = performance.now(); return; } } };
 		const W = window.Worker; let nw = 0;
@@ -39,10 +41,11 @@ func (p *page) speedSpy() {
 		if (cs) WebAssembly.compileStreaming = function (...a) { const r = cs.apply(this, a); r.then(() => mark("compiled worker.wasm"), () => {}); return r; };
 		if (is) WebAssembly.instantiateStreaming = function (...a) { const r = is.apply(this, a); r.then(() => mark("instantiated main.wasm"), () => {}); return r; };
 		const seen = () => { const a = document.querySelector("#card-write_bw .a");
-			if (!window.__ui && document.getElementById("status")) window.__ui = performance.now();
+			if (!window.__ui && document.getElementById("lab")) window.__ui = performance.now();
+			if (!window.__snap && document.querySelector(".snapshot #status")) window.__snap = performance.now();
 			if (!window.__chart && document.querySelector("#charts canvas")) window.__chart = performance.now();
 			if (!window.__result && a && a.textContent !== "") window.__result = performance.now(); };
-		new MutationObserver(seen).observe(document, { subtree: true, childList: true, characterData: true });
+		new MutationObserver(seen).observe(document, { subtree: true, childList: true, characterData: true, attributeFilter: ["id"] });
 	})();`
 	p.run(chromedp.ActionFunc(func(ctx context.Context) error {
 		_, err := cdpage.AddScriptToEvaluateOnNewDocument(js).Do(ctx)
@@ -51,13 +54,15 @@ func (p *page) speedSpy() {
 }
 
 // timeline is the boot marks of the last load (speedSpy), sorted by time, with the
-// fetch end of each .wasm and .js resource.
+// fetch end of each .wasm, .js, .json and .html resource, when the snapshot was shown
+// and when the UI mounted.
 func (p *page) timeline() string {
 	p.t.Helper()
 	var marks map[string]float64
 	p.eval(`(() => { const m = Object.assign({}, window.__marks || {});
 		for (const r of performance.getEntriesByType("resource")) { const n = r.name.split("/").pop();
-			if (/\.(wasm|js)$/.test(n)) m["fetched " + n] = r.responseEnd; }
+			if (/\.(wasm|js|json|html)$/.test(n)) m["fetched " + n] = r.responseEnd; }
+		if (window.__snap) m["snapshot shown"] = window.__snap; if (window.__ui) m["UI mounted"] = window.__ui;
 		return m; })()`, &marks)
 	keys := make([]string, 0, len(marks))
 	for k := range marks {
@@ -78,10 +83,10 @@ func (p *page) clearCache() {
 }
 
 // firstTimes are a page load's moments, in ms after navigation start.
-type firstTimes struct{ Chunk, UI, Chart, Result float64 }
+type firstTimes struct{ Chunk, Snap, UI, Chart, Result float64 }
 
 func (f firstTimes) String() string {
-	return fmt.Sprintf("first chunk %.0f ms, UI mounted %.0f ms, first chart %.0f ms, first result %.0f ms", f.Chunk, f.UI, f.Chart, f.Result)
+	return fmt.Sprintf("first chunk %.0f ms, snapshot %.0f ms, UI mounted %.0f ms, first chart %.0f ms, first result %.0f ms", f.Chunk, f.Snap, f.UI, f.Chart, f.Result)
 }
 
 // firstResult loads the default page and returns when its first chunk, its UI, its
@@ -95,7 +100,7 @@ func (p *page) firstResultAt(url string) firstTimes {
 	p.poll("the default case's first result", `window.__result > 0`, 60*time.Second)
 	p.waitDone()
 	var f firstTimes
-	p.eval(`({Chunk: window.__chunk, UI: window.__ui, Chart: window.__chart, Result: window.__result})`, &f)
+	p.eval(`({Chunk: window.__chunk, Snap: window.__snap, UI: window.__ui, Chart: window.__chart, Result: window.__result})`, &f)
 	return f
 }
 
@@ -405,4 +410,57 @@ func TestMatrixResultsWithoutRender(t *testing.T) {
 		require.Equal(t, final[c], row, "row %s: the patch's texts and the render's", c)
 	}
 	require.Len(t, final, len(cases))
+}
+
+// TestSnapshotIsTheFirstRender: the first page's snapshot (first.html) is shown
+// before main.wasm mounts, with the precomputed result's cards; Vugu's first render
+// keeps its elements (it matches them by position): it removes none, adds only the
+// charts' (uPlot) and changes no text of the snapshot but the status line's. Without
+// first.html the page mounts as before.
+func TestSnapshotIsTheFirstRender(t *testing.T) {
+	p := newPage(t)
+	js := `(() => { window.__mut = { shown: 0, cards: "", added: [], removed: [], texts: [] };
+		const inChart = (n) => { for (let e = n.nodeType === 1 ? n : n.parentElement; e; e = e.parentElement) if (e.classList && (e.classList.contains("uplot") || e.classList.contains("chart"))) return true; return false; };
+		const name = (n) => n.nodeType === 1 ? n.tagName.toLowerCase() + (n.id ? "#" + n.id : "") + (n.className && typeof n.className === "string" ? "." + n.className.split(" ").join(".") : "") : "#text " + JSON.stringify((n.textContent || "").slice(0, 40));
+		new MutationObserver((ms) => { const m = window.__mut;
+			const root = document.querySelector(".snapshot");
+			if (!m.shown && root) { m.shown = performance.now(); m.cards = (document.getElementById("cards") || {}).textContent || ""; return; }
+			if (!m.shown) return;
+			for (const r of ms) {
+				if (r.type === "childList") {
+					if (r.target === document.body || inChart(r.target)) continue;
+					const ws = (n) => n.nodeType === 3 && n.data.trim() === ""; // a merged whitespace text split
+					for (const n of r.addedNodes) if (!inChart(n) && !ws(n)) m.added.push(name(n) + " in " + name(r.target));
+					for (const n of r.removedNodes) if (!ws(n)) m.removed.push(name(n) + " from " + name(r.target));
+				} else if (r.type === "characterData" && r.target.parentElement && r.target.parentElement.id !== "status" && !inChart(r.target) && r.target.data.trim() !== r.oldValue.trim()) m.texts.push(name(r.target.parentElement) + ": " + JSON.stringify(r.oldValue) + " -> " + JSON.stringify(r.target.data));
+			}
+		}).observe(document, { subtree: true, childList: true, characterData: true, characterDataOldValue: true });
+	})();`
+	p.run(chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := cdpage.AddScriptToEvaluateOnNewDocument(js).Do(ctx)
+		return err
+	}))
+	p.open("")
+	p.waitDone()
+	var m struct {
+		Shown                 float64
+		Cards                 string
+		Added, Removed, Texts []string
+	}
+	p.eval(`window.__mut`, &m)
+	require.NotZero(t, m.Shown, "no snapshot shown")
+	require.Contains(t, m.Cards, "MiB/s", "the snapshot's cards have no write_bw")
+	assert.Equal(t, strings.Join(strings.Fields(m.Cards), " "), strings.Join(strings.Fields(p.text("#cards")), " "), "the snapshot's cards are the page's")
+	assert.Empty(t, m.Removed, "Vugu's first render removed nodes of the snapshot")
+	assert.Empty(t, m.Added, "Vugu's first render added nodes outside the charts")
+	assert.Empty(t, m.Texts, "Vugu's first render changed texts of the snapshot")
+	t.Logf("snapshot shown at %.0f ms; the first render removed %d nodes, added %d outside the charts, changed %d texts", m.Shown, len(m.Removed), len(m.Added), len(m.Texts))
+	p.shot("snapshot-mounted")
+
+	q := newPage(t) // without first.html (and the precomputed run): no snapshot
+	q.run(chromedpNavigate(computed))
+	q.waitDone()
+	var snap bool
+	q.eval(`!!document.querySelector(".snapshot")`, &snap)
+	assert.False(t, snap)
 }

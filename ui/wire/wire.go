@@ -105,6 +105,10 @@ type Catalog struct {
 	// early); Default is engine.DefaultConfig's form (a link's base).
 	FirstPage, Default Form
 	FirstPageJSON      string
+	// FirstPageCheck is the engine's check of the state the page opens with
+	// (FirstPage's form, no hash): the page starts its first run with it, without
+	// asking a worker, which may still be compiling worker.wasm.
+	FirstPageCheck FirstCheck
 	// MatrixCases is the matrix's default case list.
 	MatrixCases []string
 	// SweepFilesystems, SweepThresholdsMB and SweepWriters are the sweep's grid
@@ -147,6 +151,12 @@ type Checked struct {
 	// Seeds are the configs of seeds 2..N of A (SeedsA) and B: summary runs.
 	SeedsA, SeedsB []string
 	Err            *FieldError
+}
+
+// FirstCheck is a state and the engine's check of it.
+type FirstCheck struct {
+	State   State
+	Checked Checked
 }
 
 // Decode asks for the state a URL hash sets (kind "decode").

@@ -8,18 +8,24 @@
 // static/references.gz, the measured references' logs (validate.WriteBundle), which the
 // engine worker, built without them, fetches when a run first asks for them. Native and
 // wasm runs are byte-identical (tests/determinism); TestPrerenderIsTheWorkersRun and
-// TestCatalogIsTheWorkersAnswer compare the files with the worker's own messages.
+// TestCatalogIsTheWorkersAnswer compare the files with the worker's own messages. And
+// static/first.html, the first page with that run as main.wasm first renders it
+// (ui.Snapshot), which boot.js shows before main.wasm has compiled.
 package main
 
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/wblab/wblab/lab"
+	"github.com/wblab/wblab/ui"
 	"github.com/wblab/wblab/validate"
 )
 
@@ -27,6 +33,7 @@ func main() {
 	out := flag.String("o", "static/first.json", "the first run's file")
 	cat := flag.String("catalog", "static/catalog.json", "the catalog's file")
 	refs := flag.String("references", "static/"+validate.BundleName, "the measured references' bundle")
+	snap := flag.String("snapshot", "static/first.html", "the first page's snapshot")
 	flag.Parse()
 	f, err := lab.RunFirstPage(context.Background())
 	if err == nil {
@@ -35,10 +42,16 @@ func main() {
 			err = os.WriteFile(*out, b, 0o644)
 		}
 	}
+	var catalog []byte
 	if err == nil {
-		var b []byte
-		if b, err = lab.Answer("catalog", []byte("null")); err == nil {
-			err = os.WriteFile(*cat, b, 0o644)
+		if catalog, err = lab.Answer("catalog", []byte("null")); err == nil {
+			err = os.WriteFile(*cat, catalog, 0o644)
+		}
+	}
+	if err == nil {
+		var h string
+		if h, err = ui.Snapshot(catalog, messages(f)); err == nil {
+			err = os.WriteFile(*snap, []byte(h), 0o644)
 		}
 	}
 	if err == nil {
@@ -51,5 +64,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "prerender:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("%s: the first page's case, %d rows × %d columns; %s; %s\n", *out, f.Rows, f.Cols, *cat, *refs)
+	fmt.Printf("%s: the first page's case, %d rows × %d columns; %s; %s; %s\n", *out, f.Rows, f.Cols, *cat, *snap, *refs)
+}
+
+// messages are the first run's messages as static/boot.js delivers first.json to the
+// page: one chunk with every row, then the result, marked precomputed.
+func messages(f *lab.FirstRun) []ui.Msg {
+	b, _ := base64.StdEncoding.DecodeString(f.Data)
+	rows := make([][]float64, f.Rows)
+	for i := range rows {
+		rows[i] = make([]float64, f.Cols)
+		for j := range rows[i] {
+			rows[i][j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(i*f.Cols+j):]))
+		}
+	}
+	return []ui.Msg{
+		{Type: "chunk", Done: f.Done, Total: f.Total, Chunk: &ui.Chunk{From: 0, Names: f.Names, Config: f.Config, Rows: rows}},
+		{Type: "result", Result: f.Result, Trace: f.Trace, Prerendered: true},
+	}
 }
