@@ -40,6 +40,25 @@ func TestMatrixRowsPublished(t *testing.T) {
 	}
 }
 
+// TestMatrixTotalRowFromTheStart: the TOTAL row is in the table before any row has
+// both sides ("…"), so the first finished row keeps the table's shape (it is written
+// without a render) and its TOTAL is the finished rows'.
+func TestMatrixTotalRowFromTheStart(t *testing.T) {
+	v := &MatrixView{M: &Matrix{Base: "a", Test: "b", Cases: []string{"c1", "c2"}, Cells: [][2]Cell{{{}, {}}, {{}, {}}}}}
+	rows := v.Rows()
+	if len(rows) != 3 || strings.Join(rows[2][:4], " ") != "…  … TOTAL" {
+		t.Fatalf("rows before any result %q", rows)
+	}
+	v.M.Cells[0] = [2]Cell{{Done: true, BW: 50}, {Done: true, BW: 55}}
+	rows = v.Rows()
+	if len(rows) != 3 || strings.Join(rows[2][:4], " ") != "50.00 +10.0% 55.00 TOTAL" {
+		t.Fatalf("rows after the first %q", rows)
+	}
+	if len(MatrixRows(&Matrix{}, "")) != 0 {
+		t.Error("an empty matrix has a TOTAL row")
+	}
+}
+
 func TestMatrixErrors(t *testing.T) {
 	got := MatrixErrors(&Matrix{Cases: []string{"c1", "c2"}, Cells: [][2]Cell{
 		{{Err: "cancelled"}, {Err: "workload.dd: 100000 out of range [1, 10000]"}},

@@ -414,8 +414,13 @@ func SortedMatrixRows(m *Matrix, table, by string) [][]string {
 		}
 		out = sorted
 	}
+	// the TOTAL row is there from the start ("…" until a row has both sides), so the
+	// table keeps its shape when the first row finishes: that result is written into
+	// it without a render (MatrixView.patch)
 	if b, t, n := m.Total(); n > 0 {
 		out = append(out, []string{fmt.Sprintf("%.2f", b), m.totalDelta(), fmt.Sprintf("%.2f", t), "TOTAL", "", pubTotal, "", ""})
+	} else if len(m.Cells) > 0 {
+		out = append(out, []string{"…", "", "…", "TOTAL", "", "", "", ""})
 	}
 	return out
 }
