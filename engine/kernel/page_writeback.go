@@ -35,20 +35,21 @@ func (k *Kernel) dirtyLimitsWith(domain bool) (background, dirty int64) {
 	if k.mm != nil {
 		avail = k.dirtyableReclaim()
 	}
-	ratio := func(r int) int64 { return int64(r) * avail / 100 }
-	if domain {
-		// domain_dirty_limits (v6): per-PAGE_SIZE ratios for precision
-		ratio = func(r int) int64 { return int64(r) * PageSize / 100 * avail / PageSize }
-	}
+	return k.limitsFrom(avail, domain)
+}
+
+// limitsFrom is the ratio conversion of dirtyLimitsWith for avail dirtyable pages
+// (a plain function: no closure call per ratio).
+func (k *Kernel) limitsFrom(avail int64, domain bool) (background, dirty int64) {
 	if k.P.DirtyBytes > 0 {
 		dirty = (k.P.DirtyBytes + PageSize - 1) / PageSize
 	} else {
-		dirty = ratio(k.P.DirtyRatio)
+		dirty = dirtyRatioPages(k.P.DirtyRatio, avail, domain)
 	}
 	if k.P.DirtyBackgroundBytes > 0 {
 		background = (k.P.DirtyBackgroundBytes + PageSize - 1) / PageSize
 	} else {
-		background = ratio(k.P.DirtyBackgroundRatio)
+		background = dirtyRatioPages(k.P.DirtyBackgroundRatio, avail, domain)
 	}
 	if background >= dirty {
 		background = dirty / 2
@@ -56,10 +57,29 @@ func (k *Kernel) dirtyLimitsWith(domain bool) (background, dirty int64) {
 	return background, dirty
 }
 
+// dirtyRatioPages is r percent of avail pages: v3.2's ratio * avail / 100, or
+// domain_dirty_limits' (v6) per-PAGE_SIZE ratio for precision.
+func dirtyRatioPages(r int, avail int64, domain bool) int64 {
+	if domain {
+		return int64(r) * PageSize / 100 * avail / PageSize
+	}
+	return int64(r) * avail / 100
+}
+
 // globalDirtyLimits is global_dirty_limits (v3.2), which emits global_dirty_state.
+// The other ratio conversion is computed beside it (from the same dirtyable memory
+// when the reclaim model is off) to count the calls where the two differ.
 func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
-	background, dirty = k.dirtyLimits()
-	if b, d := k.dirtyLimitsWith(!k.P.Variants.DomainDirtyLimits); b != background || d != dirty {
+	domain := k.P.Variants.DomainDirtyLimits
+	avail := k.dirtyableMem
+	if k.mm != nil {
+		avail = k.dirtyableReclaim()
+	}
+	background, dirty = k.limitsFrom(avail, domain)
+	if k.mm != nil {
+		avail = k.dirtyableReclaim() // read again, as dirtyLimitsWith would
+	}
+	if b, d := k.limitsFrom(avail, !domain); b != background || d != dirty {
 		k.fired(ActDomainLimitsDiffer)
 	}
 	if th == k.flusher.th {
@@ -138,12 +158,92 @@ func posRatioPolynomV6(setpoint, dirty, limit int64) int64 {
 // update (positionRatio), counting the calls where the other setting of
 // PosRatioClamp gives another value.
 func (k *Kernel) bdiPositionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty int64) int64 {
-	v6 := k.P.Variants.PosRatioClamp
-	pos := k.positionRatio(b, thresh, bg, dirty, bdiThresh, bdiDirty, v6)
-	if pos != k.positionRatio(b, thresh, bg, dirty, bdiThresh, bdiDirty, !v6) {
+	p32, p6 := k.positionRatios(b, thresh, bg, dirty, bdiThresh, bdiDirty)
+	if p32 != p6 {
 		k.fired(ActPosRatioDiffers)
 	}
-	return pos
+	if k.P.Variants.PosRatioClamp {
+		return p6
+	}
+	return p32
+}
+
+// posRatioCube is posRatioPolynom's cubic: x^3 in units of 1/1024 (x likewise).
+func posRatioCube(x int64) int64 {
+	return (x * x >> ratelimitCalcShift) * x >> ratelimitCalcShift
+}
+
+// positionRatios is positionRatio without and with v6 in one pass (the same
+// numbers as two calls, TestPositionRatiosIsPositionRatio): the parts the two
+// share are computed once, and a division of v6 ("| 1" divisors) is done only
+// where its divisor is odd, i.e. differs from v3.2's "+ 1".
+func (k *Kernel) positionRatios(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty int64) (p32, p6 int64) {
+	if b.Knobs.StrictLimit {
+		return k.positionRatio(b, thresh, bg, dirty, bdiThresh, bdiDirty, false),
+			k.positionRatio(b, thresh, bg, dirty, bdiThresh, bdiDirty, true)
+	}
+	freerun := (thresh + bg) / 2
+	limit := max(thresh, k.globalDirtyLimit)
+	if dirty >= limit {
+		return 0, 0
+	}
+	setpoint := (freerun + limit) / 2
+	// the global control line: (setpoint - dirty) / (limit - setpoint + 1) for
+	// v3.2, / ((limit - setpoint) | 1) for v6
+	d := limit - setpoint
+	n := (setpoint - dirty) << ratelimitCalcShift
+	x := n / (d + 1)
+	p32 = posRatioCube(x) + 1<<ratelimitCalcShift
+	p6 = p32
+	if d&1 != 0 {
+		if x6 := n / d; x6 != x {
+			p6 = posRatioCube(x6) + 1<<ratelimitCalcShift
+		}
+	}
+	p6 = min(max(p6, 0), 2<<ratelimitCalcShift)
+
+	// the bdi's line: its share x of thresh, (thresh + 1) for v3.2, thresh | 1 for v6
+	writeBW := b.AvgWriteBandwidth
+	bt := max(min(bdiThresh, thresh), (limit-dirty)/8)
+	xs := (bt << 16) / (thresh + 1)
+	xs6 := xs
+	if thresh&1 != 0 {
+		xs6 = (bt << 16) / thresh
+	}
+	bs := setpoint * xs >> 16
+	span := (thresh - bt + 8*writeBW) * xs >> 16
+	xi := bs + span
+	q32 := p32 / 4
+	if bdiDirty < xi-span/4 {
+		q32 = p32 * (xi - bdiDirty) / (xi - bs + 1)
+	}
+	q6 := q32
+	switch {
+	case xs6 == xs && p6 == p32:
+		// the same line; v6's divisor (xi - bs) | 1 differs when xi - bs is odd
+		if bdiDirty < xi-span/4 && (xi-bs)&1 != 0 {
+			q6 = p6 * (xi - bdiDirty) / (xi - bs)
+		}
+	default:
+		bs6 := setpoint * xs6 >> 16
+		span6 := (thresh - bt + 8*writeBW) * xs6 >> 16
+		xi6 := bs6 + span6
+		q6 = p6 / 4
+		if bdiDirty < xi6-span6/4 {
+			q6 = p6 * (xi6 - bdiDirty) / ((xi6 - bs6) | 1)
+		}
+	}
+	// the bdi reserve area
+	if r := bt / 2; bdiDirty < r {
+		if bdiDirty > r/8 {
+			q32 = q32 * r / bdiDirty
+			q6 = q6 * r / bdiDirty
+		} else {
+			q32 *= 8
+			q6 *= 8
+		}
+	}
+	return q32, q6
 }
 
 // positionRatio is bdi_position_ratio (v3.2): the global control line times the
@@ -209,13 +309,29 @@ func (k *Kernel) positionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty in
 }
 
 // bdiMaxPause is balance_dirty_pages' max pause (maxPause), counting the calls
-// where the other setting of WbMaxPause gives another value.
+// where the other setting of WbMaxPause gives another value. Both are computed in
+// one pass (the same numbers as maxPause's, TestMaxPausesIsMaxPause).
 func (k *Kernel) bdiMaxPause(b *BDI, bdiDirty int64) int64 {
-	t := k.maxPause(b, bdiDirty, k.P.Variants.WbMaxPause)
-	if t != k.maxPause(b, bdiDirty, !k.P.Variants.WbMaxPause) {
+	hz := k.W.HZ()
+	bw := b.AvgWriteBandwidth
+	ceil := max(hz/5, 1)
+	// v6 wb_max_pause
+	t6 := min(bdiDirty/(1+bw/roundupPow2(1+hz/8))+1, ceil)
+	// v3.2 bdi_max_pause
+	hi, lo := ilog2(bw), ilog2(b.DirtyRatelimit)
+	t := hz / 50
+	if hi > lo {
+		t += (hi - lo) * (20 * hz) / 1024
+	}
+	t = min(t, bdiDirty*hz/(8*bw+1))
+	t32 := min(max(t, 4), ceil)
+	if t32 != t6 {
 		k.fired(ActMaxPauseDiffers)
 	}
-	return t
+	if k.P.Variants.WbMaxPause {
+		return t6
+	}
+	return t32
 }
 
 // maxPause is bdi_max_pause (v3.2), in jiffies; with v6 it is wb_max_pause

@@ -305,7 +305,11 @@ func (k *Kernel) bdiDirtyLimit(b *BDI, dirty int64) int64 {
 	num, den := k.writeoutFraction(b)
 	const full = 100 * bdiRatioScale
 	t := dirty * (full - k.bdiMinRatioSum()) / full
-	t = t * num / den
+	if den == 1 {
+		t *= num // one bdi: the fraction is 1/1 (no division)
+	} else {
+		t = t * num / den
+	}
 	t += dirty * b.minPPM / full
 	return min(t, dirty*b.maxPPM/full)
 }

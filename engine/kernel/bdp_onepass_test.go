@@ -1,0 +1,105 @@
+package kernel
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/wblab/wblab/engine/sim"
+)
+
+// bdpInputs draws balance_dirty_pages inputs around a dirty threshold thresh.
+type bdpInputs struct {
+	thresh, bg, dirty, bdiThresh, bdiDirty, limit, bw, ratelimit int64
+}
+
+func drawBdpInputs(r *rand.Rand, thresh int64) bdpInputs {
+	span := func(n int64) int64 { return r.Int64N(max(n, 1)) }
+	in := bdpInputs{thresh: thresh + span(2)} // odd and even thresholds
+	in.bg = span(in.thresh)
+	in.limit = in.thresh + span(in.thresh/4+2)*span(2)
+	in.dirty = span(2*in.limit + 2)
+	in.bdiThresh = span(in.thresh + 1)
+	in.bdiDirty = span(2*in.thresh + 2)
+	in.bw = 1 + span(1<<20)
+	in.ratelimit = 1 + span(1<<20)
+	return in
+}
+
+// TestPositionRatiosIsPositionRatio: the one-pass positionRatios gives the numbers
+// of positionRatio without and with v6, and bdiPositionRatio counts where they
+// differ, for thresholds from a few pages to millions.
+func TestPositionRatiosIsPositionRatio(t *testing.T) {
+	tests := []struct {
+		name   string
+		thresh int64
+		strict bool
+		clamp  bool // Variants.PosRatioClamp: bdiPositionRatio returns v6's
+	}{
+		{"tiny threshold", 6, false, false},
+		{"100M", 25600, false, false},
+		{"100M, v6", 25600, false, true},
+		{"1G", 262144, false, false},
+		{"16G", 4 << 20, false, false},
+		{"strictlimit", 25600, true, false},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, _ := newTestKernel(t, func(p *Params) { p.Variants.PosRatioClamp = tc.clamp })
+			b := k.BDI
+			b.Knobs.StrictLimit = tc.strict
+			r := rand.New(rand.NewPCG(uint64(i), 7))
+			differ := int64(0)
+			for range 20000 {
+				in := drawBdpInputs(r, tc.thresh)
+				k.globalDirtyLimit = in.limit
+				b.AvgWriteBandwidth = in.bw
+				want32 := k.positionRatio(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty, false)
+				want6 := k.positionRatio(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty, true)
+				p32, p6 := k.positionRatios(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty)
+				require.Equal(t, [2]int64{want32, want6}, [2]int64{p32, p6}, "%+v", in)
+				before := k.act.n[ActPosRatioDiffers]
+				want := want32
+				if tc.clamp {
+					want = want6
+				}
+				require.Equal(t, want, k.bdiPositionRatio(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty))
+				if want32 != want6 {
+					differ++
+					require.Equal(t, before+1, k.act.n[ActPosRatioDiffers])
+				} else {
+					require.Equal(t, before, k.act.n[ActPosRatioDiffers])
+				}
+			}
+			if !tc.strict {
+				require.Positive(t, differ, "the draws reach inputs where v6 differs")
+			}
+		})
+	}
+}
+
+// TestMaxPausesIsMaxPause: bdiMaxPause returns maxPause of the configured variant
+// and counts the calls where the other one differs.
+func TestMaxPausesIsMaxPause(t *testing.T) {
+	for _, hz := range []int{100, 250, 1000} {
+		for _, v6 := range []bool{false, true} {
+			k, _ := newTestKernel(t, func(p *Params) { p.Variants.WbMaxPause = v6 })
+			k.W = sim.NewWorld(hz, 1)
+			b := k.BDI
+			r := rand.New(rand.NewPCG(uint64(hz), 3))
+			for range 20000 {
+				in := drawBdpInputs(r, 1+r.Int64N(1<<22))
+				b.AvgWriteBandwidth, b.DirtyRatelimit = in.bw, in.ratelimit
+				want := k.maxPause(b, in.bdiDirty, v6)
+				other := k.maxPause(b, in.bdiDirty, !v6)
+				before := k.act.n[ActMaxPauseDiffers]
+				require.Equal(t, want, k.bdiMaxPause(b, in.bdiDirty), "hz %d v6 %v %+v", hz, v6, in)
+				if want != other {
+					before++
+				}
+				require.Equal(t, before, k.act.n[ActMaxPauseDiffers])
+			}
+		}
+	}
+}
