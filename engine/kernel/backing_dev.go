@@ -64,6 +64,10 @@ type BDI struct {
 
 	// writebackRunning is BDI_writeback_running (writeback_in_progress()).
 	writebackRunning bool
+
+	// mp holds bdiMaxPause's divisors for the bandwidth and HZ they were
+	// computed for (they change once per bandwidth update).
+	mp maxPauseDivs
 }
 
 func newBDI(name string) *BDI {

@@ -51,10 +51,18 @@ func TestPositionRatiosIsPositionRatio(t *testing.T) {
 			b.Knobs.StrictLimit = tc.strict
 			r := rand.New(rand.NewPCG(uint64(i), 7))
 			differ := int64(0)
+			var prev bdpInputs
 			for range 20000 {
 				in := drawBdpInputs(r, tc.thresh)
 				k.globalDirtyLimit = in.limit
 				b.AvgWriteBandwidth = in.bw
+				if r.IntN(2) == 0 {
+					// the same threshold and bdi share as the previous draw (the
+					// share kept in k.posShare is reused), another dirty count
+					in.thresh, in.bdiThresh = prev.thresh, prev.bdiThresh
+					in.dirty = in.thresh - r.Int64N(in.thresh/16+1)
+				}
+				prev = in
 				want32 := k.positionRatio(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty, false)
 				want6 := k.positionRatio(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty, true)
 				p32, p6 := k.positionRatios(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty)
@@ -80,7 +88,8 @@ func TestPositionRatiosIsPositionRatio(t *testing.T) {
 }
 
 // TestMaxPausesIsMaxPause: bdiMaxPause returns maxPause of the configured variant
-// and counts the calls where the other one differs.
+// and counts the calls where the other one differs, with its divisors computed
+// anew or kept from the previous call, below and above the caps.
 func TestMaxPausesIsMaxPause(t *testing.T) {
 	for _, hz := range []int{100, 250, 1000} {
 		for _, v6 := range []bool{false, true} {
@@ -91,14 +100,17 @@ func TestMaxPausesIsMaxPause(t *testing.T) {
 			for range 20000 {
 				in := drawBdpInputs(r, 1+r.Int64N(1<<22))
 				b.AvgWriteBandwidth, b.DirtyRatelimit = in.bw, in.ratelimit
-				want := k.maxPause(b, in.bdiDirty, v6)
-				other := k.maxPause(b, in.bdiDirty, !v6)
-				before := k.act.n[ActMaxPauseDiffers]
-				require.Equal(t, want, k.bdiMaxPause(b, in.bdiDirty), "hz %d v6 %v %+v", hz, v6, in)
-				if want != other {
-					before++
+				// several bdi_dirty per bandwidth: the divisors kept on b are reused
+				for _, bdiDirty := range []int64{in.bdiDirty, r.Int64N(1 << 24), r.Int64N(1 << 12), 0} {
+					want := k.maxPause(b, bdiDirty, v6)
+					other := k.maxPause(b, bdiDirty, !v6)
+					before := k.act.n[ActMaxPauseDiffers]
+					require.Equal(t, want, k.bdiMaxPause(b, bdiDirty), "hz %d v6 %v bdi_dirty %d %+v", hz, v6, bdiDirty, in)
+					if want != other {
+						before++
+					}
+					require.Equal(t, before, k.act.n[ActMaxPauseDiffers])
 				}
-				require.Equal(t, before, k.act.n[ActMaxPauseDiffers])
 			}
 		}
 	}

@@ -57,12 +57,13 @@ type Kernel struct {
 	tf *trace.Formatter
 
 	// mm/page-writeback.c state
-	dirtyableMem     int64   // determine_dirtyable_memory(), pages
-	globalDirtyLimit int64   // global_dirty_limit (smoothed hard limit)
-	updateTime       int64   // global_update_bandwidth's update_time, jiffies
-	ratelimitPages   int64   // ratelimit_pages
-	bdpRatelimits    []int64 // per-CPU bdp_ratelimits
-	vmDirties        int64   // vm_dirties' global event count (task_dirty_inc), IO-full kernels
+	dirtyableMem     int64    // determine_dirtyable_memory(), pages
+	globalDirtyLimit int64    // global_dirty_limit (smoothed hard limit)
+	updateTime       int64    // global_update_bandwidth's update_time, jiffies
+	ratelimitPages   int64    // ratelimit_pages
+	bdpRatelimits    []int64  // per-CPU bdp_ratelimits
+	vmDirties        int64    // vm_dirties' global event count (task_dirty_inc), IO-full kernels
+	posShare         posShare // positionRatios' last bdi share of thresh
 
 	// accounting
 	irqCPU     sim.Time

@@ -173,6 +173,14 @@ func posRatioCube(x int64) int64 {
 	return (x * x >> ratelimitCalcShift) * x >> ratelimitCalcShift
 }
 
+// posShare is positionRatios' bdi share of thresh, (bt << 16) / (thresh + 1) for
+// v3.2 and / (thresh | 1) for v6, for the bt and thresh it was computed for (both
+// stay the same from call to call while the threshold does).
+type posShare struct {
+	bt, thresh, xs, xs6 int64
+	ok                  bool
+}
+
 // positionRatios is positionRatio without and with v6 in one pass (the same
 // numbers as two calls, TestPositionRatiosIsPositionRatio): the parts the two
 // share are computed once, and a division of v6 ("| 1" divisors) is done only
@@ -205,11 +213,16 @@ func (k *Kernel) positionRatios(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty i
 	// the bdi's line: its share x of thresh, (thresh + 1) for v3.2, thresh | 1 for v6
 	writeBW := b.AvgWriteBandwidth
 	bt := max(min(bdiThresh, thresh), (limit-dirty)/8)
-	xs := (bt << 16) / (thresh + 1)
-	xs6 := xs
-	if thresh&1 != 0 {
-		xs6 = (bt << 16) / thresh
+	ps := &k.posShare
+	if !ps.ok || ps.bt != bt || ps.thresh != thresh {
+		ps.bt, ps.thresh, ps.ok = bt, thresh, true
+		ps.xs = (bt << 16) / (thresh + 1)
+		ps.xs6 = ps.xs
+		if thresh&1 != 0 {
+			ps.xs6 = (bt << 16) / thresh
+		}
 	}
+	xs, xs6 := ps.xs, ps.xs6
 	bs := setpoint * xs >> 16
 	span := (thresh - bt + 8*writeBW) * xs >> 16
 	xi := bs + span
@@ -308,22 +321,70 @@ func (k *Kernel) positionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty in
 	return pos
 }
 
+// maxPauseDivs are maxPause's divisors for one write bandwidth: v6's 1 + bw /
+// roundup_pow_of_two(1 + HZ/8) and v3.2's 8 * bw + 1, and the bdi_dirty from
+// which each quotient reaches its cap (so min(quotient, cap) is the cap without
+// dividing); lim6 and lim32 are -1 (never) where that product could overflow.
+type maxPauseDivs struct {
+	bw, hz     int64
+	div6, lim6 int64 // lim6 = (ceil - 1) * div6: bdi_dirty / div6 + 1 >= ceil
+	div32      int64
+	t32        int64 // v3.2's cap before the bdi_dirty term (from bw and dirty_ratelimit)
+	ratelimit  int64 // the dirty_ratelimit t32 is for
+	lim32      int64 // t32 * div32: bdi_dirty * HZ / div32 >= t32
+	ok         bool  // computed at least once
+}
+
+// maxPauseDivsFor returns b's maxPause divisors for bw, hz and dirty_ratelimit,
+// recomputing them when one changed.
+func (b *BDI) maxPauseDivsFor(bw, hz, ratelimit int64) *maxPauseDivs {
+	m := &b.mp
+	if m.bw == bw && m.hz == hz && m.ratelimit == ratelimit && m.ok {
+		return m
+	}
+	ceil := max(hz/5, 1)
+	m.bw, m.hz, m.ratelimit = bw, hz, ratelimit
+	m.div6 = 1 + bw/roundupPow2(1+hz/8)
+	m.div32 = 8*bw + 1
+	hi, lo := ilog2(bw), ilog2(ratelimit)
+	m.t32 = hz / 50
+	if hi > lo {
+		m.t32 += (hi - lo) * (20 * hz) / 1024
+	}
+	m.lim6, m.lim32 = -1, -1
+	if bw >= 0 && bw < 1<<40 && hz > 0 && hz < 1<<20 {
+		// no overflow: ceil, t32 < 2^21 and div6, div32 < 2^44
+		if m.div6 > 0 {
+			m.lim6 = (ceil - 1) * m.div6
+		}
+		if m.t32 >= 0 {
+			m.lim32 = m.t32 * m.div32
+		}
+	}
+	m.ok = true
+	return m
+}
+
 // bdiMaxPause is balance_dirty_pages' max pause (maxPause), counting the calls
 // where the other setting of WbMaxPause gives another value. Both are computed in
-// one pass (the same numbers as maxPause's, TestMaxPausesIsMaxPause).
+// one pass from divisors kept per bandwidth (the same numbers as maxPause's,
+// TestMaxPausesIsMaxPause); a quotient is only computed when bdi_dirty is below
+// the point where it reaches its cap.
 func (k *Kernel) bdiMaxPause(b *BDI, bdiDirty int64) int64 {
 	hz := k.W.HZ()
 	bw := b.AvgWriteBandwidth
 	ceil := max(hz/5, 1)
-	// v6 wb_max_pause
-	t6 := min(bdiDirty/(1+bw/roundupPow2(1+hz/8))+1, ceil)
-	// v3.2 bdi_max_pause
-	hi, lo := ilog2(bw), ilog2(b.DirtyRatelimit)
-	t := hz / 50
-	if hi > lo {
-		t += (hi - lo) * (20 * hz) / 1024
+	m := b.maxPauseDivsFor(bw, hz, b.DirtyRatelimit)
+	// v6 wb_max_pause: min(bdi_dirty / div6 + 1, ceil)
+	t6 := ceil
+	if m.lim6 < 0 || bdiDirty < m.lim6 {
+		t6 = min(bdiDirty/m.div6+1, ceil)
 	}
-	t = min(t, bdiDirty*hz/(8*bw+1))
+	// v3.2 bdi_max_pause: min(t32, bdi_dirty * HZ / div32), at least 4, at most ceil
+	t := m.t32
+	if p := bdiDirty * hz; m.lim32 < 0 || p < m.lim32 {
+		t = min(t, p/m.div32)
+	}
 	t32 := min(max(t, 4), ceil)
 	if t32 != t6 {
 		k.fired(ActMaxPauseDiffers)
