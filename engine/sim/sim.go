@@ -91,6 +91,7 @@ func (a entry) less(b entry) uint64 {
 type World struct {
 	now     Time
 	hz      int64
+	jiffyNs int64 // Second / hz when hz divides Second exactly, else 0
 	heap    []entry
 	pos     []int32
 	reg     []*Timer
@@ -124,7 +125,11 @@ func NewWorld(hz int, seed uint64) *World {
 	if hz <= 0 {
 		hz = 1000
 	}
-	return &World{hz: int64(hz), seed: seed, Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	w := &World{hz: int64(hz), seed: seed, Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	if int64(Second)%w.hz == 0 {
+		w.jiffyNs = int64(Second) / w.hz
+	}
+	return w
 }
 
 // Now is the current simulated time.
@@ -136,8 +141,16 @@ func (w *World) HZ() int64 { return w.hz }
 // Jiffies is the kernel's jiffies counter at the current time.
 func (w *World) Jiffies() int64 { return int64(w.now) * w.hz / int64(Second) }
 
-// JiffiesToTime converts a jiffies count (or a jiffies timestamp) to Time.
-func (w *World) JiffiesToTime(j int64) Time { return Time(j * int64(Second) / w.hz) }
+// JiffiesToTime converts a jiffies count (or a jiffies timestamp) to Time:
+// j * Second / HZ, a multiplication when HZ divides Second (the same number for
+// |j| < 2^63 / Second, i.e. up to 106 days of jiffies at HZ=1000; runs are at most
+// a day).
+func (w *World) JiffiesToTime(j int64) Time {
+	if w.jiffyNs != 0 {
+		return Time(j * w.jiffyNs)
+	}
+	return Time(j * int64(Second) / w.hz)
+}
 
 // MsecsToJiffies mirrors msecs_to_jiffies (rounding up).
 func (w *World) MsecsToJiffies(ms int64) int64 { return (ms*w.hz + 999) / 1000 }

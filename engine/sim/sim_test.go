@@ -85,6 +85,7 @@ func TestJiffies(t *testing.T) {
 		{250, 1500 * Millisecond, 375, 25},
 		{100, 1234 * Millisecond, 123, 10},
 		{300, Second, 300, 30},
+		{1024, Second, 1024, 103},
 	}
 	for _, tc := range tests {
 		w := NewWorld(tc.hz, 1)
@@ -92,6 +93,12 @@ func TestJiffies(t *testing.T) {
 		assert.Equal(t, tc.jiffies, w.Jiffies(), "hz=%d", tc.hz)
 		assert.Equal(t, tc.ms100, w.MsecsToJiffies(100), "hz=%d", tc.hz)
 		assert.Equal(t, Second, w.JiffiesToTime(int64(tc.hz)))
+		// j * Second / HZ (a multiplication when HZ divides Second), up to a day
+		// of jiffies either way
+		day := 86400 * int64(tc.hz)
+		for _, j := range []int64{0, 1, -1, 7, int64(tc.hz) - 1, 123457, day - 1, day, -day} {
+			assert.Equal(t, Time(j*int64(Second)/int64(tc.hz)), w.JiffiesToTime(j), "hz=%d j=%d", tc.hz, j)
+		}
 	}
 }
 
