@@ -26,8 +26,8 @@ type elevator struct {
 
 	sorted   [2][]*Request
 	fifo     [2]fifoList
-	back     map[int64]*Request // (end sector, op) -> request
-	front    map[int64]*Request // (start sector, op) -> request
+	back     reqHash // (end sector, op) -> request
+	front    reqHash // (start sector, op) -> request
 	count    int
 	nextPos  [2]int64 // deadline next_rq: first sector at or after this in sort order
 	nextOK   [2]bool
@@ -73,8 +73,8 @@ func (e *elevator) init(q *Queue) {
 	}
 	e.expire = [2]sim.Time{sim.Time(max(s.ReadExpireMs, 1)) * sim.Millisecond, sim.Time(max(s.WriteExpireMs, 1)) * sim.Millisecond}
 	e.writesStarved, e.fifoBatch = max(s.WritesStarved, 1), max(s.FifoBatch, 1)
-	e.back = make(map[int64]*Request)
-	e.front = make(map[int64]*Request)
+	e.back = newReqHash(2 * q.blk.NrRequests)
+	e.front = newReqHash(2 * q.blk.NrRequests)
 	if e.deadline {
 		for d := range e.sorted {
 			e.sorted[d] = make([]*Request, 0, q.blk.NrRequests)
@@ -103,8 +103,8 @@ func (e *elevator) add(r *Request) {
 			e.sortInsert(r)
 		}
 	}
-	e.back[mkey(r.EndSector(), r.Op)] = r
-	e.front[mkey(r.Sector, r.Op)] = r
+	e.back.put(mkey(r.EndSector(), r.Op), r)
+	e.front.put(mkey(r.Sector, r.Op), r)
 	e.count++
 }
 
@@ -131,11 +131,11 @@ func (e *elevator) sortRemove(r *Request) {
 }
 
 func (e *elevator) unhash(r *Request) {
-	if k := mkey(r.EndSector(), r.Op); e.back[k] == r {
-		delete(e.back, k)
+	if k := mkey(r.EndSector(), r.Op); e.back.get(k) == r {
+		e.back.del(k)
 	}
-	if k := mkey(r.Sector, r.Op); e.front[k] == r {
-		delete(e.front, k)
+	if k := mkey(r.Sector, r.Op); e.front.get(k) == r {
+		e.front.del(k)
 	}
 }
 
@@ -149,7 +149,7 @@ func (e *elevator) remove(r *Request) {
 }
 
 func (e *elevator) backMergeTarget(s *Submitter, b *Bio) *Request {
-	r := e.back[mkey(b.Sector, b.Op)]
+	r := e.back.get(mkey(b.Sector, b.Op))
 	if r == nil || !mergeable(r, b) || (e.cfq != nil && !e.cfq.allowMerge(s, r, b)) {
 		return nil
 	}
@@ -157,7 +157,7 @@ func (e *elevator) backMergeTarget(s *Submitter, b *Bio) *Request {
 }
 
 func (e *elevator) frontMergeTarget(s *Submitter, b *Bio) *Request {
-	r := e.front[mkey(b.EndSector(), b.Op)]
+	r := e.front.get(mkey(b.EndSector(), b.Op))
 	if r == nil || !mergeable(r, b) || (e.cfq != nil && !e.cfq.allowMerge(s, r, b)) {
 		return nil
 	}
@@ -165,18 +165,18 @@ func (e *elevator) frontMergeTarget(s *Submitter, b *Bio) *Request {
 }
 
 func (e *elevator) backMerge(r *Request, b *Bio, n int64) {
-	if k := mkey(r.EndSector(), r.Op); e.back[k] == r {
-		delete(e.back, k)
+	if k := mkey(r.EndSector(), r.Op); e.back.get(k) == r {
+		e.back.del(k)
 	}
 	r.addSeg(b, n)
 	r.Pages += n
 	r.Flags |= b.Flags & (FlagSync | FlagMeta | FlagPrio)
-	e.back[mkey(r.EndSector(), r.Op)] = r
+	e.back.put(mkey(r.EndSector(), r.Op), r)
 }
 
 func (e *elevator) frontMerge(r *Request, b *Bio) {
-	if k := mkey(r.Sector, r.Op); e.front[k] == r {
-		delete(e.front, k)
+	if k := mkey(r.Sector, r.Op); e.front.get(k) == r {
+		e.front.del(k)
 	}
 	if e.deadline {
 		e.sortRemove(r)
@@ -193,7 +193,7 @@ func (e *elevator) frontMerge(r *Request, b *Bio) {
 	if e.cfq != nil {
 		r.cfqq.sortInsert(r)
 	}
-	e.front[mkey(r.Sector, r.Op)] = r
+	e.front.put(mkey(r.Sector, r.Op), r)
 }
 
 // successor is next_rq[dir]: the first request in sector order at or after the
