@@ -8,7 +8,6 @@ package sim
 
 import (
 	"errors"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 )
@@ -67,15 +66,6 @@ func (e entry) when() Time { return Time(e.at ^ signBit) }
 
 // before reports (a.when, a.key) < (b.when, b.key).
 func (a entry) before(b entry) bool { return a.less(b) != 0 }
-
-// less is 1 if a is before b, else 0: the borrow out of the 128-bit subtraction
-// a - b, without branches (SUB/SBB on amd64; on wasm, where a Go branch costs a
-// jump through the function's dispatch table, plain arithmetic).
-func (a entry) less(b entry) uint64 {
-	_, borrow := bits.Sub64(a.key, b.key, 0)
-	_, borrow = bits.Sub64(a.at, b.at, borrow)
-	return borrow
-}
 
 // World is one simulation: clock, event queue, random source.
 //
