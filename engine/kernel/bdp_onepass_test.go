@@ -115,3 +115,64 @@ func TestMaxPausesIsMaxPause(t *testing.T) {
 		}
 	}
 }
+
+// TestPauseBucketIsTheDoublingCount: pauseBucket counts the 1, 2, 4, ... ms steps
+// a pause reaches as notePause's float loop did, at the steps' edges and between.
+func TestPauseBucketIsTheDoublingCount(t *testing.T) {
+	loop := func(d sim.Time) int {
+		b, ms := 0, float64(d)/1e6
+		for lim := 1.0; ms >= lim && b < PauseBuckets-1; lim *= 2 {
+			b++
+		}
+		return b
+	}
+	ds := []sim.Time{-1, 0, 1, 999_999, 1_000_000, 1_000_001, 1 << 40}
+	for i := range 12 {
+		edge := sim.Time(1<<i) * sim.Millisecond
+		ds = append(ds, edge-1, edge, edge+1, 3*edge/2)
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 10000 {
+		ds = append(ds, sim.Time(r.Int64N(int64(2*sim.Second))))
+	}
+	for _, d := range ds {
+		require.Equal(t, loop(d), pauseBucket(d), "d=%d", d)
+	}
+}
+
+// TestDirtyLimitsMemoFollowsInputs: the thresholds kept in k.dlMemo are
+// limitsFrom's for the current dirtyable memory and sysctls, after any of them
+// changes, and globalDirtyLimits counts the calls where the two conversions differ.
+func TestDirtyLimitsMemoFollowsInputs(t *testing.T) {
+	k, _ := newTestKernel(t, nil)
+	edits := []struct {
+		name string
+		edit func(k *Kernel)
+	}{
+		{"bytes", func(k *Kernel) {}},
+		{"ratio", func(k *Kernel) { k.P.DirtyBytes, k.P.DirtyRatio = 0, 20 }},
+		{"background bytes", func(k *Kernel) { k.P.DirtyBackgroundBytes = 50 << 20 }},
+		{"background ratio", func(k *Kernel) { k.P.DirtyBackgroundBytes, k.P.DirtyBackgroundRatio = 0, 7 }},
+		{"odd memory", func(k *Kernel) { k.dirtyableMem = 1_000_003 }},
+		{"other ratio", func(k *Kernel) { k.P.DirtyRatio = 33 }},
+		{"domain", func(k *Kernel) { k.P.Variants.DomainDirtyLimits = true }},
+		{"background above dirty", func(k *Kernel) { k.P.DirtyBackgroundRatio = 40 }},
+	}
+	for _, e := range edits {
+		e.edit(k)
+		for _, domain := range []bool{false, true} {
+			wantBg, wantDirty := k.limitsFrom(k.dirtyableMem, domain)
+			bg, dirty := k.dirtyLimitsWith(domain)
+			require.Equal(t, [2]int64{wantBg, wantDirty}, [2]int64{bg, dirty}, "%s domain=%v", e.name, domain)
+		}
+		before := k.act.n[ActDomainLimitsDiffer]
+		bg, dirty := k.globalDirtyLimits(nil)
+		require.Equal(t, [2]int64{bg, dirty}, func() [2]int64 { b, d := k.dirtyLimits(); return [2]int64{b, d} }(), e.name)
+		b32, d32 := k.limitsFrom(k.dirtyableMem, false)
+		b6, d6 := k.limitsFrom(k.dirtyableMem, true)
+		if b32 != b6 || d32 != d6 {
+			before++
+		}
+		require.Equal(t, before, k.act.n[ActDomainLimitsDiffer], e.name)
+	}
+}

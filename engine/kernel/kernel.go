@@ -13,6 +13,7 @@ package kernel
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/sim"
@@ -57,13 +58,14 @@ type Kernel struct {
 	tf *trace.Formatter
 
 	// mm/page-writeback.c state
-	dirtyableMem     int64    // determine_dirtyable_memory(), pages
-	globalDirtyLimit int64    // global_dirty_limit (smoothed hard limit)
-	updateTime       int64    // global_update_bandwidth's update_time, jiffies
-	ratelimitPages   int64    // ratelimit_pages
-	bdpRatelimits    []int64  // per-CPU bdp_ratelimits
-	vmDirties        int64    // vm_dirties' global event count (task_dirty_inc), IO-full kernels
-	posShare         posShare // positionRatios' last bdi share of thresh
+	dirtyableMem     int64           // determine_dirtyable_memory(), pages
+	globalDirtyLimit int64           // global_dirty_limit (smoothed hard limit)
+	updateTime       int64           // global_update_bandwidth's update_time, jiffies
+	ratelimitPages   int64           // ratelimit_pages
+	bdpRatelimits    []int64         // per-CPU bdp_ratelimits
+	vmDirties        int64           // vm_dirties' global event count (task_dirty_inc), IO-full kernels
+	posShare         posShare        // positionRatios' last bdi share of thresh
+	dlMemo           dirtyLimitsMemo // both ratio conversions' thresholds
 
 	// accounting
 	irqCPU     sim.Time
@@ -307,11 +309,17 @@ const PauseBuckets = 11
 func (s *ThreadStats) notePause(d sim.Time) {
 	s.Paused += d
 	s.MaxPause = max(s.MaxPause, d)
-	b, ms := 0, float64(d)/1e6
-	for lim := 1.0; ms >= lim && b < PauseBuckets-1; lim *= 2 {
-		b++
+	s.PauseHist[pauseBucket(d)]++
+}
+
+// pauseBucket is the PauseHist bucket of a pause of length d: the number of
+// 1, 2, 4, ... ms steps d reaches, at most PauseBuckets-1. d reaches 2^i ms
+// exactly when its whole milliseconds q do, so the count is the bit length of q.
+func pauseBucket(d sim.Time) int {
+	if d <= 0 {
+		return 0
 	}
-	s.PauseHist[b]++
+	return min(bits.Len64(uint64(d)/1e6), PauseBuckets-1)
 }
 
 // NewThread creates a thread with a fresh task (pid assigned) on the kernel's CPUs,

@@ -35,7 +35,37 @@ func (k *Kernel) dirtyLimitsWith(domain bool) (background, dirty int64) {
 	if k.mm != nil {
 		avail = k.dirtyableReclaim()
 	}
-	return k.limitsFrom(avail, domain)
+	m := k.limitsFor(avail)
+	if domain {
+		return m.bg6, m.dirty6
+	}
+	return m.bg32, m.dirty32
+}
+
+// dirtyLimitsMemo is limitsFrom's thresholds under both ratio conversions for the
+// dirtyable memory and sysctls they were computed from: without the reclaim model
+// the dirtyable memory never changes, so they are computed once per run instead of
+// at every balance_dirty_pages.
+type dirtyLimitsMemo struct {
+	avail, dirtyBytes, bgBytes int64
+	dirtyRatio, bgRatio        int
+	ok                         bool
+	bg32, dirty32              int64 // global_dirty_limits (v3.2)
+	bg6, dirty6                int64 // domain_dirty_limits (v6)
+}
+
+// limitsFor returns the thresholds for avail dirtyable pages, computing them when
+// avail or a dirty sysctl changed.
+func (k *Kernel) limitsFor(avail int64) *dirtyLimitsMemo {
+	m, p := &k.dlMemo, &k.P
+	if !m.ok || m.avail != avail || m.dirtyBytes != p.DirtyBytes || m.bgBytes != p.DirtyBackgroundBytes ||
+		m.dirtyRatio != p.DirtyRatio || m.bgRatio != p.DirtyBackgroundRatio {
+		m.avail, m.dirtyBytes, m.bgBytes = avail, p.DirtyBytes, p.DirtyBackgroundBytes
+		m.dirtyRatio, m.bgRatio, m.ok = p.DirtyRatio, p.DirtyBackgroundRatio, true
+		m.bg32, m.dirty32 = k.limitsFrom(avail, false)
+		m.bg6, m.dirty6 = k.limitsFrom(avail, true)
+	}
+	return m
 }
 
 // limitsFrom is the ratio conversion of dirtyLimitsWith for avail dirtyable pages
@@ -67,19 +97,22 @@ func dirtyRatioPages(r int, avail int64, domain bool) int64 {
 }
 
 // globalDirtyLimits is global_dirty_limits (v3.2), which emits global_dirty_state.
-// The other ratio conversion is computed beside it (from the same dirtyable memory
-// when the reclaim model is off) to count the calls where the two differ.
+// The other ratio conversion is looked up beside it to count the calls where the
+// two differ.
 func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
 	domain := k.P.Variants.DomainDirtyLimits
-	avail := k.dirtyableMem
-	if k.mm != nil {
-		avail = k.dirtyableReclaim()
+	var b, d int64
+	if k.mm == nil {
+		m := k.limitsFor(k.dirtyableMem)
+		background, dirty, b, d = m.bg32, m.dirty32, m.bg6, m.dirty6
+		if domain {
+			background, dirty, b, d = b, d, background, dirty
+		}
+	} else {
+		background, dirty = k.dirtyLimitsWith(domain)
+		b, d = k.dirtyLimitsWith(!domain) // reads the dirtyable memory again
 	}
-	background, dirty = k.limitsFrom(avail, domain)
-	if k.mm != nil {
-		avail = k.dirtyableReclaim() // read again, as dirtyLimitsWith would
-	}
-	if b, d := k.limitsFrom(avail, !domain); b != background || d != dirty {
+	if b != background || d != dirty {
 		k.fired(ActDomainLimitsDiffer)
 	}
 	if th == k.flusher.th {
