@@ -591,11 +591,20 @@ func (k *Kernel) bdiUpdateDirtyRatelimit(b *BDI, thresh, bg, dirty, bdiThresh, b
 // bdiUpdateBandwidth is __bdi_update_bandwidth (v3.2), run at most every 200 ms.
 // thresh == 0 (the flusher's wb_update_bandwidth) updates the write bandwidth only.
 func (k *Kernel) bdiUpdateBandwidth(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty, startTime int64) {
-	now := k.W.Jiffies()
-	interval := max(k.W.HZ()/5, 1)
-	if now <= b.bwTimeStamp+interval {
-		return
+	if now, due := k.bandwidthDue(b); due {
+		k.updateBandwidth(b, now, thresh, bg, dirty, bdiThresh, bdiDirty, startTime)
 	}
+}
+
+// bandwidthDue is bdiUpdateBandwidth's test (BANDWIDTH_INTERVAL has passed since
+// the last update) and the jiffies it read, for callers that test inline.
+func (k *Kernel) bandwidthDue(b *BDI) (now int64, due bool) {
+	now = k.W.Jiffies()
+	return now, now > b.bwTimeStamp+max(k.W.HZ()/5, 1)
+}
+
+// updateBandwidth is bdiUpdateBandwidth's update, once its interval has passed.
+func (k *Kernel) updateBandwidth(b *BDI, now, thresh, bg, dirty, bdiThresh, bdiDirty, startTime int64) {
 	elapsed := now - b.bwTimeStamp
 	dirtied, written := b.Stats.Dirtied, b.Stats.Written
 	// skip quiet periods: at least 1 s idle between two flusher runs
@@ -788,7 +797,9 @@ func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
 		if s.dirtyExceeded && !b.DirtyExceeded {
 			b.DirtyExceeded = true
 		}
-		k.bdiUpdateBandwidth(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
+		if now, due := k.bandwidthDue(b); due { // bdiUpdateBandwidth, its test inline
+			k.updateBandwidth(b, now, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
+		}
 		s.maxPause = k.bdiMaxPause(b, s.bdiDirty)
 		s.dirtyRatelimit = b.DirtyRatelimit
 		pos := k.bdiPositionRatio(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
@@ -924,7 +935,9 @@ func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
 		if s.dirtyExceeded && !b.DirtyExceeded {
 			b.DirtyExceeded = true
 		}
-		k.bdiUpdateBandwidth(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
+		if now, due := k.bandwidthDue(b); due { // bdiUpdateBandwidth, its test inline
+			k.updateBandwidth(b, now, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
+		}
 		dirtyRatelimit := b.DirtyRatelimit
 		s.taskRatelimit = dirtyRatelimit * pos >> ratelimitCalcShift
 		th.Stats.LastTaskBW = s.taskRatelimit
@@ -988,9 +1001,13 @@ func (k *Kernel) think(th *Thread, now int64) int64 {
 }
 
 func (k *Kernel) traceBdp(th *Thread, b *BDI, s *bdpState, bdiThresh, pause int64) {
-	if !k.Tracing() {
-		return
+	if k.Tracing() { // inlined check: no call per balance_dirty_pages when off
+		k.emitBdp(th, b, s, bdiThresh, pause)
 	}
+}
+
+// emitBdp writes traceBdp's balance_dirty_pages line.
+func (k *Kernel) emitBdp(th *Thread, b *BDI, s *bdpState, bdiThresh, pause int64) {
 	freerun := (s.thresh + s.bg) / 2
 	limit := max(s.thresh, k.globalDirtyLimit)
 	setpoint := (limit + freerun) / 2

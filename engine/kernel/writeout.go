@@ -180,9 +180,14 @@ func (k *Kernel) fpropReflectPeriod(pl *propLocal) {
 // fprop_fraction_percpu): the bdi's share of recent completions. With one bdi the
 // share is taken as exactly 1 (the single-disk model: every completion is its own).
 func (k *Kernel) writeoutFraction(b *BDI) (num, den int64) {
-	if len(k.bdis) == 1 {
+	if len(k.bdis) == 1 { // inlined: no call with one disk
 		return 1, 1
 	}
+	return k.writeoutShare(b)
+}
+
+// writeoutShare is writeoutFraction with several bdis.
+func (k *Kernel) writeoutShare(b *BDI) (num, den int64) {
 	pl := &b.completions
 	if k.P.Variants.FpropCompletions {
 		k.fpropReflectPeriod(pl)
