@@ -68,6 +68,7 @@ func (t *Task) State() TaskState { return t.state }
 // CPUTime is the CPU time the task has consumed.
 func (t *Task) CPUTime() Time { return t.cpuTime }
 
+// fire runs the task's timer event (World.Run has the same body written out).
 func (t *Task) fire() {
 	switch t.state {
 	case TaskOnCPU:
@@ -111,6 +112,10 @@ func (t *Task) Compute(cost Time) {
 		return
 	}
 	t.burst = cost
+	if c := t.cpus; len(c.free) > 0 {
+		c.run(t) // acquire's free-CPU case, without its call
+		return
+	}
 	t.cpus.acquire(t)
 }
 
