@@ -1,5 +1,10 @@
 package ui
 
+import (
+	"encoding/binary"
+	"math"
+)
+
 // Msg is a message from an engine worker (wasm/worker/PROTOCOL.md).
 type Msg struct {
 	Type        string // progress, chunk, result, error
@@ -21,6 +26,20 @@ type Chunk struct {
 	Names  []string    // the column names (Series.Names); only in the first chunk (From 0)
 	Config string      // the Config JSON the worker runs; only in the first chunk
 	Rows   [][]float64 // Rows[i][j] is row From+i, column j
+}
+
+// ChunkRows decodes a chunk's rows from their wire form (PROTOCOL.md): rows × cols
+// little-endian float64s, row by row. b must hold at least 8*rows*cols bytes.
+func ChunkRows(b []byte, rows, cols int) [][]float64 {
+	out := make([][]float64, rows)
+	for i := range out {
+		r := make([]float64, cols)
+		for j := range r {
+			r[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(i*cols+j):]))
+		}
+		out[i] = r
+	}
+	return out
 }
 
 // Engine runs configs off the UI thread; the browser implementation is a pool of Web

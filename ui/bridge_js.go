@@ -3,9 +3,7 @@
 package ui
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -451,14 +449,7 @@ func decodeChunk(d safejs.Value) *Chunk {
 	if n, err := safejs.CopyBytesToGo(b, u8); err != nil || n != len(b) {
 		return c
 	}
-	c.Rows = make([][]float64, rows)
-	for i := range c.Rows {
-		r := make([]float64, cols)
-		for j := range r {
-			r[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(i*cols+j):]))
-		}
-		c.Rows[i] = r
-	}
+	c.Rows = ChunkRows(b, rows, cols)
 	return c
 }
 

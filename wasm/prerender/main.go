@@ -17,11 +17,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 
 	"github.com/wblab/wblab/lab"
@@ -49,9 +47,12 @@ func main() {
 		}
 	}
 	if err == nil {
-		var h string
-		if h, err = ui.Snapshot(catalog, messages(f)); err == nil {
-			err = os.WriteFile(*snap, []byte(h), 0o644)
+		var msgs []ui.Msg
+		if msgs, err = messages(f); err == nil {
+			var h string
+			if h, err = ui.Snapshot(catalog, msgs); err == nil {
+				err = os.WriteFile(*snap, []byte(h), 0o644)
+			}
 		}
 	}
 	if err == nil {
@@ -69,17 +70,14 @@ func main() {
 
 // messages are the first run's messages as static/boot.js delivers first.json to the
 // page: one chunk with every row, then the result, marked precomputed.
-func messages(f *lab.FirstRun) []ui.Msg {
-	b, _ := base64.StdEncoding.DecodeString(f.Data)
-	rows := make([][]float64, f.Rows)
-	for i := range rows {
-		rows[i] = make([]float64, f.Cols)
-		for j := range rows[i] {
-			rows[i][j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(i*f.Cols+j):]))
-		}
+func messages(f *lab.FirstRun) ([]ui.Msg, error) {
+	b, err := base64.StdEncoding.DecodeString(f.Data)
+	if err != nil || len(b) != 8*f.Rows*f.Cols {
+		return nil, fmt.Errorf("first run's data: %d bytes for %d x %d (%v)", len(b), f.Rows, f.Cols, err)
 	}
+	rows := ui.ChunkRows(b, f.Rows, f.Cols)
 	return []ui.Msg{
 		{Type: "chunk", Done: f.Done, Total: f.Total, Chunk: &ui.Chunk{From: 0, Names: f.Names, Config: f.Config, Rows: rows}},
 		{Type: "result", Result: f.Result, Trace: f.Trace, Prerendered: true},
-	}
+	}, nil
 }
