@@ -448,10 +448,12 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	return 1 + k
 }
 
-// WriteInode is xfs_fs_write_inode (v3.1). Nothing to do unless the in-core inode
-// changed (i_update_core). WB_SYNC_ALL and kupdate log the inode
-// (xfs_log_dirty_inode: a transaction, so the inode is pinned until the next
-// checkpoint). Other writeback takes the ILOCK with a trylock and, with
+// WriteInode is xfs_fs_write_inode (v3.1, fs/xfs/xfs_super.c). Nothing to do unless
+// the in-core inode changed (i_update_core). WB_SYNC_ALL logs the inode
+// (xfs_ioend_wait, then xfs_log_inode: a transaction, so the inode is pinned until
+// the next checkpoint). All other writeback, kupdate's included (3.1 has no
+// for_kupdate branch; logging the inode for kupdate came after 3.1, with
+// xfs_log_dirty_inode), takes the ILOCK with a trylock and, with
 // Variants.XFSWriteInodeFlush, fails with EAGAIN while the inode is pinned
 // (xfs_ipincount) or flush-locked (xfs_iflock_nowait), else flushes it with
 // xfs_iflush(SYNC_TRYLOCK). On EAGAIN it re-marks the inode I_DIRTY_SYNC
@@ -465,7 +467,7 @@ func (x *Xfs) WriteInode(wc *kernel.WritebackCtx) error {
 		return nil
 	}
 	now := x.k.W.Now()
-	if wc.Wbc.SyncMode == kernel.WBSyncAll || wc.Wbc.ForKupdate {
+	if wc.Wbc.SyncMode == kernel.WBSyncAll {
 		x.log.logInode(wc.In)
 		xi.updateCore = false
 		xi.pinnedTill = x.logForceAfter(now)

@@ -29,8 +29,8 @@ const (
 //     agcount/2 and sizes it 1/2048 of the filesystem for filesystems of 16 GB and
 //     more; a single disk between 128 MB and 4 TB gets 4 AGs
 //     (calc_default_ag_geometry);
-//   - transactions (the delalloc conversion's allocation, xfs_log_dirty_inode
-//     from kupdate's ->write_inode) put their items in the CIL;
+//   - transactions (the delalloc conversion's allocation, xfs_log_inode from
+//     WB_SYNC_ALL's ->write_inode) put their items in the CIL;
 //   - xfs_sync_worker (xfssyncd, every xfs_syncd_centisecs) forces the log: the
 //     CIL checkpoint is written to the log as WRITE_SYNC iclog writes
 //     (_xfs_buf_ioapply, XBF_LOG_BUFFER); then xfs_ail_push_all has xfsaild write
@@ -40,8 +40,8 @@ const (
 //     writes them once it has: the model writes them home after the checkpoint
 //     write. xfsaild's xfs_flush_buftarg writes every delayed-write buffer of the
 //     disk, sorted by block (xfs_buf_cmp), as plain WRITEs;
-//   - xfsbufd writes the delayed-write buffers xfs_iflush queued (->write_inode
-//     outside kupdate) once they are BufAge old, at its BufTimer wake-ups; a
+//   - xfsbufd writes the delayed-write buffers xfs_iflush queued (WB_SYNC_NONE
+//     ->write_inode) once they are BufAge old, at its BufTimer wake-ups; a
 //     cluster buffer's completion releases its inodes' flush locks
 //     (xfs_iflush_done).
 //

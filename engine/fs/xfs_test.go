@@ -270,17 +270,17 @@ func TestCalibrationXfsOldRuleCallTime(t *testing.T) {
 // flushes a changed inode, with the changed inodes of its cluster, into the cluster
 // buffer, whose flush lock holds until xfsbufd writes the buffer (15 s old, at its
 // 1 s tick): ->write_inode fails with EAGAIN until then, and re-marks the inode
-// I_DIRTY_SYNC. kupdate logs the inode instead, which pins it until
-// xfs_sync_worker's next log force (every 30 s). Without the switch XFS has no
-// ->write_inode.
+// I_DIRTY_SYNC. kupdate takes the same path (3.1 has no for_kupdate branch);
+// WB_SYNC_ALL logs the inode, which pins it until xfs_sync_worker's next log force
+// (every 30 s). Without the switch XFS has no ->write_inode.
 func TestXfsWriteInodePinAndFlushLock(t *testing.T) {
 	type step struct {
 		at      sim.Time // virtual time of the call
 		ino     int      // which inode (index into the test's inodes)
-		kupdate bool
-		change  bool  // an IO completion changed the in-core inode before the call
-		err     error // nil or ErrEAGAIN
-		sibling bool  // a completion also changed the other inode of its cluster
+		mode    int      // 0 background, 1 kupdate, 2 WB_SYNC_ALL
+		change  bool     // an IO completion changed the in-core inode before the call
+		err     error    // nil or ErrEAGAIN
+		sibling bool     // a completion also changed the other inode of its cluster
 	}
 	const s = sim.Second
 	cases := []struct {
@@ -292,19 +292,24 @@ func TestXfsWriteInodePinAndFlushLock(t *testing.T) {
 		flushes     int64
 	}{
 		{"no ->write_inode without the switch", false,
-			[]step{{s, 0, false, true, nil, false}, {2 * s, 0, false, true, nil, false}}, 0, 0, 0},
-		{"unchanged inode: nothing to do", true, []step{{s, 0, false, false, nil, false}}, 0, 0, 0},
+			[]step{{s, 0, 0, true, nil, false}, {2 * s, 0, 0, true, nil, false}}, 0, 0, 0},
+		{"unchanged inode: nothing to do", true, []step{{s, 0, 0, false, nil, false}}, 0, 0, 0},
 		{"flush, then flush-locked until xfsbufd writes the buffer", true, []step{
-			{s + s/2, 0, false, true, nil, true},       // flushes inodes 0 and 1 (same cluster) till 17 s
-			{3 * s, 0, false, true, ErrEAGAIN, false},  // flush-locked
-			{5 * s, 2, false, true, nil, false},        // another cluster: free
-			{16 * s, 1, false, true, ErrEAGAIN, false}, // the cluster's other inode too
-			{17 * s, 0, false, true, nil, false},       // buffer written at 17 s: flushes again
+			{s + s/2, 0, 0, true, nil, true},       // flushes inodes 0 and 1 (same cluster) till 17 s
+			{3 * s, 0, 0, true, ErrEAGAIN, false},  // flush-locked
+			{5 * s, 2, 0, true, nil, false},        // another cluster: free
+			{16 * s, 1, 0, true, ErrEAGAIN, false}, // the cluster's other inode too
+			{17 * s, 0, 0, true, nil, false},       // buffer written at 17 s: flushes again
 		}, 0, 2, 5}, // flushes: 0+1, 2, 0+1
-		{"kupdate logs: pinned until the next log force", true, []step{
-			{10 * s, 0, true, true, nil, false},        // logged, pinned till 30 s
-			{29 * s, 0, false, true, ErrEAGAIN, false}, // pinned
-			{30 * s, 0, false, true, nil, false},       // checkpoint written: flushed
+		{"kupdate flushes like background writeback (v3.1)", true, []step{
+			{10 * s, 0, 1, true, nil, false},       // flushed, flush-locked till 26 s
+			{20 * s, 0, 1, true, ErrEAGAIN, false}, // flush-locked
+			{26 * s, 0, 1, true, nil, false},       // buffer written: flushed again
+		}, 0, 1, 2},
+		{"WB_SYNC_ALL logs: pinned until the next log force", true, []step{
+			{10 * s, 0, 2, true, nil, false},       // logged, pinned till 30 s
+			{29 * s, 0, 1, true, ErrEAGAIN, false}, // pinned
+			{30 * s, 0, 0, true, nil, false},       // checkpoint written: flushed
 		}, 1, 0, 1},
 	}
 	for _, c := range cases {
@@ -328,7 +333,10 @@ func TestXfsWriteInodePinAndFlushLock(t *testing.T) {
 				}
 				in.State &^= kernel.IDirtySync
 				wbc := bgWbc(1024)
-				wbc.ForBackground, wbc.ForKupdate = !st.kupdate, st.kupdate
+				wbc.ForBackground, wbc.ForKupdate = st.mode == 0, st.mode == 1
+				if st.mode == 2 {
+					wbc.SyncMode, wbc.ForBackground = kernel.WBSyncAll, false
+				}
 				err := x.WriteInode(&kernel.WritebackCtx{K: k, In: in, Wbc: wbc})
 				assert.Equal(t, st.err, err, "step %d", i)
 				assert.Equal(t, st.err != nil, in.State&kernel.IDirtySync != 0, "step %d: EAGAIN re-marks I_DIRTY_SYNC", i)

@@ -240,7 +240,7 @@ type Variants struct {
 	WbcNonblocking bool
 
 	// XFSWriteInodeFlush is XFS's ->write_inode of 2.6.30-3.1 (xfs_fs_write_inode,
-	// fs/xfs/xfs_super.c): WB_SYNC_NONE writeback other than kupdate fails with
+	// fs/xfs/xfs_super.c): WB_SYNC_NONE writeback, kupdate's included, fails with
 	// EAGAIN while the inode is pinned in the log or its flush lock is held, and
 	// otherwise flushes the inode, with its cluster's other dirty inodes, into the
 	// inode cluster buffer as a delayed write (xfs_iflush), whose flush lock stays

@@ -192,7 +192,14 @@ var issue17Gaps = map[string]string{
 		"visit (7.6 visits/s, 18 seeks/s, 9.7 % of the disk's time positioning) and loses 12.5 ms per visit against its 1dd " +
 		"rate, where the thread, at that visit size, would lose 25; the thread's ext4 and xfs 10dd 100M are equal (45.7, 46.2), " +
 		"the model's xfs is 6 % faster than its ext4; the disk's variants within their physical range (write cache off, " +
-		"4 segments, QD 1, deadline, noop) never reach the thread's figure; not identified",
+		"4 segments, QD 1, deadline, noop) never reach the thread's figure. Checked against the 3.1.0 sources (issue 17, " +
+		"second pass) and measured, seed 1: a visit writes the inode's whole dirty run (xfs_cluster_write to EOF; the " +
+		"16 MB nr_to_write never binds), one ioend per ->writepage, 512 KB bios, as the model does; smaller visits " +
+		"do not cost more in the model (4 MB chunks, 13 visits/s: 50.58 MB/s); get_request's batching (a woken " +
+		"flusher may take up to 3/2 of nr_requests) is absent but worth <= 0.4 % (nr_requests 160/192: 50.81/50.74); " +
+		"CFQ starts 18.6 async slices/s, each with an expired FIFO head, 6/s of them a jump; 3.1's kupdate " +
+		"->write_inode takes the trylock path (fixed, 50.90 -> 50.93); only a drive with its write cache off at NCQ 31 " +
+		"comes near (47.93, 39 seeks/s): the drive's reordering across interleaved files is the open question; not identified",
 	"fs:ext3": "+4.1 %: kjournald's data=ordered writes are modelled as page writeback (the commit waits for them, as " +
 		"jbd's t_locked_list wait does); 3.1 writes buffers (submit_bh, no PG_writeback), and a page whose buffer kjournald " +
 		"holds fails the flusher's trylock_buffer, is redirtied and still ended under writeback (NR_WRITTEN +1), then counted " +
