@@ -32,9 +32,11 @@ type Ext3Params struct {
 	// IndirectPerPages: one indirect block is journalled per this many newly
 	// allocated blocks (4 KB blocks hold 1024 block numbers).
 	IndirectPerPages int64
-	// MetaBlocksPerWindow is the metadata journalled per new reservation window
-	// (block bitmap and group descriptor).
-	MetaBlocksPerWindow int64
+	// BlocksPerGroup, DescPerBlock and InodesPerBlock are the on-disk geometry
+	// that decides which metadata blocks an allocation dirties (mke2fs defaults
+	// for 4 KB blocks: 8 * 4096 blocks per group, one block bitmap each; 4096 /
+	// 32-byte group descriptors; 4096 / 256-byte inodes).
+	BlocksPerGroup, DescPerBlock, InodesPerBlock int64
 	// Layout is the block allocator: ext3 block reservation windows, 8 blocks
 	// (EXT3_DEFAULT_RESERVE_BLOCKS) doubling while the file fills them, at most
 	// EXT3_MAX_RESERVE_BLOCKS (1027); one indirect block inline before every 1024
@@ -46,14 +48,16 @@ type Ext3Params struct {
 // DefaultExt3Params returns v3.2 ext3 defaults on a 500 GB disk.
 func DefaultExt3Params() Ext3Params {
 	return Ext3Params{
-		WriteBeginCost:      1500 * sim.Nanosecond,
-		HandleCost:          1200 * sim.Nanosecond,
-		CommitInterval:      5 * sim.Second,
-		JournalMB:           128,
-		CommitDataPages:     512,
-		IndirectPerPages:    1024,
-		MetaBlocksPerWindow: 2,
-		Layout:              Layout{StartSector: 2048 * 8, MinWindowPages: 8, MaxWindowPages: 1027, GapEvery: 1024},
+		WriteBeginCost:   1500 * sim.Nanosecond,
+		HandleCost:       1200 * sim.Nanosecond,
+		CommitInterval:   5 * sim.Second,
+		JournalMB:        128,
+		CommitDataPages:  512,
+		IndirectPerPages: 1024,
+		BlocksPerGroup:   32768,
+		DescPerBlock:     128,
+		InodesPerBlock:   16,
+		Layout:           Layout{StartSector: 2048 * 8, MinWindowPages: 8, MaxWindowPages: 1027, GapEvery: 1024},
 	}
 }
 
@@ -87,9 +91,14 @@ type Ext3 struct {
 	committing bool
 	ci         int     // committing inode being written
 	homeRun    []int64 // inline metadata homes logged in the running transaction
-	homeCom    []int64 // ... in the committing transaction, to checkpoint
-	hi         int     // next home write of homeCom
-	calls      callPool[ext3Call]
+	// logged are the metadata blocks already journalled in the running
+	// transaction (jbd files a buffer on t_buffers once: journal_dirty_metadata
+	// of a buffer the transaction holds changes nothing more to log)
+	logged  map[ext3Meta]struct{}
+	tid     int64   // the running transaction\'s number
+	homeCom []int64 // ... in the committing transaction, to checkpoint
+	hi      int     // next home write of homeCom
+	calls   callPool[ext3Call]
 
 	// by buffer (Variants.Ext3JbdBuffers, jbd's journal_submit_data_buffers)
 	byBuffer  bool
@@ -122,6 +131,33 @@ type Ext3Commit struct {
 	End       sim.Time
 }
 
+// ext3Meta names a metadata block: its kind and which one.
+type ext3Meta struct {
+	kind uint8
+	n    int64
+}
+
+// Metadata block kinds dirtied by a write that allocates.
+const (
+	metaBitmap uint8 = iota // a block group's block bitmap
+	metaDesc                // the group descriptor block holding a group's descriptor
+	metaInode               // an inode table block
+	metaDind                // a file's double-indirect block
+)
+
+// logMeta counts metadata block m in the running transaction's log writes unless
+// the transaction already holds it.
+func (e *Ext3) logMeta(m ext3Meta) {
+	if _, ok := e.logged[m]; ok {
+		return
+	}
+	if e.logged == nil {
+		e.logged = map[ext3Meta]struct{}{}
+	}
+	e.logged[m] = struct{}{}
+	e.j.pendingMeta++
+}
+
 // dataSeg is a stretch of the transaction's data list: pages [lo, hi) of in,
 // filed by consecutive write()s of one task.
 type dataSeg struct {
@@ -133,6 +169,9 @@ type ext3Inode struct {
 	m              fileMap
 	inRun          bool  // the inode has data in the running transaction
 	allocSinceMeta int64 // allocated pages not yet covered by a journalled indirect block
+	// metaGroup is the block group of the file's last allocated block, whose bitmap
+	// and descriptor block the running transaction metaTid has logged
+	metaTid, metaGroup int64
 	// bufClean are dirty pages whose buffer kjournald has written (submit_bh cleared
 	// BH_Dirty; PG_dirty stays until ->writepage meets the page); bufLocked those of
 	// them whose buffer kjournald holds locked, from journal_submit_data_buffers'
@@ -160,7 +199,7 @@ func (e *Ext3) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 }
 
 func (e *Ext3) Create(in *kernel.Inode) {
-	in.FS = &ext3Inode{}
+	in.FS = &ext3Inode{metaTid: -1}
 	e.j.pendingMeta++
 }
 
@@ -183,14 +222,27 @@ func (e *Ext3) FsyncCommit(th *kernel.Thread, in *kernel.Inode) bool { return e.
 func (e *Ext3) CommitLocked() bool { return e.j.locked }
 
 // WriteBegin allocates the blocks of pages [index, index+n) (ext3_get_block at
-// write time) and files them on the running transaction.
+// write time) and files them on the running transaction. The metadata the
+// allocation dirties is journalled once per transaction (v3.1 ext3_new_blocks:
+// the block bitmap and the group descriptor of each block group it allocates in;
+// ext3_alloc_branch: each new indirect block, and the double-indirect block that
+// points to it; ext3_mark_inode_dirty: the inode's inode table block).
 func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
 	ei := in.FS.(*ext3Inode)
 	if end := index + n; end > ei.m.allocEnd {
-		ei.allocSinceMeta += end - ei.m.allocEnd
-		w := e.P.Layout.alloc(&ei.m, end)
-		e.j.pendingMeta += w * e.P.MetaBlocksPerWindow
-		e.j.pendingMeta += ei.allocSinceMeta / e.P.IndirectPerPages
+		from, prevEnd := ei.m.allocEnd, ei.m.winCur
+		ei.allocSinceMeta += end - from
+		groupSectors := e.P.BlocksPerGroup * devices.PageSectors
+		if x := e.P.Layout.alloc(&ei.m, end); x > 0 || ei.metaTid != e.tid || ei.metaGroup != (prevEnd-1)/groupSectors ||
+			ei.metaGroup != (ei.m.winCur-1)/groupSectors {
+			// not a contiguous extension inside the group already logged for the file
+			e.logGroups(&ei.m, from, end)
+			ei.metaTid, ei.metaGroup = e.tid, (ei.m.winCur-1)/groupSectors
+		}
+		if ind := ei.allocSinceMeta / e.P.IndirectPerPages; ind > 0 {
+			e.j.pendingMeta += ind // new indirect blocks are new buffers
+			e.logMeta(ext3Meta{metaDind, int64(in.Ino)<<24 | end/(e.P.IndirectPerPages*e.P.IndirectPerPages)})
+		}
 		ei.allocSinceMeta %= e.P.IndirectPerPages
 		if l := &e.P.Layout; len(l.Gaps) > 0 {
 			e.homeRun = append(e.homeRun, l.Gaps...)
@@ -204,7 +256,7 @@ func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) s
 	if !ei.inRun {
 		ei.inRun = true
 		e.running = append(e.running, in)
-		e.j.pendingMeta++ // the inode block
+		e.logMeta(ext3Meta{metaInode, (int64(in.Ino) - 1) / e.P.InodesPerBlock}) // i_size, i_blocks
 	}
 	// journal_dirty_data files the buffers at the tail of t_sync_datalist: with
 	// several writers the list interleaves their files in write() order
@@ -214,6 +266,21 @@ func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) s
 		e.runSegs = append(e.runSegs, dataSeg{in, index, index + n})
 	}
 	return sim.Time(n) * e.P.WriteBeginCost
+}
+
+// logGroups journals the block bitmap and group descriptor block of every block
+// group holding the newly allocated pages [from, end) of f (ext3_new_blocks, v3.1).
+func (e *Ext3) logGroups(f *fileMap, from, end int64) {
+	groupSectors := e.P.BlocksPerGroup * devices.PageSectors
+	for i := from; i < end; {
+		c := min(end-i, f.contig(i))
+		s := f.sector(&e.P.Layout, i)
+		for g := s / groupSectors; g <= (s+c*devices.PageSectors-1)/groupSectors; g++ {
+			e.logMeta(ext3Meta{metaBitmap, g})
+			e.logMeta(ext3Meta{metaDesc, g / e.P.DescPerBlock})
+		}
+		i += c
+	}
 }
 
 // commitData is journal_submit_data_buffers (commit phase 2): write the committing
@@ -277,6 +344,8 @@ func (e *Ext3) finishCommitData(th *kernel.Thread) bool {
 func (e *Ext3) startCommit() {
 	e.committing = true
 	e.comSegs, e.runSegs = e.runSegs, e.comSegs[:0]
+	clear(e.logged) // a new running transaction
+	e.tid++
 	for _, in := range e.running {
 		in.FS.(*ext3Inode).inRun = false
 	}

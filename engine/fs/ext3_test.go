@@ -182,3 +182,41 @@ func TestExt3ByBufferCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestExt3JournalsMetadataOncePerTransaction: jbd logs a buffer once per
+// transaction, so a commit carries the new indirect blocks plus a few blocks
+// (the block bitmap and group descriptor block of each group written in, the
+// inode table block, each file's double-indirect block, the commit block), not
+// a bitmap and descriptor per reservation window.
+func TestExt3JournalsMetadataOncePerTransaction(t *testing.T) {
+	for _, tc := range []struct {
+		dd       int
+		perFile  int64 // blocks per commit per file beyond the indirect blocks
+		perTrans int64 // blocks per commit shared by the files
+	}{
+		// the DIND block; bitmaps and descriptor blocks of the ~2-3 groups written
+		// in, the inode table block, the commit block
+		{1, 1, 10},
+		{10, 1, 10}, // the 10 inodes share one inode table block
+	} {
+		t.Run(fmt.Sprintf("%ddd", tc.dd), func(t *testing.T) {
+			e := NewExt3()
+			w, k := testKernel(t, "wu2011-hdd", e, 100<<20, nil)
+			runDD(t, w, k, tc.dd, 31*sim.Second, true)
+			commits, pages := e.Journal()
+			require.GreaterOrEqual(t, commits, int64(5))
+			// every indirect block allocated (written home, waiting for its
+			// checkpoint, or in the running transaction) against every block logged
+			// (written to the journal, or still to be logged)
+			ind := e.Checkpointed + int64(len(e.homeCom)-e.hi+len(e.homeRun))
+			other := pages + e.j.pendingMeta - ind
+			t.Logf("ext3 %ddd: %d commits, %d journal pages, %d indirect blocks, %.1f other blocks per transaction",
+				tc.dd, commits, pages, ind, float64(other)/float64(commits+1))
+			assert.Positive(t, e.Checkpointed, "indirect blocks are journalled")
+			assert.Positive(t, other, "the commit blocks")
+			// (+dd: each file's creation logs its inode and directory entry)
+			assert.LessOrEqual(t, other, (commits+1)*(int64(tc.dd)*tc.perFile+tc.perTrans)+int64(tc.dd),
+				"each bitmap, descriptor and inode table block logged once per transaction")
+		})
+	}
+}
