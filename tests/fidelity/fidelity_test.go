@@ -199,7 +199,8 @@ var issue17Gaps = map[string]string{
 		"flusher may take up to 3/2 of nr_requests) is absent but worth <= 0.4 % (nr_requests 160/192: 50.81/50.74); " +
 		"CFQ starts 18.6 async slices/s, each with an expired FIFO head, 6/s of them a jump; 3.1's kupdate " +
 		"->write_inode takes the trylock path (fixed, 50.90 -> 50.93); only a drive with its write cache off at NCQ 31 " +
-		"comes near (47.93, 39 seeks/s): the drive's reordering across interleaved files is the open question; not identified",
+		"comes near (47.93, 39 seeks/s), but it also takes xfs 10dd 1G to 52.87 (thread 54.19) and 1dd 100M to 55.18, " +
+		"so it is not the thread's drive either: the drive's reordering across interleaved files is the open question; not identified",
 	"fs:ext3": "+4.5 %: kjournald's data=ordered writes are modelled as page writeback (the commit waits for them, as " +
 		"jbd's t_locked_list wait does); 3.1 writes buffers (submit_bh, no PG_writeback), and a page whose buffer kjournald " +
 		"holds fails the flusher's trylock_buffer, is redirtied and still ended under writeback (NR_WRITTEN +1), then counted " +
