@@ -39,8 +39,9 @@ var wu2011 = Experiment{
 // inode (victim) and, with force, makes them fail: the starvation scenario's
 // condition, the ILOCK of that inode contended whenever non-blocking writeback
 // calls ->write_inode, so xfs_fs_write_inode keeps returning EAGAIN and
-// re-marking the inode dirty (WB_SYNC_ALL and kupdate writeback log the inode and
-// succeed, as in the model). Without force the failures are the model's own
+// re-marking the inode dirty (kupdate writeback gets the model's own answer:
+// 3.1 logs the inode only for WB_SYNC_ALL, so kupdate succeeds once the inode is
+// no longer pinned in the log). Without force the failures are the model's own
 // (xfs_fs_write_inode's ILOCK trylock, pinned or flush-locked inode).
 type xfsEAGAIN struct {
 	*fs.Xfs

@@ -150,18 +150,23 @@ func TestVariantsWBTQD1Limits(t *testing.T) {
 
 // Axboe 2009: see axboe_test.go.
 
-// Wu 2011 starvation: an XFS file kept appended while ->write_inode keeps failing:
-// under the baseline its metadata stays dirty 30 s or more (redirty_tail moves
-// dirtied_when forward at every failure); with patches 1-4 it is written within
-// dirty_writeback_interval (5 s). The same holds when the failures are only those
-// the XFS model makes (xfs_fs_write_inode finding the inode pinned in the log or
-// flush-locked): beyond 5 s under the baseline, within it with the patches.
+// Wu 2011 starvation: an XFS file kept appended while ->write_inode keeps failing.
+// 3.1's xfs_fs_write_inode logs the inode only for WB_SYNC_ALL; every other call,
+// kupdate's included, takes the ILOCK trylock and fails while the inode is pinned
+// in the log, i.e. until xfssyncd's log force every xfs_syncd_centisecs (30 s).
+// Under the baseline a forced failure of background writeback starves the
+// metadata for far longer (redirty_tail moves dirtied_when forward at every
+// failure); with patches 1-4 the next kupdate pass after the log force writes it,
+// within the log-force period plus one dirty_writeback_interval. With only XFS's
+// own failures both kernels stay within that bound: no starvation either way.
+const wuStarvationBound = 30.0 + 5.0 // xfs_syncd_centisecs + dirty_writeback_centisecs, s
+
 func TestExperimentWu2011Starvation(t *testing.T) {
 	f := runExperiment(t, "wu-2011").Figures
-	assert.GreaterOrEqual(t, f["baseline_max_inode_age_s"], 30.0)
-	assert.LessOrEqual(t, f["patched_max_inode_age_s"], 5.0)
-	assert.Greater(t, f["natural_baseline_max_inode_age_s"], 5.0)
-	assert.LessOrEqual(t, f["natural_patched_max_inode_age_s"], 5.0)
+	assert.Greater(t, f["baseline_max_inode_age_s"], 3*wuStarvationBound, "the baseline starves the forced inode")
+	assert.LessOrEqual(t, f["patched_max_inode_age_s"], wuStarvationBound)
+	assert.LessOrEqual(t, f["natural_baseline_max_inode_age_s"], wuStarvationBound)
+	assert.LessOrEqual(t, f["natural_patched_max_inode_age_s"], wuStarvationBound)
 	assert.Positive(t, f["natural_baseline_write_inode_fails"], "XFS's own ->write_inode failures")
 	assert.Positive(t, f["natural_patched_write_inode_fails"], "XFS's own ->write_inode failures")
 	assert.Positive(t, f["patched_write_inode_fails"], "the failures happen under both kernels")
