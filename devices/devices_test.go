@@ -288,3 +288,43 @@ func TestCalibrationWu2011Partition(t *testing.T) {
 	t.Logf("stroke span %.3f", span)
 	assert.InDelta(t, 0.15, span, 0.03)
 }
+
+// TestHDDDestageAge: one writer moves between files 1 GB apart every few MiB, as
+// the flusher moves between inodes. The cache fills and its data waits longer than
+// hddMaxWait, so the aging rule decides the destage order. With destage_age=write
+// the drive follows the writes' arrival, a seek per chunk. With run (the default) a
+// run's age restarts at each partial destage: with two files the drive streams one
+// run until the other has waited hddMaxWait, a seek per hddMaxWait of transfer.
+func TestHDDDestageAge(t *testing.T) {
+	tests := []struct {
+		spec            string
+		files, chunkMiB int64
+		perChunk        bool // a seek per chunk; else one per hddMaxWait of transfer
+	}{
+		{"wu2011-hdd,destage_age=write", 2, 8, true},
+		{"wu2011-hdd,destage_age=write", 10, 8, true},
+		{"wu2011-hdd,destage_age=write", 10, 4, true},
+		{"wu2011-hdd,destage_age=write", 10, 2, true},
+		{"wu2011-hdd", 2, 8, false},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%s/%dfiles/%dMiB", tc.spec, tc.files, tc.chunkMiB), func(t *testing.T) {
+			w := sim.NewWorld(1000, 1)
+			q := mustQueue(t, w, tc.spec+",wbt=off,elevator=noop")
+			const gb = 1_000_000_000 / SectorSize
+			j := newJob(q, w, 1, Write, 128, 31, false, 0, tc.files*gb)
+			j.chunk, j.streams = tc.chunkMiB<<20/SectorSize, tc.files
+			m0, ok := q.Media()
+			require.True(t, ok)
+			r := measure(t, w, q, 2*sim.Second, 20*sim.Second, j)
+			m1, _ := q.Media()
+			got := float64(m1.Seeks-m0.Seeks) / (r.WMBps * 20)
+			want := 1 / float64(tc.chunkMiB)
+			if !tc.perChunk {
+				want = 1 / (r.WMBps * hddMaxWait.Seconds())
+			}
+			t.Logf("%.1f MB/s, %.3f seeks/MiB (want %.3f)", r.WMBps*1.048576, got, want)
+			assert.InEpsilon(t, want, got, 0.15)
+		})
+	}
+}

@@ -20,6 +20,10 @@ const (
 	// hddMaxWait: command aging. NCQ firmware orders by shortest positioning time but
 	// bounds starvation: a host command, a cached run or a write waiting for buffer
 	// space older than this goes first (an estimate; firmware does not publish it).
+	// What a cached run's age counts from is Spec.DestageAge: with "run" it restarts
+	// at each partial destage, so runs older than this are destaged round-robin,
+	// hddDestageMax at a time; with "write" the run ages from the arrival of the
+	// write at its start, so destaging follows the writes' arrival order.
 	hddMaxWait     = 500 * sim.Millisecond
 	hddReadAhead   = 2 << 20                // bytes the drive reads ahead after a read
 	hddRotSlackNs  = int64(sim.Microsecond) // rounding slack: a sector "just under the head"
@@ -61,7 +65,7 @@ const (
 //     NCQ tag;
 //   - reordering (firmware): the next media operation is the one with the shortest
 //     positioning time (seek + rotation) among the host commands and the cached
-//     runs, with hddMaxWait aging; QueueDepth (NCQ tags) bounds the host commands
+//     runs, with hddMaxWait aging (timed as DestageAge says); QueueDepth (NCQ tags) bounds the host commands
 //     the drive sees, WriteCacheSegs the cached runs it can choose from;
 //   - read-ahead: after a read the drive keeps reading; a read continuing it pays
 //     only the transfer not yet done (up to hddReadAhead).
@@ -94,6 +98,7 @@ type hdd struct {
 
 	cacheSize int64
 	cacheSegs int
+	ageWrites bool // DestageAge "write": a run keeps its writes' arrival times
 	cacheUsed int64
 	dirty     []extent // cached runs awaiting destage, arrival order; dead ones have n == 0
 	dhead     int
@@ -114,14 +119,22 @@ type MediaStats struct {
 	XferTime   sim.Time // time transferring
 }
 
-// extent is a cached run (partition sectors) and when it was started.
+// extent is a cached run (partition sectors) and the time it ages from; with
+// ageWrites, pieces are the writes it holds, in order.
 type extent struct {
 	sector, n int64
 	at        sim.Time
+	pieces    []piece
+}
+
+// piece is a write held in a cached run: it ends below sector end and arrived at at.
+type piece struct {
+	end int64
+	at  sim.Time
 }
 
 func newHDD(w *sim.World, s Spec) *hdd {
-	d := &hdd{w: w, spec: s, cacheSize: s.WriteCacheBytes, cacheSegs: s.WriteCacheSegs}
+	d := &hdd{w: w, spec: s, cacheSize: s.WriteCacheBytes, cacheSegs: s.WriteCacheSegs, ageWrites: s.DestageAge == DestageAgeWrite}
 	nominal := int64(60*sim.Second) / int64(s.RPM)
 	// seeded: spindle speed within ±hddSpindlePPM and the initial platter angle
 	d.rev = nominal + nominal*(w.Rand.Int64N(2*hddSpindlePPM+1)-hddSpindlePPM)/1_000_000
@@ -308,9 +321,17 @@ func (d *hdd) accept(r *Request) {
 	now := d.w.Now()
 	d.cacheUsed += r.Bytes()
 	if i := d.joinable(r); i >= 0 {
-		d.dirty[i].n += r.Sectors()
+		e := &d.dirty[i]
+		e.n += r.Sectors()
+		if d.ageWrites {
+			e.pieces = append(e.pieces, piece{e.sector + e.n, now})
+		}
 	} else {
-		d.dirty = append(d.dirty, extent{r.Sector, r.Sectors(), now})
+		e := extent{sector: r.Sector, n: r.Sectors(), at: now}
+		if d.ageWrites {
+			e.pieces = []piece{{r.Sector + r.Sectors(), now}}
+		}
+		d.dirty = append(d.dirty, e)
 		d.live++
 	}
 	ack := max(now, d.ifaceFree) + sim.Time(d.ifaceTime(r.Bytes()))
@@ -433,7 +454,19 @@ func (d *hdd) mechDone() {
 	e := &d.dirty[d.curEx]
 	e.sector += d.curN
 	e.n -= d.curN
-	e.at = now // the rest of the run ages from here (it may have been appended since)
+	if d.ageWrites {
+		// the rest of the run ages from the arrival of the write now at its start
+		k := 0
+		for k < len(e.pieces) && e.pieces[k].end <= e.sector {
+			k++
+		}
+		e.pieces = e.pieces[k:]
+		if len(e.pieces) > 0 {
+			e.at = e.pieces[0].at
+		}
+	} else {
+		e.at = now // the rest of the run ages from here (it may have been appended since)
+	}
 	d.cacheUsed -= d.curN * SectorSize
 	if e.n == 0 {
 		d.live--

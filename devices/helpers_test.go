@@ -23,6 +23,8 @@ type fioJob struct {
 	start    int64 // sector
 	span     int64 // sectors
 	next     int64
+	chunk    int64 // sequential: > 0 moves to the next of streams regions (span / streams apart) every chunk sectors
+	streams  int64
 	out      int64 // pages outstanding
 	done     int64 // pages completed
 	stopAt   sim.Time
@@ -51,6 +53,10 @@ func (j *fioJob) fill() {
 		var sector int64
 		if j.random {
 			sector = j.start + j.w.Rand.Int64N(j.span/(j.bs*PageSectors))*j.bs*PageSectors
+		} else if j.chunk > 0 {
+			b, region := j.next/j.chunk, j.span/j.streams
+			sector = j.start + (b%j.streams)*region + ((b/j.streams)*j.chunk+j.next%j.chunk)%region
+			j.next += j.bs * PageSectors
 		} else {
 			sector = j.start + j.next%j.span
 			j.next += j.bs * PageSectors

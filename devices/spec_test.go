@@ -87,6 +87,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{"wu2011-hdd,seek_avg_us=20000", []string{"device.seek_avg_us", "out of range"}},
 		{"wu2011-hdd,bw_inner=200MB", []string{"bw_inner", "must not exceed"}},
 		{"x25e,elevator=bfq", []string{"elevator=\"bfq\"", "deadline|noop|cfq"}},
+		{"wu2011-hdd,destage_age=run5", []string{"destage_age=\"run5\"", "run|write"}},
+		{"nvme,destage_age=write", []string{"unknown key \"destage_age\"", "model nvme"}},
 		{"nvme,wbt=maybe", []string{"wbt=\"maybe\"", "on|off"}},
 		{"nvme,max_sectors_kb=2", []string{"max_sectors_kb=\"2\"", "[4, 32768]"}},
 		{"nvme,req_us=-3", []string{"req_us=\"-3\"", "[0, 1000000] us"}},
@@ -227,4 +229,19 @@ func TestExtremeSpecs(t *testing.T) {
 		r := measure(t, w, q, 0, 5*sim.Second, j)
 		assert.Greater(t, r.WPS, 0.0, text)
 	}
+}
+
+// TestDestageAgeDefault: an HDD spec without destage_age (every preset, and JSON
+// that omits it) validates and behaves as "run"; the key round-trips.
+func TestDestageAgeDefault(t *testing.T) {
+	s, err := Preset("wu2011-hdd")
+	require.NoError(t, err)
+	assert.Empty(t, s.DestageAge)
+	require.NoError(t, s.Validate())
+	assert.False(t, newHDD(sim.NewWorld(1000, 1), s).ageWrites)
+	w, _, err := ParseSpec("wu2011-hdd,destage_age=write")
+	require.NoError(t, err)
+	assert.Equal(t, DestageAgeWrite, w.DestageAge)
+	assert.True(t, newHDD(sim.NewWorld(1000, 1), w).ageWrites)
+	assert.Equal(t, "wu2011-hdd,destage_age=write", w.String())
 }

@@ -173,3 +173,24 @@ func TestChartsForTheKernel(t *testing.T) {
 		assert.Equal(t, tc.absent, AbsentColumns(cfg)["setpoint_MB"], tc.kernel)
 	}
 }
+
+// TestDevicePlaceholders: each device field's placeholder is the preset's value;
+// a choice the spec leaves empty shows what empty means (destage_age: run), and
+// the form takes the other choice.
+func TestDevicePlaceholders(t *testing.T) {
+	c := NewCatalog()
+	hdd := c.DeviceValues["wu2011-hdd"]
+	assert.Equal(t, "run", hdd["destage_age"])
+	assert.Equal(t, "cfq", hdd["elevator"])
+	assert.Equal(t, "16", hdd["wcache_segs"])
+	f := c.Default.Clone()
+	f["device"], f["dev.destage_age"] = "wu2011-hdd", "write"
+	cfg, ferr := FormConfig(f)
+	require.Nil(t, ferr)
+	assert.Equal(t, "write", cfg.Device.DestageAge)
+	f["dev.destage_age"] = "never"
+	_, ferr = FormConfig(f)
+	require.NotNil(t, ferr)
+	assert.Equal(t, "dev.destage_age", ferr.Field)
+	assert.Contains(t, ferr.Error(), "run|write")
+}

@@ -187,6 +187,9 @@ func DeviceValues(s engine.DeviceSpec) map[string]string {
 	for _, p := range engine.DeviceParams(s.Model) {
 		if _, ok := out[p.Key]; !ok {
 			out[p.Key] = "0"
+			if p.Empty != "" {
+				out[p.Key] = p.Empty
+			}
 		}
 	}
 	return out

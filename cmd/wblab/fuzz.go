@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/harness"
 )
@@ -35,7 +36,8 @@ func init() {
 const fuzzHelp = `Usage: wblab fuzz [flags]
 
 Draws random valid configs (every filesystem, 1-200 dd, dirty thresholds 1M-4G,
-memory 256M-64G, 1-64 CPUs, every device preset with queue depth 1-256, every
+memory 256M-64G, 1-64 CPUs, every device preset with queue depth 1-256 (a disk
+with either destage_age), every
 combination of the kernel switches, short runs) and runs each with the model's
 invariants checked after every event. A run also fails when its Result does not
 encode (NaN, Inf), when a series column is short, when it wrote more than it
@@ -157,6 +159,9 @@ func fuzzConfig(seed uint64, index int, maxRuntime engine.Duration) engine.Confi
 	c.Device = presets[r.IntN(len(presets))]
 	if r.IntN(2) == 0 {
 		_ = c.Device.Set("qd", strconv.Itoa(int(logUniform(r, 1, 256))))
+	}
+	if c.Device.Model == devices.ModelHDD && r.IntN(2) == 0 {
+		_ = c.Device.Set("destage_age", devices.DestageAgeWrite)
 	}
 	kernels := engine.KernelPresets()
 	c.Kernel = kernels[r.IntN(len(kernels))].Name
