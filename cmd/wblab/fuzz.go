@@ -20,7 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/harness"
 )
@@ -160,8 +159,8 @@ func fuzzConfig(seed uint64, index int, maxRuntime engine.Duration) engine.Confi
 	if r.IntN(2) == 0 {
 		_ = c.Device.Set("qd", strconv.Itoa(int(logUniform(r, 1, 256))))
 	}
-	if c.Device.Model == devices.ModelHDD && r.IntN(2) == 0 {
-		_ = c.Device.Set("destage_age", devices.DestageAgeWrite)
+	if r.IntN(2) == 0 {
+		_ = c.Device.Set("destage_age", "write") // a disk's key: other models refuse it and stay as they are
 	}
 	kernels := engine.KernelPresets()
 	c.Kernel = kernels[r.IntN(len(kernels))].Name
