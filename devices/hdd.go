@@ -65,8 +65,9 @@ const (
 //     NCQ tag;
 //   - reordering (firmware): the next media operation is the one with the shortest
 //     positioning time (seek + rotation) among the host commands and the cached
-//     runs, with hddMaxWait aging (timed as DestageAge says); QueueDepth (NCQ tags) bounds the host commands
-//     the drive sees, WriteCacheSegs the cached runs it can choose from;
+//     runs, with hddMaxWait aging (timed as DestageAge says); QueueDepth (NCQ
+//     tags) bounds the host commands the drive sees, WriteCacheSegs the cached
+//     runs it can choose from;
 //   - read-ahead: after a read the drive keeps reading; a read continuing it pays
 //     only the transfer not yet done (up to hddReadAhead).
 type hdd struct {

@@ -35,9 +35,9 @@ func init() {
 const fuzzHelp = `Usage: wblab fuzz [flags]
 
 Draws random valid configs (every filesystem, 1-200 dd, dirty thresholds 1M-4G,
-memory 256M-64G, 1-64 CPUs, every device preset with queue depth 1-256 (a disk
-with either destage_age), every
-combination of the kernel switches, short runs) and runs each with the model's
+memory 256M-64G, 1-64 CPUs, every device preset with queue depth 1-256 and, on
+a disk, either destage_age, every combination of the kernel switches, short
+runs) and runs each with the model's
 invariants checked after every event. A run also fails when its Result does not
 encode (NaN, Inf), when a series column is short, when it wrote more than it
 dirtied, or (every --recheck'th config) when a second run gives another Result.

@@ -95,7 +95,7 @@ type Ext3 struct {
 	// transaction (jbd files a buffer on t_buffers once: journal_dirty_metadata
 	// of a buffer the transaction holds changes nothing more to log)
 	logged  map[ext3Meta]struct{}
-	tid     int64   // the running transaction\'s number
+	tid     int64   // the running transaction's number
 	homeCom []int64 // ... in the committing transaction, to checkpoint
 	hi      int     // next home write of homeCom
 	calls   callPool[ext3Call]
@@ -232,12 +232,11 @@ func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) s
 	if end := index + n; end > ei.m.allocEnd {
 		from, prevEnd := ei.m.allocEnd, ei.m.winCur
 		ei.allocSinceMeta += end - from
-		groupSectors := e.P.BlocksPerGroup * devices.PageSectors
-		if x := e.P.Layout.alloc(&ei.m, end); x > 0 || ei.metaTid != e.tid || ei.metaGroup != (prevEnd-1)/groupSectors ||
-			ei.metaGroup != (ei.m.winCur-1)/groupSectors {
+		newWindows := e.P.Layout.alloc(&ei.m, end)
+		if g := e.group(ei.m.winCur - 1); newWindows > 0 || ei.metaTid != e.tid || ei.metaGroup != e.group(prevEnd-1) || ei.metaGroup != g {
 			// not a contiguous extension inside the group already logged for the file
 			e.logGroups(&ei.m, from, end)
-			ei.metaTid, ei.metaGroup = e.tid, (ei.m.winCur-1)/groupSectors
+			ei.metaTid, ei.metaGroup = e.tid, g
 		}
 		if ind := ei.allocSinceMeta / e.P.IndirectPerPages; ind > 0 {
 			e.j.pendingMeta += ind // new indirect blocks are new buffers
@@ -268,14 +267,16 @@ func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) s
 	return sim.Time(n) * e.P.WriteBeginCost
 }
 
+// group is the block group holding sector s.
+func (e *Ext3) group(s int64) int64 { return s / (e.P.BlocksPerGroup * devices.PageSectors) }
+
 // logGroups journals the block bitmap and group descriptor block of every block
 // group holding the newly allocated pages [from, end) of f (ext3_new_blocks, v3.1).
 func (e *Ext3) logGroups(f *fileMap, from, end int64) {
-	groupSectors := e.P.BlocksPerGroup * devices.PageSectors
 	for i := from; i < end; {
 		c := min(end-i, f.contig(i))
 		s := f.sector(&e.P.Layout, i)
-		for g := s / groupSectors; g <= (s+c*devices.PageSectors-1)/groupSectors; g++ {
+		for g := e.group(s); g <= e.group(s+c*devices.PageSectors-1); g++ {
 			e.logMeta(ext3Meta{metaBitmap, g})
 			e.logMeta(ext3Meta{metaDesc, g / e.P.DescPerBlock})
 		}
