@@ -23,7 +23,8 @@ import (
 //	kernel preset=NAME [now=100s] [SWITCH=on|off ...]
 //	    a new kernel (kernel.LookupPreset, switches by name through
 //	    kernel.Overrides) on the "simple" disk with the test filesystem below,
-//	    the clock run to now (default 100 s: dirtied=-30s is a valid time)
+//	    the clock run to now (default 100 s: dirtied=-30s is a valid time);
+//	    HZ=1000, dirty_expire 30 s, dirty_writeback 5 s, dirty_bytes 100 MB
 //	inode name=X [list=b_dirty|b_io|b_more_io|b_more_io_wait|none] [pages=N]
 //	      [busy=N] [dirtied=-30s] [state=(I_SYNC, I_DIRTY_SYNC, ...)]
 //	    a hand-placed inode at the head of list: pages dirty pages (accounted),
@@ -253,7 +254,7 @@ func (s *scenario) kernel(d *datadriven.TestData) (string, error) {
 	for _, sw := range sortedNames(sw) {
 		name += map[bool]string{true: " +", false: " -"}[s.on(sw)] + sw
 	}
-	return fmt.Sprintf("kernel %s at %s (HZ=1000, dirty_expire 30 s, dirty_writeback 5 s)", name, fmtDur(now)), nil
+	return fmt.Sprintf("kernel %s at %s", name, fmtDur(now)), nil
 }
 
 // on reads a switch of the kernel by name.
