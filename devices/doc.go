@@ -10,8 +10,13 @@
 //
 // # Using the package from the kernel model
 //
-// One Queue per block device: q, err := devices.New(w, spec) with spec from
-// devices.ParseSpec("wu2011-hdd,qd=1") or devices.Preset(name) (Config.Device).
+// One Queue per block device: q, err := devices.New(w, spec, blk). The Spec is the
+// hardware, from devices.Preset(name) or devices.ParseSpec("wu2011-hdd,qd=1,wbt=on"),
+// which also returns the keys that belong to the block layer (BlockOverrides). The
+// Block is the kernel's block layer in front of it: LegacyBlock(spec, 512) (v3.2:
+// request pools, 512 KiB requests, 16-request plugs) or MQBlock(spec) (v6 blk-mq),
+// as the kernel preset chooses, with the overrides set by BlockOverrides.Apply.
+// Spec.DM puts a dm-linear device between the filesystem and the disk (dm.go).
 // Every task that submits IO gets a Submitter: s := q.NewSubmitter(task).
 //
 // Submitting. q.Submit(s, bio) queues a run of pages; it returns true when the task
@@ -21,8 +26,8 @@
 // submit until then (s.Blocked()). q.Room(s, bio) is how many pages of a run starting
 // like bio would be accepted without blocking: pass the same Op and Flags as the
 // Submit (the flags choose the wbt limit and, on legacy queues, the sync or async
-// pool). Completions arrive as Owner.EndIO(cookie, index, pages, op), once per
-// contiguous run of one owner in a request, from the event loop.
+// pool). Completions arrive as bio.Owner.EndIO(cookie, index, pages, op) (a
+// Completer), once per contiguous run of one owner in a request, from the event loop.
 //
 // Flags (kernel-notes §3.5, wbc_to_write_flags):
 //   - WB_SYNC_ALL writeback (fsync, sync), jbd/jbd2 commit data and journal
@@ -59,8 +64,9 @@
 // wbt_stat / wbt_lat / wbt_step / wbt_timer payloads (see Tracer); q.SetDevName("8:16")
 // names the device in them.
 //
-// Kernel variants select blk-wbt versions through Spec fields: WBT (on/off), WBTDraft
-// + WBTDepth 64 for the 2016 patch series (4.6+wbt), WBTQD1 for its QD=1 patch
-// (4.6+wbt+qd1), WBTV6 (+ WBTQD1) for v6.x; BlkMQ, MaxSectorsKB, PlugCount and
-// PlugBytes for the block layer era.
+// Kernel presets select the block layer and blk-wbt through Block fields (not the
+// Spec, which is hardware only): WBT (on/off), WBTDraft + WBTDepth 64 for the 2016
+// patch series (4.6+wbt), WBTQD1 for its QD=1 patch (4.6+wbt+qd1), WBTV6 (+ WBTQD1)
+// for v6.x; BlkMQ, NrRequests, MaxSectorsKB, PlugCount and PlugBytes for the block
+// layer era. The Spec's Elevator is the scheduler the disk's setup selects.
 package devices

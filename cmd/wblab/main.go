@@ -1,11 +1,21 @@
-// Command wblab runs the writeback simulator from the command line.
+// Command wblab runs the writeback simulator from the command line. Its nine
+// commands (run, presets and help are in main.go; the others register from their
+// own files, bench.go ... validate.go):
 //
-//	wblab run [flags] [CASE]   simulate one case and print a summary (or JSON)
-//	wblab presets [--json]     list kernels, kernel switches, devices, filesystems
-//	wblab help [run|presets]   print help
+//	wblab run [flags] [CASE]        simulate one case and print a summary (or JSON)
+//	wblab presets [--json]          list kernels, kernel switches, devices, filesystems
+//	wblab help [COMMAND]            print help; "help series" explains --series
+//	wblab bench [--case NAME,...]   time the representative cases (PERFORMANCE.md)
+//	wblab compare --base K1 --test K2 (--matrix NAME | CASE...)
+//	                                compare two kernels over cases and seeds
+//	wblab experiment NAME           run a named reproduction of a source thread
+//	wblab fuzz [--configs N]        run random valid configs with invariants on
+//	wblab sweep [--fs LIST] ...     write_bw by dirty threshold and writers
+//	wblab validate [--dir DIR]      the 6.1 preset against measured Linux 6.1 (QEMU)
 //
-// Exit status: 0 on success, 2 on bad input (flag, case name or config), 1 when a run
-// fails or its output cannot be written.
+// "wblab help COMMAND" lists a command's flags. Exit status: 0 on success, 2 on
+// bad input (flag, case name or config), 1 when a run fails or its output cannot be
+// written.
 package main
 
 import (

@@ -1,4 +1,11 @@
-// Package workload has the simulated user tasks: dd writers.
+// Package workload has the simulated user tasks, each a kernel thread of package
+// kernel driven by the sim world: dd writers (DD: sequential buffered writes,
+// count= and conv=fsync), random writers (RandomWriter: the Axboe 2009
+// thread's random file writes), readers (Reader: one synchronous read at a time,
+// sequential or random, with latency statistics) and editors (Editor: a small
+// file rewritten and fsync()ed every interval, with each save's latency). A task
+// is made with its New function on a kernel, started with Start and read after
+// the world has run; package engine builds them from a Config.
 package workload
 
 import (

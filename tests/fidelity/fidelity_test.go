@@ -5,16 +5,12 @@ package fidelity
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,10 +22,6 @@ import (
 	"github.com/wblab/wblab/harness"
 )
 
-// tablesCSV is the thread's tables, relative to this package: CI clones the repo
-// with shared/ as a sibling of the clone directory.
-const tablesCSV = "../../../shared/reference/wu-2011-tables.csv"
-
 // Bars (issue 4).
 const (
 	maxMAEPct  = 10.0
@@ -39,8 +31,9 @@ const (
 	flatPct = 5.0
 )
 
-// baselineTable is the table whose base column is the baseline kernel's.
-const baselineKernel = "ioless-full"
+// baselineKernel is the kernel of the baseline column (the thread's
+// "ioless-full").
+const baselineKernel = kernel.DefaultPreset
 
 type fcase struct {
 	name   string
@@ -57,53 +50,41 @@ type fcase struct {
 // issue-17 bars are on the mean.
 const baselineSeeds = 5
 
-// loadBaseline reads the baseline rows (base_kernel ioless-full, table T1) of the
-// thread's tables.
+// loadBaseline reads the baseline rows (base kernel ioless-full, first in table
+// T1) of the thread's tables, which package harness embeds (harness.Matrices), so
+// the test runs from a clone without ../shared.
 func loadBaseline(t *testing.T) []*fcase {
 	t.Helper()
-	f, err := os.Open(tablesCSV)
-	if err != nil {
-		abs, _ := filepath.Abs(tablesCSV)
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fidelity: the thread's tables are missing at %s (%v): CI must check out shared/ next to the repository", abs, err)
-		}
-		t.Skipf("fidelity: no thread tables at %s (%v)", abs, err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	require.NoError(t, err)
-	require.NotEmpty(t, rows)
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
-	for _, h := range []string{"base_kernel", "test_kernel", "case", "base_write_bw_MBps", "test_write_bw_MBps"} {
-		require.Contains(t, col, h, "CSV header")
-	}
 	columns := map[string]map[string]float64{}
-	for _, r := range rows[1:] {
-		cs := r[col["case"]]
-		if columns[cs] == nil {
-			columns[cs] = map[string]float64{}
-		}
-		for _, kv := range [][2]string{{"base_kernel", "base_write_bw_MBps"}, {"test_kernel", "test_write_bw_MBps"}} {
-			v, err := strconv.ParseFloat(r[col[kv[1]]], 64)
-			require.NoError(t, err, r)
-			columns[cs][r[col[kv[0]]]] = v
-		}
-	}
 	var out []*fcase
 	seen := map[string]bool{}
-	for _, r := range rows[1:] {
-		if r[col["base_kernel"]] != baselineKernel || seen[r[col["case"]]] {
+	names := harness.Matrices()
+	require.NotEmpty(t, names, "the embedded tables")
+	for _, name := range names {
+		m, err := harness.LookupMatrix(name)
+		require.NoError(t, err)
+		for _, r := range m.Rows {
+			if columns[r.Case] == nil {
+				columns[r.Case] = map[string]float64{}
+			}
+			columns[r.Case][m.Base] = r.ThreadBaseMBps
+			columns[r.Case][m.Test] = r.ThreadTestMBps
+		}
+	}
+	for _, name := range names {
+		m, _ := harness.LookupMatrix(name)
+		if m.Base != baselineKernel {
 			continue
 		}
-		v, err := strconv.ParseFloat(r[col["base_write_bw_MBps"]], 64)
-		require.NoError(t, err, r)
-		c, err := harness.ParseCase(r[col["case"]])
-		require.NoError(t, err, r)
-		seen[r[col["case"]]] = true
-		out = append(out, &fcase{name: r[col["case"]], thread: v, c: c, columns: columns[r[col["case"]]]})
+		for _, r := range m.Rows {
+			if seen[r.Case] {
+				continue
+			}
+			c, err := harness.ParseCase(r.Case)
+			require.NoError(t, err, r.Case)
+			seen[r.Case] = true
+			out = append(out, &fcase{name: r.Case, thread: r.ThreadBaseMBps, c: c, columns: columns[r.Case]})
+		}
 	}
 	require.NotEmpty(t, out, "no baseline rows")
 	return out
@@ -405,4 +386,22 @@ func TestCalibrationWu2011Baseline(t *testing.T) {
 				"%s %s 1→%ddd: thread flat (%+.1f%%), wblab %+.1f%%", fc.c.Dir, fc.c.FS, fc.c.DD, dt, dm)
 		}
 	}
+}
+
+// TestBaselineTablesEmbedded: the baseline rows come from the tables package
+// harness embeds (no ../shared needed, also under CI=true): T1's 24 cases with
+// the thread's base figure, each case with every kernel the tables give it for.
+func TestBaselineTablesEmbedded(t *testing.T) {
+	cases := loadBaseline(t)
+	t1, err := harness.LookupMatrix("wu-2011-T1")
+	require.NoError(t, err)
+	require.Len(t, cases, len(t1.Rows))
+	require.Len(t, cases, 24)
+	for i, r := range t1.Rows {
+		assert.Equal(t, r.Case, cases[i].name)
+		assert.Equal(t, r.ThreadBaseMBps, cases[i].thread, r.Case)
+		assert.Equal(t, r.ThreadTestMBps, cases[i].columns[t1.Test], r.Case)
+		assert.GreaterOrEqual(t, len(cases[i].columns), 2, r.Case)
+	}
+	assert.Equal(t, 56.47, cases[0].thread, "btrfs 10dd 100M, the first row of T1")
 }
