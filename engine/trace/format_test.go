@@ -186,7 +186,7 @@ func TestFormatV66(t *testing.T) {
 		{"writeback_single_inode", f.SingleInode(tracepoint.SingleInode{Bdi: "8:0", Ino: 12, State: uint64(IDirtyPages | IDirtyTime | ISync | IReferenced),
 			DirtiedWhen: 4295140, Age: 3, Index: 8, ToWrite: 1024, Wrote: 512}),
 			"bdi 8:0: ino=12 state=I_DIRTY_PAGES|I_SYNC|I_DIRTY_TIME|I_REFERENCED dirtied_when=4295140 age=3 index=8 to_write=1024 wrote=512 cgroup_ino=1"},
-		{"writeback_sb_inodes_requeue", f.SbInodesRequeue(tracepoint.SbInodesRequeue{Bdi: "8:0", Ino: 12, State: uint64(IDirtyPages|ISync), DirtiedWhen: 4295140, Age: 3}),
+		{"writeback_sb_inodes_requeue", f.SbInodesRequeue(tracepoint.SbInodesRequeue{Bdi: "8:0", Ino: 12, State: uint64(IDirtyPages | ISync), DirtiedWhen: 4295140, Age: 3}),
 			"bdi 8:0: ino=12 state=I_DIRTY_PAGES|I_SYNC dirtied_when=4295140 age=3 cgroup_ino=1"},
 		{"writeback_write_inode", f.WriteInode(tracepoint.WriteInode{TP: tracepoint.WritebackWriteInode, Bdi: "8:0", Ino: 12, SyncMode: 1}), "bdi 8:0: ino=12 sync_mode=1 cgroup_ino=1"},
 		{"writeback_congestion_wait", f.CongestionWait(1, 2), "usec_timeout=1 usec_delayed=2"},
