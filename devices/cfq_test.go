@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
 )
 
 // issueLog records every block_rq_issue as "time rwbs sector".
@@ -20,7 +21,7 @@ type issueLog struct {
 
 func logIssues(w *sim.World, q *Queue) *issueLog {
 	l := &issueLog{}
-	q.SetTracer(func(task *sim.Task, event, payload string) {
+	q.SetTracer(trace.Func(trace.V32, func(task *sim.Task, event, payload string) {
 		if event != "block_rq_issue" {
 			return
 		}
@@ -28,7 +29,7 @@ func logIssues(w *sim.World, q *Queue) *issueLog {
 		l.at = append(l.at, w.Now())
 		l.sync = append(l.sync, f[1][0] == 'R' || strings.Contains(f[1], "S"))
 		l.op = append(l.op, Op(map[bool]uint8{true: 0, false: 1}[f[1][0] == 'R']))
-	})
+	}))
 	return l
 }
 
@@ -117,7 +118,7 @@ func TestCFQSlices(t *testing.T) {
 		q := mustQueue(t, w, "wu2011-hdd,elevator=cfq")
 		var who []int
 		var at []sim.Time
-		q.SetTracer(func(task *sim.Task, event, payload string) {
+		q.SetTracer(trace.Func(trace.V32, func(task *sim.Task, event, payload string) {
 			f := strings.Fields(payload)
 			if event == "block_rq_issue" {
 				reader := 1
@@ -126,7 +127,7 @@ func TestCFQSlices(t *testing.T) {
 				}
 				who, at = append(who, reader), append(at, w.Now())
 			}
-		})
+		}))
 		a := newJob(q, w, 1, Read, 32, 1, false, 0, 1<<30)
 		b := newJob(q, w, 2, Read, 32, 1, false, 1<<27, 1<<30) // 64 GiB into the partition
 		measure(t, w, q, 0, 5*sim.Second, a, b)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 // Device is a service-time model behind a request queue. The queue issues at most
@@ -47,7 +48,7 @@ type Queue struct {
 	stats    Iostat
 	lastAcct sim.Time
 
-	tracer     Tracer
+	tracer     tracepoint.Tracer
 	devName    string // "8:0" (wbt events)
 	devNum     string // "8,0" (block events)
 	cur        *sim.Task
@@ -522,7 +523,7 @@ func (q *Queue) dispatch() {
 		q.inflight++
 		q.wbt.issue(r)
 		if q.tracer != nil {
-			q.traceRq("block_rq_issue", r)
+			q.traceRq(tracepoint.BlockRqIssue, r)
 		}
 		q.dev.Issue(r)
 	}
@@ -540,7 +541,7 @@ func (q *Queue) Complete(r *Request) {
 	st.ServiceTicks[r.Op] += now - r.Dispatch
 	q.inflight--
 	if q.tracer != nil {
-		q.traceRq("block_rq_complete", r)
+		q.traceRq(tracepoint.BlockRqComplete, r)
 	}
 	q.wbt.done(r, now)
 	if c := q.elv.cfq; c != nil {

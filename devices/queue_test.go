@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
 )
 
 type recorder struct {
@@ -23,7 +24,7 @@ func (r *recorder) EndIO(cookie uint64, index, pages int64, op Op) {
 // issuedSizes installs a tracer that records the size in pages of every issued request.
 func issuedSizes(q *Queue) *[]int64 {
 	var sizes []int64
-	q.SetTracer(func(task *sim.Task, event, payload string) {
+	q.SetTracer(trace.Func(trace.V32, func(task *sim.Task, event, payload string) {
 		if event != "block_rq_issue" {
 			return
 		}
@@ -34,7 +35,7 @@ func issuedSizes(q *Queue) *[]int64 {
 		if err == nil {
 			sizes = append(sizes, n/PageSectors)
 		}
-	})
+	}))
 	return &sizes
 }
 

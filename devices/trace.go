@@ -1,32 +1,23 @@
 package devices
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
-// Tracer receives the queue's trace events: event is the tracepoint name, payload its
-// text after "event: ", task the current task when the event happens in a task's
-// context (a submission, a plug flush) or nil in interrupt/timer context (completions,
-// wbt's timer). The trace package adds the "comm-pid [cpu] time:" prefix.
-//
-// Events and payloads:
-//
-//	block_rq_issue:    "8,0 W 0 () 123456 + 1024 [flush-8:0]"   (v3.2 block.h: dev, rwbs, bytes, cmd, sector + nr_sector, comm)
-//	block_rq_complete: "8,0 W () 123456 + 1024 [0]"              (dev, rwbs, cmd, sector + nr_sector, errors)
-//	block_sleeprq:     "8,0 W 123456 + 8 [flush-8:0]"            (legacy pool only: get_request_wait found no free request; dev, rwbs, bio sector + sectors, comm)
-//	wbt_stat, wbt_lat, wbt_step, wbt_timer: the v6.x wbt.h formats (kernel-notes §3.7)
+// SetTracer installs (or, with nil, removes) the queue's tracer. The queue emits
+// (tracepoint package) block_rq_issue and block_rq_complete, block_sleeprq (legacy
+// pool only: get_request_wait found no free request) and wbt's wbt_stat, wbt_lat,
+// wbt_step and wbt_timer; events are built only when a tracer is set. An event
+// happens in the context of the task it names (a submission, a plug flush) or, with
+// a nil task, in interrupt or timer context (completions, wbt's timer).
 //
 // rwbs is 'R' or 'W' followed by 'F' (FUA), 'A' (readahead), 'S' (sync), 'M' (meta)
-// as blk_fill_rwbs; bytes is 0 as for filesystem requests; the issue comm is the
-// task that allocated the request (the submitter: "flush-8:0", "dd", "jbd2/sda1-8").
-// Strings are formatted only when a tracer is set.
-type Tracer func(task *sim.Task, event, payload string)
-
-// SetTracer installs (or, with nil, removes) the queue's tracer.
-func (q *Queue) SetTracer(t Tracer) { q.tracer = t }
+// as blk_fill_rwbs; the issue comm is the task that allocated the request (the
+// submitter: "flush-8:0", "dd", "jbd2/sda1-8").
+func (q *Queue) SetTracer(t tracepoint.Tracer) { q.tracer = t }
 
 // SetDevName sets the device's MAJ:MIN name used in trace payloads (default "8:0").
 func (q *Queue) SetDevName(majMin string) {
@@ -63,32 +54,19 @@ func rwbs(r *Request) string {
 // run still to admit, the bios it stands for.
 func (q *Queue) traceSleeprq(task *sim.Task, b *Bio) {
 	r := Request{Op: b.Op, Flags: b.Flags}
-	payload := q.devNum + " " + rwbs(&r) + " " + strconv.FormatInt(b.Sector, 10) + " + " +
-		strconv.FormatInt(b.Pages*PageSectors, 10) + " [" + task.Comm + "]"
-	q.tracer(task, "block_sleeprq", payload)
+	q.tracer.Emit(q.w.Now(), task, tracepoint.Sleeprq{Dev: q.devNum, RWBS: rwbs(&r), Sector: b.Sector,
+		NrSector: b.Pages * PageSectors, Comm: task.Comm})
 }
 
-func (q *Queue) traceRq(event string, r *Request) {
-	var b strings.Builder
-	b.WriteString(q.devNum)
-	b.WriteByte(' ')
-	b.WriteString(rwbs(r))
-	if event == "block_rq_issue" {
-		b.WriteString(" 0 () ")
-	} else {
-		b.WriteString(" () ")
-	}
-	b.WriteString(strconv.FormatInt(r.Sector, 10))
-	b.WriteString(" + ")
-	b.WriteString(strconv.FormatInt(r.Sectors(), 10))
-	if event == "block_rq_issue" {
-		comm := "kblockd"
+// traceRq is block_rq_issue or block_rq_complete (v3.2 block_rq class) for r.
+func (q *Queue) traceRq(tp tracepoint.Point, r *Request) {
+	comm := ""
+	if tp == tracepoint.BlockRqIssue {
+		comm = "kblockd"
 		if r.comm != nil {
 			comm = r.comm.Comm
 		}
-		b.WriteString(" [" + comm + "]")
-	} else {
-		b.WriteString(" [0]")
 	}
-	q.tracer(q.cur, event, b.String())
+	q.tracer.Emit(q.w.Now(), q.cur, tracepoint.BlockRq{TP: tp, Dev: q.devNum, RWBS: rwbs(r), Sector: r.Sector,
+		NrSector: r.Sectors(), Comm: comm})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
 )
 
 func TestTraceBlockEvents(t *testing.T) {
@@ -16,13 +17,13 @@ func TestTraceBlockEvents(t *testing.T) {
 	assert.Equal(t, "8:16", q.DevName())
 	type ev struct{ comm, event, payload string }
 	var got []ev
-	q.SetTracer(func(task *sim.Task, event, payload string) {
+	q.SetTracer(trace.Func(trace.V32, func(task *sim.Task, event, payload string) {
 		c := "<irq>"
 		if task != nil {
 			c = task.Comm
 		}
 		got = append(got, ev{c, event, payload})
-	})
+	}))
 	task := w.NewTask("flush-8:16", 7, nil)
 	s := q.NewSubmitter(task)
 	o := &nopOwner{}
@@ -105,12 +106,12 @@ func TestTraceSleeprq(t *testing.T) {
 			w := sim.NewWorld(1000, 1)
 			q := mustQueue(t, w, tc.text)
 			var sleeps []string
-			q.SetTracer(func(task *sim.Task, event, payload string) {
+			q.SetTracer(trace.Func(trace.V32, func(task *sim.Task, event, payload string) {
 				if event == "block_sleeprq" {
 					require.NotNil(t, task)
 					sleeps = append(sleeps, task.Comm+" "+payload)
 				}
-			})
+			}))
 			task := w.NewTask("flush-8:0", 7, nil)
 			task.Resume = func() {}
 			s := q.NewSubmitter(task)

@@ -1,10 +1,10 @@
 package devices
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 // blk-wbt constants (kernel-notes §3.2).
@@ -403,7 +403,7 @@ func (b *wbt) timerFn() {
 	inflight := b.inflight
 	st := b.latencyExceeded(now)
 	if q.tracer != nil {
-		b.trace("wbt_timer", fmt.Sprintf("%s: status=%d, step=%d, inflight=%d", q.devName, b.status(st), b.step, inflight))
+		b.trace(tracepoint.WbtTimerTick{Dev: q.devName, Status: b.status(st), Step: b.step, Inflight: inflight})
 	}
 	switch st {
 	case LatExceeded:
@@ -461,9 +461,9 @@ func (b *wbt) scaleDown(hard bool) {
 	b.traceStep("down")
 }
 
-func (b *wbt) trace(event, payload string) {
+func (b *wbt) trace(ev tracepoint.Event) {
 	if t := b.q.tracer; t != nil {
-		t(nil, event, payload)
+		t.Emit(b.q.w.Now(), nil, ev)
 	}
 }
 
@@ -474,20 +474,20 @@ func (b *wbt) traceStep(dir string) {
 		if b.v6 {
 			msg = "scale " + dir
 		}
-		b.trace("wbt_step", fmt.Sprintf("%s: %s: step=%d, window=%dus, background=%d, normal=%d, max=%d",
-			b.q.devName, msg, b.step, b.curWin/1000, b.bg, b.normal, b.max))
+		b.trace(tracepoint.WbtScaleStep{Dev: b.q.devName, Msg: msg, Step: b.step, Window: b.curWin / 1000,
+			Bg: b.bg, Normal: b.normal, Max: b.max})
 	}
 }
 
 func (b *wbt) traceLat(lat int64) {
 	if b.q.tracer != nil {
-		b.trace("wbt_lat", fmt.Sprintf("%s: latency %dus", b.q.devName, lat/1000))
+		b.trace(tracepoint.WbtLatency{Dev: b.q.devName, Lat: lat / 1000})
 	}
 }
 
 func (b *wbt) traceStat() {
 	if b.q.tracer != nil {
-		b.trace("wbt_stat", fmt.Sprintf("%s: rmean=%d, rmin=%d, rmax=%d, rsamples=%d, wmean=%d, wmin=%d, wmax=%d, wsamples=%d",
-			b.q.devName, b.rd.mean(), b.rd.min, b.rd.max, b.rd.n, b.wr.mean(), b.wr.min, b.wr.max, b.wr.n))
+		b.trace(tracepoint.WbtStats{Dev: b.q.devName, RMean: b.rd.mean(), RMin: b.rd.min, RMax: b.rd.max, RSamples: b.rd.n,
+			WMean: b.wr.mean(), WMin: b.wr.min, WMax: b.wr.max, WSamples: b.wr.n})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
 )
 
 // TestWBTLimitTable is kernel-notes §3.3: max/normal/background for scale_step
@@ -214,11 +215,11 @@ func newWBTRig(t *testing.T, spec string) *wbtRig {
 	w := sim.NewWorld(1000, 7)
 	q := mustQueue(t, w, spec)
 	g := &wbtRig{w: w, q: q, events: map[string][]string{}}
-	q.SetTracer(func(task *sim.Task, ev, p string) {
+	q.SetTracer(trace.Func(trace.V32, func(task *sim.Task, ev, p string) {
 		if strings.HasPrefix(ev, "wbt_") {
 			g.events[ev] = append(g.events[ev], p)
 		}
-	})
+	}))
 	g.writer = newJob(q, w, 1, Write, 256, 64, false, 0, 1<<30)
 	g.writer.flags = FlagBackground
 	g.reader = newJob(q, w, 2, Read, 1, 1, true, 1<<31, 1<<30)

@@ -29,6 +29,7 @@ type Machine struct {
 	dds   []*workload.DD
 	rds   []*workload.Reader
 	tr    *trace.Buffer
+	tp    *trace.Printer // the kernel's and the queues' one tracer: renders into tr
 
 	eds []*workload.Editor
 	// the disk of each dd / reader beyond the first disk's, and of each editor
@@ -148,21 +149,20 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 			m.tr.SetSampled()
 		}
 		m.tr.SetWindow(cfg.TraceFrom.Time(), cfg.TraceUntil.Time())
-		k.SetTracer(m.tr)
+		wording := trace.V32
+		if variants.TraceV66 {
+			wording = trace.V66
+		}
+		m.tp = trace.NewPrinter(wording, m.tr)
+		k.SetTracer(m.tp)
 	}
 	if !opt.NoWorkload {
 		m.startWorkload()
 		m.startDiskTasks()
 	}
-	if m.tr != nil {
+	if m.tp != nil {
 		for _, d := range m.disks {
-			d.Queue.SetTracer(func(task *sim.Task, event, payload string) {
-				comm, pid, cpu := "<idle>", 0, 0
-				if task != nil {
-					comm, pid, cpu = task.Comm, task.PID, max(task.CPU, 0)
-				}
-				m.tr.Emit(w.Now(), comm, pid, cpu, event, payload)
-			})
+			d.Queue.SetTracer(m.tp)
 		}
 	}
 	if !opt.NoSeries {

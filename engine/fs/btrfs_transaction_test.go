@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
 )
 
 // issued is one block_rq_issue of a trace: the issuing task, sector, sectors, rwbs.
@@ -35,13 +36,13 @@ func TestBtrfsCommitWritesBothDUPStripesAndTheSuperblocks(t *testing.T) {
 	b := NewBtrfs()
 	w, k := testKernel(t, "wu2011-hdd", b, 100<<20, nil)
 	var got []issued
-	k.BDI.Q.SetTracer(func(task *sim.Task, event, payload string) {
+	k.BDI.Q.SetTracer(trace.Func(trace.V32, func(task *sim.Task, event, payload string) {
 		if event == "block_rq_issue" {
 			if is := parseIssue(t, payload); is.comm == "btrfs-transacti" {
 				got = append(got, is)
 			}
 		}
-	})
+	}))
 	b.t.pendingMeta = 10
 	require.NoError(t, w.Run(b.P.CommitInterval+sim.Second))
 	require.Equal(t, int64(1), b.t.Commits)

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
 )
 
 // TestXfsLogCheckpointThenMetadataHome: one dd on XFS for 65 s. Every 30 s
@@ -20,7 +21,7 @@ func TestXfsLogCheckpointThenMetadataHome(t *testing.T) {
 	w, k := testKernel(t, "wu2011-hdd", x, 100<<20, nil)
 	var log, home []issued
 	var logAt, homeAt []sim.Time
-	k.BDI.Q.SetTracer(func(task *sim.Task, event, payload string) {
+	k.BDI.Q.SetTracer(trace.Func(trace.V32, func(task *sim.Task, event, payload string) {
 		if event != "block_rq_issue" {
 			return
 		}
@@ -33,7 +34,7 @@ func TestXfsLogCheckpointThenMetadataHome(t *testing.T) {
 				home, homeAt = append(home, is), append(homeAt, w.Now())
 			}
 		}
-	})
+	}))
 	runDD(t, w, k, 1, 65*sim.Second, false)
 	agSectors := k.BDI.Q.Spec().CapacityBytes / 512 / x.P.AGCount
 	require.Len(t, log, 1, "one checkpoint: the 30 s force; at 60 s the CIL is empty")

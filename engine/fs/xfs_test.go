@@ -1,13 +1,13 @@
 package fs
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 func bgWbc(nr int64) kernel.WritebackControl {
@@ -217,8 +217,8 @@ type recorder struct {
 	times []sim.Time
 }
 
-func (r *recorder) Emit(now sim.Time, comm string, pid, cpu int, event, payload string) {
-	if event == "wbc_writepage" && comm == r.comm && strings.Contains(payload, "towrt=-") {
+func (r *recorder) Emit(now sim.Time, task *sim.Task, ev tracepoint.Event) {
+	if wp, ok := ev.(tracepoint.Writepage); ok && task != nil && task.Comm == r.comm && wp.NrToWrite < 0 {
 		r.times = append(r.times, now)
 	}
 }

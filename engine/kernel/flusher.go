@@ -1,9 +1,8 @@
 package kernel
 
 import (
-	"fmt"
-
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 // Flusher is the per-bdi flusher thread "flush-MAJ:MIN" (bdi_writeback_thread,
@@ -131,8 +130,8 @@ func (k *Kernel) startAllOn(b *BDI, reason Reason) {
 
 // wakeupTimerFn is wakeup_timer_fn (v3.2).
 func (f *Flusher) wakeupTimerFn() {
-	if f.k.tf == nil { // v6.6: the delayed work just runs
-		f.k.trace(nil, "writeback_wake_thread", "bdi "+f.b.Name)
+	if f.k.Tracing() { // v6.6's delayed work has no such event: its wording drops it
+		f.k.trace(nil, tracepoint.Bdi{TP: tracepoint.WritebackWakeThread, Bdi: f.b.Name})
 	}
 	f.wake()
 }
@@ -151,7 +150,7 @@ func (k *Kernel) QueueWork(w *WbWritebackWork) { k.QueueWorkOn(k.BDI, w) }
 func (k *Kernel) QueueWorkOn(b *BDI, w *WbWritebackWork) {
 	f := b.flusher
 	if k.Tracing() {
-		k.trace(nil, "writeback_queue", k.workPayload(b, w))
+		k.trace(nil, workEvent(tracepoint.WritebackQueue, b, w))
 	}
 	f.workList = append(f.workList, w)
 	f.wake()
@@ -161,11 +160,7 @@ func (k *Kernel) QueueWorkOn(b *BDI, w *WbWritebackWork) {
 // just wake the flusher; wb_check_background_flush does the work.
 func (k *Kernel) StartBackgroundWriteback(b *BDI) {
 	if k.Tracing() {
-		if k.tf != nil {
-			k.trace(nil, "writeback_wake_background", k.tf.Bdi(b.Name))
-		} else {
-			k.trace(nil, "writeback_wake_background", "bdi "+b.Name)
-		}
+		k.trace(nil, tracepoint.Bdi{TP: tracepoint.WritebackWakeBackground, Bdi: b.Name})
 	}
 	if k.pd != nil {
 		k.pdflushOperation(pdBackground) // pdflush_operation(background_writeout, 0): every superblock
@@ -194,7 +189,7 @@ func (f *Flusher) resume() {
 			w := f.workList[0]
 			f.workList = f.workList[1:]
 			if k.Tracing() {
-				k.trace(f.th, "writeback_exec", k.workPayload(f.b, w))
+				k.trace(f.th, workEvent(tracepoint.WritebackExec, f.b, w))
 			}
 			f.startWork(w, fpWorks)
 		case fpStartAll: // wb_check_start_all (v6)
@@ -254,7 +249,7 @@ func (f *Flusher) resume() {
 			}
 			f.b.writebackRunning = false
 			if k.Tracing() {
-				k.trace(f.th, "writeback_pages_written", fmt.Sprint(f.pagesWritten))
+				k.trace(f.th, tracepoint.PagesWritten{Pages: f.pagesWritten})
 			}
 			progress := f.pagesWritten
 			if k.P.Variants.LastActiveProgress {
@@ -356,7 +351,7 @@ func (f *Flusher) wbWriteback() bool {
 			}
 			k.loopDirtiedBefore(w)
 			if k.Tracing() {
-				k.trace(f.th, "writeback_start", k.workPayload(f.b, w))
+				k.trace(f.th, workEvent(tracepoint.WritebackStart, f.b, w))
 			}
 			if b.bIO.n == 0 {
 				k.queueIO(b, f.th, w)
@@ -372,7 +367,7 @@ func (f *Flusher) wbWriteback() bool {
 			f.wbStage = wbAfter
 		case wbAfter:
 			if k.Tracing() {
-				k.trace(f.th, "writeback_written", k.workPayload(f.b, w))
+				k.trace(f.th, workEvent(tracepoint.WritebackWritten, f.b, w))
 			}
 			if !k.P.Variants.BandwidthFromWritepages {
 				k.wbUpdateBandwidth(b, f.wbStart)
@@ -402,7 +397,7 @@ func (f *Flusher) wbWriteback() bool {
 				k.busyLoops++
 				k.fired(ActBusyLoop)
 				if k.Tracing() {
-					k.trace(f.th, "writeback_busyloop", k.workPayload(f.b, w))
+					k.trace(f.th, workEvent(tracepoint.WritebackBusyloop, f.b, w))
 				}
 				if f.th.YieldCPU() {
 					return true
@@ -410,7 +405,7 @@ func (f *Flusher) wbWriteback() bool {
 				continue
 			}
 			if k.Tracing() {
-				k.trace(f.th, "writeback_wait", k.workPayload(f.b, w))
+				k.trace(f.th, workEvent(tracepoint.WritebackWait, f.b, w))
 			}
 			// inode_wait_for_writeback on the tail of b_more_io
 			if in := b.bMoreIO.tail; in.State&ISync != 0 {
@@ -454,7 +449,7 @@ func (f *Flusher) writebackSbInodes() bool {
 					k.requeueIOFor(in, CauseISync)
 					f.Stats.SbRequeues++
 					if k.Tracing() {
-						k.trace(f.th, "writeback_sb_inodes_requeue", k.sbRequeuePayload(in))
+						k.trace(f.th, k.sbRequeueEvent(in))
 					}
 					continue
 				}

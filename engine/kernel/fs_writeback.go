@@ -1,10 +1,8 @@
 package kernel
 
 import (
-	"fmt"
-
 	"github.com/wblab/wblab/engine/sim"
-	"github.com/wblab/wblab/engine/trace"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 // SyncMode is enum writeback_sync_modes.
@@ -81,21 +79,10 @@ func (w *WbWritebackWork) Wait(th *Thread) bool {
 	return true
 }
 
-func (k *Kernel) workPayload(b *BDI, w *WbWritebackWork) string {
-	if k.tf != nil {
-		return k.tf.Work(trace.WorkPayload{Bdi: b.Name, NrPages: w.NrPages, SyncMode: int(w.SyncMode),
-			Kupdate: w.ForKupdate, RangeCyclic: w.RangeCyclic, Background: w.ForBackground, Reason: trace.Reason(w.Reason)})
-	}
-	kupdate, cyclic, bg := b2i(w.ForKupdate), b2i(w.RangeCyclic), b2i(w.ForBackground)
-	return fmt.Sprintf("bdi %s: sb_dev 0:0 nr_pages=%d sync_mode=%d kupdate=%d range_cyclic=%d background=%d reason=%s",
-		b.Name, w.NrPages, w.SyncMode, kupdate, cyclic, bg, w.Reason)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// workEvent is the writeback_work_class event tp for w on b.
+func workEvent(tp tracepoint.Point, b *BDI, w *WbWritebackWork) tracepoint.Work {
+	return tracepoint.Work{TP: tp, Bdi: b.Name, NrPages: w.NrPages, SyncMode: int(w.SyncMode),
+		Kupdate: w.ForKupdate, RangeCyclic: w.RangeCyclic, Background: w.ForBackground, Reason: uint8(w.Reason)}
 }
 
 // markInodeDirty is __mark_inode_dirty (v3.2): set the flags; an inode that was not
@@ -220,12 +207,7 @@ func (k *Kernel) queueIO(b *BDI, th *Thread, work *WbWritebackWork) {
 			older = work.olderThanThis
 			age = (k.W.Jiffies() - work.olderThanThis) * 1000 / k.W.HZ()
 		}
-		if k.tf != nil {
-			k.trace(th, "writeback_queue_io", k.tf.QueueIO(b.Name, uint64(older), age, moved, trace.Reason(work.Reason)))
-			return
-		}
-		k.trace(th, "writeback_queue_io", fmt.Sprintf("bdi %s: older=%d age=%d enqueue=%d reason=%s",
-			b.Name, older, age, moved, work.Reason))
+		k.trace(th, tracepoint.QueueIO{Bdi: b.Name, Older: older, Age: age, Moved: moved, Reason: uint8(work.Reason)})
 	}
 }
 
@@ -293,8 +275,8 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 					}
 					m.requeued = true
 					m.stage = wsiDone
-					if k.Tracing() && k.tf == nil { // v6.6 has no such event
-						k.trace(th, "writeback_single_inode_requeue", k.wsiPayload(m))
+					if k.Tracing() {
+						k.trace(th, k.wsiEvent(tracepoint.WritebackSingleInodeRequeue, m))
 					}
 					return false
 				}
@@ -304,8 +286,8 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 			in.State |= ISync
 			in.State &^= IDirtyPages
 			th.Charge(k.P.Costs.InodeWriteback)
-			if k.tf != nil && k.Tracing() {
-				k.trace(th, "writeback_single_inode_start", k.wsiPayload(m))
+			if k.Tracing() {
+				k.trace(th, k.wsiEvent(tracepoint.WritebackSingleInodeStart, m))
 			}
 			if m.fromLists {
 				age := k.W.Now() - k.W.JiffiesToTime(in.DirtiedWhen)
@@ -342,15 +324,15 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 			in.State &^= IDirtySync | IDirtyDatasync
 			if dirty&(IDirtySync|IDirtyDatasync) != 0 {
 				th.Charge(k.P.Costs.WriteInode)
-				if k.tf != nil && k.Tracing() {
-					k.trace(th, "writeback_write_inode_start", k.tf.WriteInode(in.bdi.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
+				if k.Tracing() {
+					k.trace(th, tracepoint.WriteInode{TP: tracepoint.WritebackWriteInodeStart, Bdi: in.bdi.Name, Ino: in.Ino, SyncMode: int(m.wc.Wbc.SyncMode)})
 				}
 				err := in.bdi.FS.WriteInode(&m.wc)
 				if err != nil {
 					k.fired(ActWriteInodeFailed)
 				}
-				if k.tf != nil && k.Tracing() {
-					k.trace(th, "writeback_write_inode", k.tf.WriteInode(in.bdi.Name, in.Ino, int(m.wc.Wbc.SyncMode)))
+				if k.Tracing() {
+					k.trace(th, tracepoint.WriteInode{TP: tracepoint.WritebackWriteInode, Bdi: in.bdi.Name, Ino: in.Ino, SyncMode: int(m.wc.Wbc.SyncMode)})
 				}
 				if err == nil && in.State&(IDirtySync|IDirtyDatasync) == 0 {
 					if in.metaDirty {
@@ -408,7 +390,7 @@ func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 		in.syncWait.WakeAll() // inode_sync_complete
 	}
 	if k.Tracing() {
-		k.trace(th, "writeback_single_inode", k.wsiPayload(m))
+		k.trace(th, k.wsiEvent(tracepoint.WritebackSingleInode, m))
 	}
 }
 
@@ -462,24 +444,17 @@ func (k *Kernel) requeueInode(m *singleInodeWB) {
 	}
 }
 
-func (k *Kernel) sbRequeuePayload(in *Inode) string {
-	if k.tf != nil {
-		return k.tf.SbInodesRequeue(in.bdi.Name, in.Ino, trace.InodeState(in.State&^ISyncQueued), uint64(in.DirtiedWhen),
-			uint64((k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ()))
-	}
-	return fmt.Sprintf("bdi %s: ino=%d state=%s dirtied_when=%d age=%d",
-		in.bdi.Name, in.Ino, StateString(in.State), in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ())
+// sbRequeueEvent is writeback_sb_inodes_requeue for in. show_inode_state does not
+// print I_SYNC_QUEUED.
+func (k *Kernel) sbRequeueEvent(in *Inode) tracepoint.SbInodesRequeue {
+	return tracepoint.SbInodesRequeue{Bdi: in.bdi.Name, Ino: in.Ino, State: uint64(in.State &^ ISyncQueued),
+		DirtiedWhen: in.DirtiedWhen, Age: (k.W.Jiffies() - in.DirtiedWhen) / k.W.HZ()}
 }
 
-func (k *Kernel) wsiPayload(m *singleInodeWB) string {
+// wsiEvent is the writeback_single_inode class event tp for m.
+func (k *Kernel) wsiEvent(tp tracepoint.Point, m *singleInodeWB) tracepoint.SingleInode {
 	in := m.in
-	if k.tf != nil {
-		return k.tf.SingleInode(trace.InodePayload{Bdi: in.bdi.Name, Ino: in.Ino, State: trace.InodeState(in.State &^ ISyncQueued),
-			DirtiedWhen: uint64(in.DirtiedWhen), Age: uint64((k.W.Jiffies() - in.DirtiedWhen) / k.W.HZ()),
-			Index: uint64(in.WritebackIndex), ToWrite: m.nrToWrite, Wrote: uint64(m.nrToWrite - m.wc.Wbc.NrToWrite)})
-	}
-	state := StateString(in.State) // __print_flags prints nothing for no bits
-	return fmt.Sprintf("bdi %s: ino=%d state=%s dirtied_when=%d age=%d index=%d to_write=%d wrote=%d",
-		in.bdi.Name, in.Ino, state, in.DirtiedWhen, (k.W.Jiffies()-in.DirtiedWhen)/k.W.HZ(),
-		in.WritebackIndex, m.nrToWrite, m.nrToWrite-m.wc.Wbc.NrToWrite)
+	return tracepoint.SingleInode{TP: tp, Bdi: in.bdi.Name, Ino: in.Ino, State: uint64(in.State &^ ISyncQueued),
+		DirtiedWhen: in.DirtiedWhen, Age: (k.W.Jiffies() - in.DirtiedWhen) / k.W.HZ(),
+		Index: in.WritebackIndex, ToWrite: m.nrToWrite, Wrote: m.nrToWrite - m.wc.Wbc.NrToWrite}
 }

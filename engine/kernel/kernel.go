@@ -17,13 +17,8 @@ import (
 
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/sim"
-	"github.com/wblab/wblab/engine/trace"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
-
-// Tracer receives trace lines (comm, pid, cpu, event, payload in the kernel's format).
-type Tracer interface {
-	Emit(now sim.Time, comm string, pid, cpu int, event, payload string)
-}
 
 // Kernel is one simulated machine's writeback subsystem.
 type Kernel struct {
@@ -52,10 +47,7 @@ type Kernel struct {
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID      int
 
-	tracer Tracer
-	// tf renders payloads in the v6.6 wording (Variants.TraceV66); nil: v3.2
-	// wording by the Sprintf calls next to each tracepoint.
-	tf *trace.Formatter
+	tracer tracepoint.Tracer
 
 	// mm/page-writeback.c state
 	dirtyableMem     int64           // determine_dirtyable_memory(), pages
@@ -163,9 +155,6 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	k.writeoutPeriodTimer.Fn = k.writeoutPeriod
 	k.BDI.onePage, _ = fs.(OnePageWriter)
 	k.bdpRatelimits = make([]int64, p.CPUs)
-	if p.Variants.TraceV66 {
-		k.tf = trace.NewFormatter(trace.V66)
-	}
 	k.dirtyableMem = dirtyableMemory(p.MemoryMB)
 	if p.Reclaim != nil {
 		k.initReclaim(p.Reclaim)
@@ -234,29 +223,24 @@ func dirtyableMemory(memMB int64) int64 {
 	return (memMB-pinned)<<(20-PageShift) + 1
 }
 
-// SetTracer enables trace output.
-func (k *Kernel) SetTracer(t Tracer) { k.tracer = t }
+// SetTracer sets (nil: removes) the tracer the kernel's tracepoints emit to.
+func (k *Kernel) SetTracer(t tracepoint.Tracer) { k.tracer = t }
 
-// Tracing reports whether trace output is on.
+// Tracing reports whether a tracer is set. Tracepoints test it before they build
+// their event, so an untraced run pays one check per tracepoint.
 func (k *Kernel) Tracing() bool { return k.tracer != nil }
 
-// Trace emits one trace line from th's context (nil: interrupt/timer context), for
-// filesystems and workloads; it does nothing when tracing is off.
-func (k *Kernel) Trace(th *Thread, event, payload string) { k.trace(th, event, payload) }
+// trace emits ev from th's context (nil: interrupt/timer context).
+func (k *Kernel) trace(th *Thread, ev tracepoint.Event) { k.traceAt(th, k.W.Now(), ev) }
 
-func (k *Kernel) trace(th *Thread, event, payload string) { k.traceAt(th, k.W.Now(), event, payload) }
-
-// traceAt emits a trace line stamped t: a call inside a CPU burst that the model
-// computes in one step (t ≥ now), so the line carries the call's own time.
-func (k *Kernel) traceAt(th *Thread, t sim.Time, event, payload string) {
-	if k.tracer == nil {
-		return
-	}
-	comm, pid, cpu := "<idle>", 0, 0
+// traceAt emits ev stamped t: a call inside a CPU burst that the model computes in
+// one step (t ≥ now), so the event carries the call's own time.
+func (k *Kernel) traceAt(th *Thread, t sim.Time, ev tracepoint.Event) {
+	var task *sim.Task
 	if th != nil {
-		comm, pid, cpu = th.Task.Comm, th.Task.PID, max(th.Task.CPU, 0)
+		task = th.Task
 	}
-	k.tracer.Emit(t, comm, pid, cpu, event, payload)
+	k.tracer.Emit(t, task, ev)
 }
 
 // Thread is a task executing kernel code: its sim task, block-layer submission

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/trace"
 )
 
 // Unit tests of the v6.x writeback rules (kernel-notes §1 "v6.x" paragraphs), each
@@ -441,16 +442,17 @@ func (l *lineTracer) Emit(now sim.Time, comm string, pid, cpu int, event, payloa
 	l.lines[event] = append(l.lines[event], payload)
 }
 
-// TestTraceV66Wording: §6.3 — the 6.1 preset prints the v6.6 wording; trace_v66
-// off keeps v3.2's.
+// TestTraceV66Wording: §6.3 — the 6.1 preset's events print in the v6.6 wording
+// and in v3.2's (Variants.TraceV66 picks one in engine.Build).
 func TestTraceV66Wording(t *testing.T) {
 	for _, v66 := range []bool{false, true} {
-		k, _ := newTestKernel(t, func(p *Params) {
-			p.Variants = v61()
-			p.Variants.TraceV66 = v66
-		})
+		k, _ := newTestKernel(t, func(p *Params) { p.Variants = v61() })
 		tr := &lineTracer{lines: map[string][]string{}}
-		k.SetTracer(tr)
+		wording := trace.V32
+		if v66 {
+			wording = trace.V66
+		}
+		k.SetTracer(trace.NewPrinter(wording, tr))
 		th := k.NewThread("dd")
 		in := k.NewInode()
 		k.DirtyPages(th, in, 0, 20000, 20000*PageSize) // over the background threshold

@@ -1,11 +1,10 @@
 package kernel
 
 import (
-	"fmt"
 	"math/bits"
 
 	"github.com/wblab/wblab/engine/sim"
-	"github.com/wblab/wblab/engine/trace"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 func ilog2(x int64) int64 {
@@ -118,14 +117,9 @@ func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
 	if th == k.flusher.th {
 		k.flusherGDS.add(gdsSample{k.W.Now(), k.G.NrWritten})
 	}
-	if k.Tracing() && k.tf != nil {
-		k.trace(th, "global_dirty_state", k.tf.GlobalDirtyState(trace.GlobalDirtyPayload{
-			Dirty: uint64(k.G.NrFileDirty), Writeback: uint64(k.G.NrWriteback), BgThresh: uint64(background),
-			Thresh: uint64(dirty), Limit: uint64(k.globalDirtyLimit), Dirtied: uint64(k.G.NrDirtied), Written: uint64(k.G.NrWritten)}))
-	} else if k.Tracing() {
-		k.trace(th, "global_dirty_state", fmt.Sprintf(
-			"dirty=%d writeback=%d unstable=0 bg_thresh=%d thresh=%d limit=%d dirtied=%d written=%d",
-			k.G.NrFileDirty, k.G.NrWriteback, background, dirty, k.globalDirtyLimit, k.G.NrDirtied, k.G.NrWritten))
+	if k.Tracing() {
+		k.trace(th, tracepoint.GlobalDirty{Dirty: k.G.NrFileDirty, Writeback: k.G.NrWriteback, BgThresh: background,
+			Thresh: dirty, Limit: k.globalDirtyLimit, Dirtied: k.G.NrDirtied, Written: k.G.NrWritten})
 	}
 	return background, dirty
 }
@@ -574,17 +568,9 @@ func (k *Kernel) bdiUpdateDirtyRatelimit(b *BDI, thresh, bg, dirty, bdiThresh, b
 	b.BalancedDirtyRatelimit = balanced
 	if k.Tracing() {
 		kb := func(p int64) int64 { return p << (PageShift - 10) }
-		if k.tf != nil {
-			ukb := func(p int64) uint64 { return uint64(max(kb(p), 0)) }
-			k.trace(nil, "bdi_dirty_ratelimit", k.tf.BdiDirtyRatelimit(trace.RatelimitPayload{Bdi: b.Name,
-				WriteBW: ukb(b.WriteBandwidth), AvgWriteBW: ukb(b.AvgWriteBandwidth), DirtyRate: ukb(dirtyRate),
-				DirtyRatelimit: ukb(b.DirtyRatelimit), TaskRatelimit: ukb(taskRatelimit), BalancedDirtyRatelimit: ukb(b.BalancedDirtyRatelimit)}))
-			return
-		}
-		k.trace(nil, "bdi_dirty_ratelimit", fmt.Sprintf(
-			"bdi %s: write_bw=%d awrite_bw=%d dirty_rate=%d dirty_ratelimit=%d task_ratelimit=%d balanced_dirty_ratelimit=%d",
-			b.Name, kb(b.WriteBandwidth), kb(b.AvgWriteBandwidth), kb(dirtyRate), kb(b.DirtyRatelimit),
-			kb(taskRatelimit), kb(b.BalancedDirtyRatelimit)))
+		k.trace(nil, tracepoint.Ratelimit{Bdi: b.Name, WriteBW: kb(b.WriteBandwidth), AvgWriteBW: kb(b.AvgWriteBandwidth),
+			DirtyRate: kb(dirtyRate), DirtyRatelimit: kb(b.DirtyRatelimit), TaskRatelimit: kb(taskRatelimit),
+			BalancedDirtyRatelimit: kb(b.BalancedDirtyRatelimit)})
 	}
 }
 
@@ -1014,25 +1000,11 @@ func (k *Kernel) emitBdp(th *Thread, b *BDI, s *bdpState, bdiThresh, pause int64
 	bdiSetpoint := setpoint * bdiThresh / (s.thresh + 1)
 	kb := func(p int64) int64 { return p << (PageShift - 10) }
 	hz := k.W.HZ()
-	if k.tf != nil {
-		u := func(p int64) uint64 { return uint64(max(p, 0)) }
-		k.trace(th, "balance_dirty_pages", k.tf.BalanceDirtyPages(trace.BalancePayload{Bdi: b.Name,
-			Limit: u(limit), Setpoint: u(setpoint), Dirty: u(s.nrDirty), BdiSetpoint: u(bdiSetpoint), BdiDirty: u(s.bdiDirty),
-			DirtyRatelimit: u(kb(b.DirtyRatelimit)), TaskRatelimit: u(kb(s.taskRatelimit)),
-			Dirtied: uint32(s.pagesDirtied), DirtiedPause: uint32(th.NrDirtiedPause),
-			Paused: u((k.W.Jiffies() - s.startTime) * 1000 / hz), Pause: pause * 1000 / hz,
-			Period: u(s.period * 1000 / hz), Think: s.think * 1000 / hz}))
-		return
-	}
-	payload := fmt.Sprintf(
-		"bdi %s: limit=%d setpoint=%d dirty=%d bdi_setpoint=%d bdi_dirty=%d dirty_ratelimit=%d task_ratelimit=%d dirtied=%d dirtied_pause=%d paused=%d pause=%d",
-		b.Name, limit, setpoint, s.nrDirty, bdiSetpoint, s.bdiDirty, kb(b.DirtyRatelimit), kb(s.taskRatelimit),
-		s.pagesDirtied, th.NrDirtiedPause, (k.W.Jiffies()-s.startTime)*1000/hz, pause*1000/hz)
-	if k.P.Variants.BdpThinkTime {
-		// v3.3+: " period=%lu think=%ld" (ms)
-		payload += fmt.Sprintf(" period=%d think=%d", s.period*1000/hz, s.think*1000/hz)
-	}
-	k.trace(th, "balance_dirty_pages", payload)
+	k.trace(th, tracepoint.Balance{Bdi: b.Name, Limit: limit, Setpoint: setpoint, Dirty: s.nrDirty,
+		BdiSetpoint: bdiSetpoint, BdiDirty: s.bdiDirty, DirtyRatelimit: kb(b.DirtyRatelimit), TaskRatelimit: kb(s.taskRatelimit),
+		Dirtied: s.pagesDirtied, DirtiedPause: th.NrDirtiedPause, Paused: (k.W.Jiffies() - s.startTime) * 1000 / hz,
+		Pause: pause * 1000 / hz, Period: s.period * 1000 / hz, Think: s.think * 1000 / hz,
+		PeriodThink: k.P.Variants.BdpThinkTime}) // v3.3+
 }
 
 // bdpLoopExit is balance_dirty_pages' decision after a pause (v3.2, commit

@@ -1,10 +1,9 @@
 package kernel
 
 import (
-	"fmt"
-
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 // WritebackCtx is one ->writepages call in progress: the calling thread, the inode,
@@ -457,15 +456,6 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 	return false
 }
 
-// cgroupSuffix is the " cgroup_ino=1" v6.6 appends to bdi/wb events (no cgroup
-// writeback in the model: the root cgroup).
-func (k *Kernel) cgroupSuffix() string {
-	if k.tf != nil {
-		return " cgroup_ino=1"
-	}
-	return ""
-}
-
 // TraceWritepage emits the wbc_writepage lines of calls consecutive ->writepage
 // calls (for filesystems that run their own write_cache_pages-like loop).
 func (wc *WritebackCtx) TraceWritepage(calls int64) {
@@ -484,14 +474,15 @@ func (wc *WritebackCtx) TraceWritepageAt(off sim.Time) {
 	wc.traceWritepage(wc.K.W.Now()+off, wc.Wbc.NrToWrite)
 }
 
+// traceWritepage emits wbc_writepage with towrt nr; the range is in bytes
+// (range_end LLONG_MAX for the whole file).
 func (wc *WritebackCtx) traceWritepage(t sim.Time, nr int64) {
 	wbc := &wc.Wbc
-	end := "0x7fffffffffffffff"
+	end := longMax
 	if wbc.RangeEnd != longMax {
-		end = fmt.Sprintf("0x%x", (wbc.RangeEnd+1)*PageSize-1)
+		end = (wbc.RangeEnd+1)*PageSize - 1
 	}
-	wc.K.traceAt(wc.Th, t, "wbc_writepage", fmt.Sprintf(
-		"bdi %s: towrt=%d skip=%d mode=%d kupd=%d bgrd=%d reclm=%d cyclic=%d start=0x%x end=%s",
-		wc.In.bdi.Name, nr, wbc.PagesSkipped, wbc.SyncMode, b2i(wbc.ForKupdate), b2i(wbc.ForBackground),
-		b2i(wbc.ForReclaim), b2i(wbc.RangeCyclic), wbc.RangeStart*PageSize, end)+wc.K.cgroupSuffix())
+	wc.K.traceAt(wc.Th, t, tracepoint.Writepage{Bdi: wc.In.bdi.Name, NrToWrite: nr, PagesSkipped: wbc.PagesSkipped,
+		SyncMode: int(wbc.SyncMode), Kupdate: wbc.ForKupdate, Background: wbc.ForBackground, Reclaim: wbc.ForReclaim,
+		RangeCyclic: wbc.RangeCyclic, RangeStart: wbc.RangeStart * PageSize, RangeEnd: end})
 }

@@ -2,15 +2,17 @@
 // scripts of Wu Fengguang's writeback harness read a wblab trace unchanged
 // (kernel-notes §5.3, §5.4, §6).
 //
-// A *Buffer is a bounded ring of trace_pipe lines. Tracing is off when the kernel's
-// *Buffer is nil: every Buffer method is then a no-op, and callers check Enabled()
-// before formatting a payload so that an untraced run pays one nil check per
-// tracepoint. A Formatter renders the payload of each writeback tracepoint exactly as
-// the kernel's TP_printk does, in the v3.2 or the v6.6 wording; Tab reads a line back
-// the way the harness's trace_tab does, for tests.
+// The model (engine/kernel, engine/fs, devices) emits typed events
+// (engine/tracepoint) to one tracepoint.Tracer and knows no wording. A Printer is
+// that tracer: its Formatter renders each event's payload exactly as the kernel's
+// TP_printk does, in the v3.2 or the v6.6 wording, and it hands the line to a Sink,
+// normally a *Buffer, a bounded ring of trace_pipe lines. A nil *Buffer is a valid,
+// disabled one (every method a no-op); an untraced run sets no tracer at all, so
+// each tracepoint costs one nil check. Tab reads a line back the way the harness's
+// trace_tab does, for tests.
 //
 // The package has no goroutines, no wall clock and no package-level mutable state;
-// neither Buffer nor Formatter is safe for concurrent use.
+// neither Buffer, Formatter nor Printer is safe for concurrent use.
 package trace
 
 import (
@@ -110,8 +112,7 @@ func (b *Buffer) Reset() {
 //	"%16s-%-5d [%03d] %5lu.%06lu: <event>: <payload>"
 //
 // comm is cut to 15 bytes like the kernel's task comm; now is rounded to the nearest
-// microsecond like ftrace's ns2usecs. Emit on a nil buffer does nothing. Format the
-// payload only after checking Enabled.
+// microsecond like ftrace's ns2usecs. Emit on a nil buffer does nothing.
 func (b *Buffer) Emit(now sim.Time, comm string, pid, cpu int, event, payload string) {
 	if b == nil {
 		return

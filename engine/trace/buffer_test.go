@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 func TestRingKeepsNewest(t *testing.T) {
@@ -86,7 +87,7 @@ func TestNilBufferIsSafe(t *testing.T) {
 	var b *Buffer
 	assert.False(t, b.Enabled())
 	assert.NotPanics(t, func() {
-		b.Emit(sim.Second, "dd", 1, 0, EvGlobalDirtyState, "x")
+		b.Emit(sim.Second, "dd", 1, 0, tracepoint.GlobalDirtyState.String(), "x")
 		b.Reset()
 	})
 	assert.Equal(t, 0, b.Len())
@@ -113,7 +114,7 @@ func (w *failWriter) Write(p []byte) (int, error) {
 func TestWriteToLargeAndError(t *testing.T) {
 	b := New(5000)
 	for i := range 6000 {
-		b.Emit(sim.Time(i)*sim.Microsecond, "flush-8:0", 42, 3, EvWritebackPagesWritten, strconv.Itoa(i))
+		b.Emit(sim.Time(i)*sim.Microsecond, "flush-8:0", 42, 3, tracepoint.WritebackPagesWritten.String(), strconv.Itoa(i))
 	}
 	var out bytes.Buffer
 	n, err := b.WriteTo(&out)
@@ -132,15 +133,15 @@ func sprintfPrefix(comm string, pid, cpu int, secs, usecs int64) string {
 }
 
 // sprintfGlobalDirtyState is the v3.2 TP_printk written with fmt.
-func sprintfGlobalDirtyState(g GlobalDirtyPayload) string {
+func sprintfGlobalDirtyState(g tracepoint.GlobalDirty) string {
 	return fmt.Sprintf("dirty=%d writeback=%d unstable=%d bg_thresh=%d thresh=%d limit=%d dirtied=%d written=%d",
 		g.Dirty, g.Writeback, g.Unstable, g.BgThresh, g.Thresh, g.Limit, g.Dirtied, g.Written)
 }
 
 // emitSprintf is Emit + global_dirty_state done the fmt.Sprintf way.
-func emitSprintf(lines []string, i int, now sim.Time, comm string, pid, cpu int, g GlobalDirtyPayload) {
+func emitSprintf(lines []string, i int, now sim.Time, comm string, pid, cpu int, g tracepoint.GlobalDirty) {
 	us := (int64(now) + 500) / 1000
-	lines[i%len(lines)] = sprintfPrefix(comm, pid, cpu, us/1e6, us%1e6) + EvGlobalDirtyState + ": " + sprintfGlobalDirtyState(g)
+	lines[i%len(lines)] = sprintfPrefix(comm, pid, cpu, us/1e6, us%1e6) + tracepoint.GlobalDirtyState.String() + ": " + sprintfGlobalDirtyState(g)
 }
 
 func TestAppendMatchesSprintf(t *testing.T) {
@@ -149,17 +150,18 @@ func TestAppendMatchesSprintf(t *testing.T) {
 	ref := make([]string, 1)
 	for i := range 2000 {
 		// Deterministic spread of magnitudes, including 0 and 64-bit extremes.
-		v := uint64(i) * 0x9e3779b97f4a7c15 >> (i % 64)
-		g := GlobalDirtyPayload{Dirty: v, Writeback: v / 3, Unstable: uint64(i), BgThresh: v >> 7,
+		u := uint64(i) * 0x9e3779b97f4a7c15 >> (i % 64)
+		v := int64(u) // negative from 2^63 on: V32 prints the model's signed values
+		g := tracepoint.GlobalDirty{Dirty: v, Writeback: v / 3, Unstable: int64(i), BgThresh: v >> 7,
 			Thresh: v >> 5, Limit: v >> 4, Dirtied: v * 7, Written: ^v}
-		now := sim.Time(v >> 1)
-		b.Emit(now, "flush-8:0", i, i%64, EvGlobalDirtyState, f.GlobalDirtyState(g))
+		now := sim.Time(u >> 1)
+		b.Emit(now, "flush-8:0", i, i%64, tracepoint.GlobalDirtyState.String(), f.GlobalDirtyState(g))
 		emitSprintf(ref, 0, now, "flush-8:0", i, i%64, g)
 		require.Equal(t, ref[0], b.Lines()[0])
 	}
 }
 
-var benchState = GlobalDirtyPayload{Dirty: 19553, Writeback: 4480, Unstable: 0, BgThresh: 12800,
+var benchState = tracepoint.GlobalDirty{Dirty: 19553, Writeback: 4480, Unstable: 0, BgThresh: 12800,
 	Thresh: 25600, Limit: 25897, Dirtied: 1058745, Written: 1034712}
 
 // BenchmarkEmitGlobalDirtyState is the path the kernel uses: strconv.Append into the
@@ -170,9 +172,9 @@ func BenchmarkEmitGlobalDirtyState(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		g := benchState
-		g.Dirtied += uint64(i)
+		g.Dirtied += int64(i)
 		if buf.Enabled() {
-			buf.Emit(sim.Time(i)*sim.Millisecond, "flush-8:0", 1234, 3, EvGlobalDirtyState, f.GlobalDirtyState(g))
+			buf.Emit(sim.Time(i)*sim.Millisecond, "flush-8:0", 1234, 3, tracepoint.GlobalDirtyState.String(), f.GlobalDirtyState(g))
 		}
 	}
 }
@@ -184,7 +186,7 @@ func BenchmarkEmitGlobalDirtyStateSprintf(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		g := benchState
-		g.Dirtied += uint64(i)
+		g.Dirtied += int64(i)
 		emitSprintf(lines, i, sim.Time(i)*sim.Millisecond, "flush-8:0", 1234, 3, g)
 	}
 }
@@ -196,7 +198,7 @@ func BenchmarkEmitDisabled(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if buf.Enabled() {
-			buf.Emit(sim.Time(i), "flush-8:0", 1234, 3, EvGlobalDirtyState, f.GlobalDirtyState(benchState))
+			buf.Emit(sim.Time(i), "flush-8:0", 1234, 3, tracepoint.GlobalDirtyState.String(), f.GlobalDirtyState(benchState))
 		}
 	}
 }

@@ -1,37 +1,9 @@
 package trace
 
-import "strconv"
+import (
+	"strconv"
 
-// Event names, as the kernel prints them after the line prefix.
-const (
-	EvWritebackNothread         = "writeback_nothread"
-	EvWritebackQueue            = "writeback_queue"
-	EvWritebackExec             = "writeback_exec"
-	EvWritebackStart            = "writeback_start"
-	EvWritebackWritten          = "writeback_written"
-	EvWritebackWait             = "writeback_wait"
-	EvWritebackPagesWritten     = "writeback_pages_written"
-	EvWritebackNowork           = "writeback_nowork"
-	EvWritebackWakeBackground   = "writeback_wake_background"
-	EvWritebackWakeThread       = "writeback_wake_thread"
-	EvWritebackWakeForkerThread = "writeback_wake_forker_thread"
-	EvWritebackBdiRegister      = "writeback_bdi_register"
-	EvWritebackBdiUnregister    = "writeback_bdi_unregister"
-	EvWritebackThreadStart      = "writeback_thread_start"
-	EvWritebackThreadStop       = "writeback_thread_stop"
-	EvWbcWritepage              = "wbc_writepage"
-	EvWritebackQueueIO          = "writeback_queue_io"
-	EvGlobalDirtyState          = "global_dirty_state"
-	EvBdiDirtyRatelimit         = "bdi_dirty_ratelimit"
-	EvBalanceDirtyPages         = "balance_dirty_pages"
-	EvWritebackSingleInode      = "writeback_single_inode"
-	EvWritebackSingleInodeReq   = "writeback_single_inode_requeue" // v3.2 only
-	EvWritebackSingleInodeStart = "writeback_single_inode_start"   // v6.6 only
-	EvWritebackSbInodesRequeue  = "writeback_sb_inodes_requeue"    // v6.6 only
-	EvWritebackWriteInode       = "writeback_write_inode"          // v6.6 only
-	EvWritebackWriteInodeStart  = "writeback_write_inode_start"    // v6.6 only
-	EvWritebackCongestionWait   = "writeback_congestion_wait"
-	EvWritebackWaitIffCongested = "writeback_wait_iff_congested"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 // Formatter renders tracepoint payloads (the text after "<event>: ") exactly as the
@@ -40,10 +12,6 @@ const (
 type Formatter struct {
 	// Format selects the kernel wording.
 	Format Format
-	// PeriodThink appends v3.3+'s " period=%lu think=%ld" to balance_dirty_pages in
-	// the V32 wording (the harness's column map expects them as columns 13-14). V66
-	// always prints them.
-	PeriodThink bool
 	// CgroupIno is the "cgroup_ino=%lu" that V66 appends to bdi/wb events. Zero
 	// prints 1, the root cgroup, which is what a kernel without cgroup writeback
 	// prints.
@@ -98,24 +66,95 @@ func appendBool(b []byte, key string, v bool) []byte {
 	return append(b, '0')
 }
 
-// WorkPayload is a struct wb_writeback_work as the writeback_work_class events see it.
-type WorkPayload struct {
-	Bdi              string // bdi name, e.g. "8:0"
-	SbMajor, SbMinor int    // sb_dev; 0:0 when the work has no superblock
-	NrPages          int64
-	SyncMode         int // WB_SYNC_NONE 0, WB_SYNC_ALL 1
-	Kupdate          bool
-	RangeCyclic      bool
-	Background       bool
-	Reason           Reason
+// appendUL appends a field the kernel prints with %lu from a value the model holds
+// signed. The V32 wording prints it signed, as wblab's v3.2 traces always have (the
+// harness reads "older=-24788" early in a run as a negative column); V66 prints it
+// as %lu does.
+func (f *Formatter) appendUL(b []byte, key string, v int64) []byte {
+	if f.Format != V66 {
+		return appendI(b, key, v)
+	}
+	return appendU(b, key, uint64(v))
 }
 
-// Work is the payload of writeback_{nothread,queue,exec,start,written,wait}:
+// appendULClamp is appendUL for the rate and balance_dirty_pages fields, which V66
+// clamps at 0 instead of wrapping.
+func (f *Formatter) appendULClamp(b []byte, key string, v int64) []byte {
+	if f.Format != V66 {
+		return appendI(b, key, v)
+	}
+	return appendU(b, key, uint64(max(v, 0)))
+}
+
+// appendU32 is appendUL for a %u (unsigned int) field.
+func (f *Formatter) appendU32(b []byte, key string, v int64) []byte {
+	if f.Format != V66 {
+		return appendI(b, key, v)
+	}
+	return appendU(b, key, uint64(uint32(v)))
+}
+
+// Payload renders ev's payload in f's wording. ok is false for an event the
+// wording's kernel does not have (v6.6: writeback_wake_thread,
+// writeback_single_inode_requeue; v3.2: writeback_single_inode_start,
+// writeback_write_inode[_start]) or an event type Payload does not know.
+func (f *Formatter) Payload(ev tracepoint.Event) (payload string, ok bool) {
+	v66 := f.Format == V66
+	switch e := ev.(type) {
+	case tracepoint.Work:
+		return f.Work(e), true
+	case tracepoint.PagesWritten:
+		return f.PagesWritten(e.Pages), true
+	case tracepoint.Bdi:
+		if e.TP == tracepoint.WritebackWakeThread && v66 {
+			return "", false // the v6.6 delayed work has no wake-up event
+		}
+		return f.Bdi(e.Bdi), true
+	case tracepoint.QueueIO:
+		return f.QueueIO(e), true
+	case tracepoint.GlobalDirty:
+		return f.GlobalDirtyState(e), true
+	case tracepoint.Ratelimit:
+		return f.BdiDirtyRatelimit(e), true
+	case tracepoint.Balance:
+		return f.BalanceDirtyPages(e), true
+	case tracepoint.SingleInode:
+		if e.TP == tracepoint.WritebackSingleInodeRequeue && v66 || e.TP == tracepoint.WritebackSingleInodeStart && !v66 {
+			return "", false
+		}
+		return f.SingleInode(e), true
+	case tracepoint.SbInodesRequeue:
+		return f.SbInodesRequeue(e), true
+	case tracepoint.WriteInode:
+		if !v66 {
+			return "", false
+		}
+		return f.WriteInode(e), true
+	case tracepoint.Writepage:
+		return f.WBC(e), true
+	case tracepoint.BlockRq:
+		return f.BlockRq(e), true
+	case tracepoint.Sleeprq:
+		return f.Sleeprq(e), true
+	case tracepoint.WbtStats:
+		return f.WbtStat(e), true
+	case tracepoint.WbtLatency:
+		return f.WbtLat(e), true
+	case tracepoint.WbtScaleStep:
+		return f.WbtStep(e), true
+	case tracepoint.WbtTimerTick:
+		return f.WbtTimer(e), true
+	}
+	return "", false
+}
+
+// Work is the payload of the writeback_work_class events (writeback_queue, _exec,
+// _start, _written, _wait, _busyloop):
 //
 //	"bdi %s: sb_dev %d:%d nr_pages=%ld sync_mode=%d kupdate=%d range_cyclic=%d background=%d reason=%s"
 //
 // plus " cgroup_ino=%lu" in V66.
-func (f *Formatter) Work(w WorkPayload) string {
+func (f *Formatter) Work(w tracepoint.Work) string {
 	b := appendBdi(f.start(), w.Bdi)
 	b = append(b, "sb_dev "...)
 	b = strconv.AppendInt(b, int64(w.SbMajor), 10)
@@ -127,7 +166,7 @@ func (f *Formatter) Work(w WorkPayload) string {
 	b = appendBool(b, " range_cyclic=", w.RangeCyclic)
 	b = appendBool(b, " background=", w.Background)
 	b = append(b, " reason="...)
-	b = append(b, w.Reason.Text(f.Format)...)
+	b = append(b, Reason(w.Reason).Text(f.Format)...)
 	return f.done(f.cgroup(b))
 }
 
@@ -156,27 +195,13 @@ func (f *Formatter) BdiRegister(bdi string) string {
 	return f.done(append(b, bdi...))
 }
 
-// WBCPayload is a struct writeback_control as wbc_writepage sees it.
-type WBCPayload struct {
-	Bdi          string
-	NrToWrite    int64 // towrt
-	PagesSkipped int64 // skip
-	SyncMode     int   // mode
-	Kupdate      bool  // kupd
-	Background   bool  // bgrd
-	Reclaim      bool  // reclm
-	RangeCyclic  bool  // cyclic
-	RangeStart   int64 // start, loff_t printed as 0x%lx
-	RangeEnd     int64 // end, e.g. LLONG_MAX = 0x7fffffffffffffff
-}
-
 // WBC is the payload of wbc_writepage:
 //
 //	"bdi %s: towrt=%ld skip=%ld mode=%d kupd=%d bgrd=%d reclm=%d cyclic=%d start=0x%lx end=0x%lx"
 //
 // plus " cgroup_ino=%lu" in V66. (v2.6.36 also printed "more=%d older=0x%lx" before
 // start=; v3.2 has dropped them.)
-func (f *Formatter) WBC(w WBCPayload) string {
+func (f *Formatter) WBC(w tracepoint.Writepage) string {
 	b := appendBdi(f.start(), w.Bdi)
 	b = appendI(b, "towrt=", w.NrToWrite)
 	b = appendI(b, " skip=", w.PagesSkipped)
@@ -198,26 +223,14 @@ func (f *Formatter) WBC(w WBCPayload) string {
 //
 // plus " cgroup_ino=%lu" in V66. older is older_than_this in jiffies (0 if none), age
 // is (jiffies - older) in ms (-1 if none), enqueue is the number of inodes moved.
-func (f *Formatter) QueueIO(bdi string, older uint64, age int64, enqueue int, reason Reason) string {
-	b := appendBdi(f.start(), bdi)
-	b = appendU(b, "older=", older)
-	b = appendI(b, " age=", age)
-	b = appendI(b, " enqueue=", int64(enqueue))
+func (f *Formatter) QueueIO(q tracepoint.QueueIO) string {
+	b := appendBdi(f.start(), q.Bdi)
+	b = f.appendUL(b, "older=", q.Older)
+	b = appendI(b, " age=", q.Age)
+	b = appendI(b, " enqueue=", int64(q.Moved))
 	b = append(b, " reason="...)
-	b = append(b, reason.Text(f.Format)...)
+	b = append(b, Reason(q.Reason).Text(f.Format)...)
 	return f.done(f.cgroup(b))
-}
-
-// GlobalDirtyPayload is the global dirty state, in pages.
-type GlobalDirtyPayload struct {
-	Dirty     uint64 // NR_FILE_DIRTY
-	Writeback uint64 // NR_WRITEBACK
-	Unstable  uint64 // NR_UNSTABLE_NFS (not printed by V66)
-	BgThresh  uint64
-	Thresh    uint64
-	Limit     uint64 // global_dirty_limit
-	Dirtied   uint64 // NR_DIRTIED, cumulative
-	Written   uint64 // NR_WRITTEN, cumulative
 }
 
 // GlobalDirtyState is the payload of global_dirty_state:
@@ -225,29 +238,18 @@ type GlobalDirtyPayload struct {
 //	"dirty=%lu writeback=%lu unstable=%lu bg_thresh=%lu thresh=%lu limit=%lu dirtied=%lu written=%lu"
 //
 // V66 drops "unstable=%lu" (which shifts the harness's columns; see §6.3).
-func (f *Formatter) GlobalDirtyState(g GlobalDirtyPayload) string {
-	b := appendU(f.start(), "dirty=", g.Dirty)
-	b = appendU(b, " writeback=", g.Writeback)
+func (f *Formatter) GlobalDirtyState(g tracepoint.GlobalDirty) string {
+	b := f.appendUL(f.start(), "dirty=", g.Dirty)
+	b = f.appendUL(b, " writeback=", g.Writeback)
 	if f.Format != V66 {
-		b = appendU(b, " unstable=", g.Unstable)
+		b = f.appendUL(b, " unstable=", g.Unstable)
 	}
-	b = appendU(b, " bg_thresh=", g.BgThresh)
-	b = appendU(b, " thresh=", g.Thresh)
-	b = appendU(b, " limit=", g.Limit)
-	b = appendU(b, " dirtied=", g.Dirtied)
-	b = appendU(b, " written=", g.Written)
+	b = f.appendUL(b, " bg_thresh=", g.BgThresh)
+	b = f.appendUL(b, " thresh=", g.Thresh)
+	b = f.appendUL(b, " limit=", g.Limit)
+	b = f.appendUL(b, " dirtied=", g.Dirtied)
+	b = f.appendUL(b, " written=", g.Written)
 	return f.done(b)
-}
-
-// RatelimitPayload is the per-bdi bandwidth and rate state, all in KB/s.
-type RatelimitPayload struct {
-	Bdi                    string
-	WriteBW                uint64 // write_bw
-	AvgWriteBW             uint64 // awrite_bw
-	DirtyRate              uint64
-	DirtyRatelimit         uint64
-	TaskRatelimit          uint64
-	BalancedDirtyRatelimit uint64
 }
 
 // BdiDirtyRatelimit is the payload of bdi_dirty_ratelimit:
@@ -255,72 +257,43 @@ type RatelimitPayload struct {
 //	"bdi %s: write_bw=%lu awrite_bw=%lu dirty_rate=%lu dirty_ratelimit=%lu task_ratelimit=%lu balanced_dirty_ratelimit=%lu"
 //
 // plus " cgroup_ino=%lu" in V66.
-func (f *Formatter) BdiDirtyRatelimit(r RatelimitPayload) string {
+func (f *Formatter) BdiDirtyRatelimit(r tracepoint.Ratelimit) string {
 	b := appendBdi(f.start(), r.Bdi)
-	b = appendU(b, "write_bw=", r.WriteBW)
-	b = appendU(b, " awrite_bw=", r.AvgWriteBW)
-	b = appendU(b, " dirty_rate=", r.DirtyRate)
-	b = appendU(b, " dirty_ratelimit=", r.DirtyRatelimit)
-	b = appendU(b, " task_ratelimit=", r.TaskRatelimit)
-	b = appendU(b, " balanced_dirty_ratelimit=", r.BalancedDirtyRatelimit)
+	b = f.appendULClamp(b, "write_bw=", r.WriteBW)
+	b = f.appendULClamp(b, " awrite_bw=", r.AvgWriteBW)
+	b = f.appendULClamp(b, " dirty_rate=", r.DirtyRate)
+	b = f.appendULClamp(b, " dirty_ratelimit=", r.DirtyRatelimit)
+	b = f.appendULClamp(b, " task_ratelimit=", r.TaskRatelimit)
+	b = f.appendULClamp(b, " balanced_dirty_ratelimit=", r.BalancedDirtyRatelimit)
 	return f.done(f.cgroup(b))
-}
-
-// BalancePayload is one balance_dirty_pages() round of a task.
-type BalancePayload struct {
-	Bdi            string
-	Limit          uint64 // global_dirty_limit, pages
-	Setpoint       uint64 // (limit + freerun) / 2, pages
-	Dirty          uint64 // pages
-	BdiSetpoint    uint64 // setpoint * bdi_thresh / (thresh + 1), pages
-	BdiDirty       uint64 // pages
-	DirtyRatelimit uint64 // KB/s
-	TaskRatelimit  uint64 // KB/s
-	Dirtied        uint32 // pages dirtied since the last pause
-	DirtiedPause   uint32 // current->nr_dirtied_pause
-	Paused         uint64 // ms already paused in this call
-	Pause          int64  // ms
-	Period         uint64 // ms (v3.3+)
-	Think          int64  // ms (v3.3+), 0 if dirty_paused_when is unset
 }
 
 // BalanceDirtyPages is the payload of balance_dirty_pages:
 //
 //	"bdi %s: limit=%lu setpoint=%lu dirty=%lu bdi_setpoint=%lu bdi_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld"
 //
-// plus " period=%lu think=%ld" in V32 with PeriodThink (v3.3+) and in V66, and
+// plus " period=%lu think=%ld" when the event has them (v3.3+; the harness's column
+// map expects them as columns 13-14) and always in V66, and
 // " cgroup_ino=%lu" in V66. (v6.6 still says bdi_setpoint/bdi_dirty; a later patch
 // renames them wb_setpoint/wb_dirty, which V66 does not follow.)
-func (f *Formatter) BalanceDirtyPages(p BalancePayload) string {
+func (f *Formatter) BalanceDirtyPages(p tracepoint.Balance) string {
 	b := appendBdi(f.start(), p.Bdi)
-	b = appendU(b, "limit=", p.Limit)
-	b = appendU(b, " setpoint=", p.Setpoint)
-	b = appendU(b, " dirty=", p.Dirty)
-	b = appendU(b, " bdi_setpoint=", p.BdiSetpoint)
-	b = appendU(b, " bdi_dirty=", p.BdiDirty)
-	b = appendU(b, " dirty_ratelimit=", p.DirtyRatelimit)
-	b = appendU(b, " task_ratelimit=", p.TaskRatelimit)
-	b = appendU(b, " dirtied=", uint64(p.Dirtied))
-	b = appendU(b, " dirtied_pause=", uint64(p.DirtiedPause))
-	b = appendU(b, " paused=", p.Paused)
+	b = f.appendULClamp(b, "limit=", p.Limit)
+	b = f.appendULClamp(b, " setpoint=", p.Setpoint)
+	b = f.appendULClamp(b, " dirty=", p.Dirty)
+	b = f.appendULClamp(b, " bdi_setpoint=", p.BdiSetpoint)
+	b = f.appendULClamp(b, " bdi_dirty=", p.BdiDirty)
+	b = f.appendULClamp(b, " dirty_ratelimit=", p.DirtyRatelimit)
+	b = f.appendULClamp(b, " task_ratelimit=", p.TaskRatelimit)
+	b = f.appendU32(b, " dirtied=", p.Dirtied)
+	b = f.appendU32(b, " dirtied_pause=", p.DirtiedPause)
+	b = f.appendULClamp(b, " paused=", p.Paused)
 	b = appendI(b, " pause=", p.Pause)
-	if f.PeriodThink || f.Format == V66 {
-		b = appendU(b, " period=", p.Period)
+	if p.PeriodThink || f.Format == V66 {
+		b = f.appendULClamp(b, " period=", p.Period)
 		b = appendI(b, " think=", p.Think)
 	}
 	return f.done(f.cgroup(b))
-}
-
-// InodePayload is one writeback_single_inode() call.
-type InodePayload struct {
-	Bdi         string
-	Ino         uint64
-	State       InodeState // i_state after the call
-	DirtiedWhen uint64     // jiffies
-	Age         uint64     // (jiffies - dirtied_when) / HZ, seconds
-	Index       uint64     // mapping->writeback_index after writepages
-	ToWrite     int64      // nr_to_write at entry
-	Wrote       uint64     // to_write - wbc->nr_to_write
 }
 
 // SingleInode is the payload of writeback_single_inode and (v3.2)
@@ -329,11 +302,11 @@ type InodePayload struct {
 //	"bdi %s: ino=%lu state=%s dirtied_when=%lu age=%lu index=%lu to_write=%ld wrote=%lu"
 //
 // plus " cgroup_ino=%lu" in V66. state is InodeState.Text (empty when no bit is set).
-func (f *Formatter) SingleInode(p InodePayload) string {
-	b := appendInodeHead(f.start(), p.Bdi, p.Ino, p.State, p.DirtiedWhen, p.Age, f.Format)
-	b = appendU(b, " index=", p.Index)
+func (f *Formatter) SingleInode(p tracepoint.SingleInode) string {
+	b := f.appendInodeHead(f.start(), p.Bdi, p.Ino, p.State, p.DirtiedWhen, p.Age)
+	b = f.appendUL(b, " index=", p.Index)
 	b = appendI(b, " to_write=", p.ToWrite)
-	b = appendU(b, " wrote=", p.Wrote)
+	b = f.appendUL(b, " wrote=", p.Wrote)
 	return f.done(f.cgroup(b))
 }
 
@@ -343,18 +316,18 @@ func (f *Formatter) SingleInode(p InodePayload) string {
 //	"bdi %s: ino=%lu state=%s dirtied_when=%lu age=%lu cgroup_ino=%lu"
 //
 // The cgroup suffix is printed only in V66.
-func (f *Formatter) SbInodesRequeue(bdi string, ino uint64, state InodeState, dirtiedWhen, age uint64) string {
-	b := appendInodeHead(f.start(), bdi, ino, state, dirtiedWhen, age, f.Format)
+func (f *Formatter) SbInodesRequeue(p tracepoint.SbInodesRequeue) string {
+	b := f.appendInodeHead(f.start(), p.Bdi, p.Ino, p.State, p.DirtiedWhen, p.Age)
 	return f.done(f.cgroup(b))
 }
 
-func appendInodeHead(b []byte, bdi string, ino uint64, state InodeState, dirtiedWhen, age uint64, fm Format) []byte {
+func (f *Formatter) appendInodeHead(b []byte, bdi string, ino, state uint64, dirtiedWhen, age int64) []byte {
 	b = appendBdi(b, bdi)
 	b = appendU(b, "ino=", ino)
 	b = append(b, " state="...)
-	b = appendState(b, state, fm)
-	b = appendU(b, " dirtied_when=", dirtiedWhen)
-	return appendU(b, " age=", age)
+	b = appendState(b, InodeState(state), f.Format)
+	b = f.appendUL(b, " dirtied_when=", dirtiedWhen)
+	return f.appendUL(b, " age=", age)
 }
 
 // WriteInode is the payload of v6.6's writeback_write_inode[_start]:
@@ -362,10 +335,10 @@ func appendInodeHead(b []byte, bdi string, ino uint64, state InodeState, dirtied
 //	"bdi %s: ino=%lu sync_mode=%d cgroup_ino=%lu"
 //
 // The cgroup suffix is printed only in V66.
-func (f *Formatter) WriteInode(bdi string, ino uint64, syncMode int) string {
-	b := appendBdi(f.start(), bdi)
-	b = appendU(b, "ino=", ino)
-	b = appendI(b, " sync_mode=", int64(syncMode))
+func (f *Formatter) WriteInode(p tracepoint.WriteInode) string {
+	b := appendBdi(f.start(), p.Bdi)
+	b = appendU(b, "ino=", p.Ino)
+	b = appendI(b, " sync_mode=", int64(p.SyncMode))
 	return f.done(f.cgroup(b))
 }
 
@@ -375,5 +348,92 @@ func (f *Formatter) WriteInode(bdi string, ino uint64, syncMode int) string {
 func (f *Formatter) CongestionWait(usecTimeout, usecDelayed uint32) string {
 	b := appendU(f.start(), "usec_timeout=", uint64(usecTimeout))
 	b = appendU(b, " usec_delayed=", uint64(usecDelayed))
+	return f.done(b)
+}
+
+// BlockRq is the payload of block_rq_issue and block_rq_complete (v3.2 block.h,
+// in both wordings):
+//
+//	issue:    "%d,%d %s %u (%s) %llu + %u [%s]"   dev, rwbs, bytes (0), cmd (empty), sector, nr_sector, comm
+//	complete: "%d,%d %s (%s) %llu + %u [%d]"      dev, rwbs, cmd, sector, nr_sector, errors (0)
+func (f *Formatter) BlockRq(r tracepoint.BlockRq) string {
+	b := append(f.start(), r.Dev...)
+	b = append(b, ' ')
+	b = append(b, r.RWBS...)
+	if r.TP == tracepoint.BlockRqIssue {
+		b = append(b, " 0 () "...)
+	} else {
+		b = append(b, " () "...)
+	}
+	b = strconv.AppendInt(b, r.Sector, 10)
+	b = appendI(b, " + ", r.NrSector)
+	if r.TP == tracepoint.BlockRqIssue {
+		b = append(b, " ["...)
+		b = append(b, r.Comm...)
+		b = append(b, ']')
+	} else {
+		b = append(b, " [0]"...)
+	}
+	return f.done(b)
+}
+
+// Sleeprq is the payload of block_sleeprq (the block_get_rq class):
+//
+//	"%d,%d %s %llu + %u [%s]"   dev, rwbs, sector, nr_sector, comm
+func (f *Formatter) Sleeprq(r tracepoint.Sleeprq) string {
+	b := append(f.start(), r.Dev...)
+	b = append(b, ' ')
+	b = append(b, r.RWBS...)
+	b = appendI(b, " ", r.Sector)
+	b = appendI(b, " + ", r.NrSector)
+	b = append(b, " ["...)
+	b = append(b, r.Comm...)
+	return f.done(append(b, ']'))
+}
+
+// WbtStat is the payload of wbt_stat (v6.x wbt.h, kernel-notes §3.7):
+//
+//	"%s: rmean=%llu, rmin=%llu, rmax=%llu, rsamples=%llu, wmean=%llu, wmin=%llu, wmax=%llu, wsamples=%llu"
+func (f *Formatter) WbtStat(s tracepoint.WbtStats) string {
+	b := append(f.start(), s.Dev...)
+	b = appendI(b, ": rmean=", s.RMean)
+	b = appendI(b, ", rmin=", s.RMin)
+	b = appendI(b, ", rmax=", s.RMax)
+	b = appendI(b, ", rsamples=", s.RSamples)
+	b = appendI(b, ", wmean=", s.WMean)
+	b = appendI(b, ", wmin=", s.WMin)
+	b = appendI(b, ", wmax=", s.WMax)
+	b = appendI(b, ", wsamples=", s.WSamples)
+	return f.done(b)
+}
+
+// WbtLat is the payload of wbt_lat: "%s: latency %lluus".
+func (f *Formatter) WbtLat(l tracepoint.WbtLatency) string {
+	b := append(f.start(), l.Dev...)
+	b = appendI(b, ": latency ", l.Lat)
+	return f.done(append(b, "us"...))
+}
+
+// WbtStep is the payload of wbt_step:
+//
+//	"%s: %s: step=%d, window=%luus, background=%u, normal=%u, max=%u"
+func (f *Formatter) WbtStep(s tracepoint.WbtScaleStep) string {
+	b := append(f.start(), s.Dev...)
+	b = append(b, ": "...)
+	b = append(b, s.Msg...)
+	b = appendI(b, ": step=", int64(s.Step))
+	b = appendI(b, ", window=", s.Window)
+	b = appendI(b, "us, background=", int64(s.Bg))
+	b = appendI(b, ", normal=", int64(s.Normal))
+	b = appendI(b, ", max=", int64(s.Max))
+	return f.done(b)
+}
+
+// WbtTimer is the payload of wbt_timer: "%s: status=%u, step=%d, inflight=%u".
+func (f *Formatter) WbtTimer(t tracepoint.WbtTimerTick) string {
+	b := append(f.start(), t.Dev...)
+	b = appendI(b, ": status=", int64(t.Status))
+	b = appendI(b, ", step=", int64(t.Step))
+	b = appendI(b, ", inflight=", int64(t.Inflight))
 	return f.done(b)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wblab/wblab/engine/sim"
+	"github.com/wblab/wblab/engine/tracepoint"
 )
 
 func TestPrefix(t *testing.T) {
@@ -71,7 +72,7 @@ func TestChinnerWbcWritepage(t *testing.T) {
 	b := New(10)
 	f := NewFormatter(V32)
 	for _, c := range chinnerLines {
-		b.Emit(c.now, "flush-253:16", 8516, c.cpu, EvWbcWritepage, f.WBC(WBCPayload{
+		b.Emit(c.now, "flush-253:16", 8516, c.cpu, tracepoint.WbcWritepage.String(), f.WBC(tracepoint.Writepage{
 			Bdi: "253:16", NrToWrite: c.towrt, Background: true, RangeCyclic: true,
 		}))
 	}
@@ -83,9 +84,9 @@ func TestChinnerWbcWritepage(t *testing.T) {
 		assert.Equal(t, "    ", lines[i][:4], "comm is right-aligned in 16 columns")
 
 		// The harness reads ours and the original the same way up to end=.
-		ours, ok := Tab(lines[i], EvWbcWritepage)
+		ours, ok := Tab(lines[i], tracepoint.WbcWritepage.String())
 		require.True(t, ok)
-		theirs, ok := Tab(c.line, EvWbcWritepage)
+		theirs, ok := Tab(c.line, tracepoint.WbcWritepage.String())
 		require.True(t, ok)
 		assert.Equal(t, float64(c.towrt), ours[1], "column 2 is towrt")
 		assert.Equal(t, theirs[:8], ours[:8], "timestamp, towrt, skip, mode, kupd, bgrd, reclm, cyclic")
@@ -94,9 +95,9 @@ func TestChinnerWbcWritepage(t *testing.T) {
 
 func TestFormatV32(t *testing.T) {
 	f := NewFormatter(V32)
-	work := WorkPayload{Bdi: "8:16", SbMajor: 8, SbMinor: 17, NrPages: 1024, SyncMode: 0,
-		Kupdate: false, RangeCyclic: true, Background: true, Reason: ReasonBackground}
-	inode := InodePayload{Bdi: "8:16", Ino: 12, State: IDirtyPages | ISync, DirtiedWhen: 4295140,
+	work := tracepoint.Work{Bdi: "8:16", SbMajor: 8, SbMinor: 17, NrPages: 1024, SyncMode: 0,
+		Kupdate: false, RangeCyclic: true, Background: true, Reason: uint8(ReasonBackground)}
+	inode := tracepoint.SingleInode{Bdi: "8:16", Ino: 12, State: uint64(IDirtyPages | ISync), DirtiedWhen: 4295140,
 		Age: 3, Index: 262144, ToWrite: 1024, Wrote: 1024}
 	tests := []struct {
 		name string
@@ -105,37 +106,37 @@ func TestFormatV32(t *testing.T) {
 	}{
 		{"writeback_work_class", f.Work(work),
 			"bdi 8:16: sb_dev 8:17 nr_pages=1024 sync_mode=0 kupdate=0 range_cyclic=1 background=1 reason=background"},
-		{"writeback_work_class sync", f.Work(WorkPayload{Bdi: "8:0", NrPages: math.MaxInt64, SyncMode: 1, Reason: ReasonSync}),
+		{"writeback_work_class sync", f.Work(tracepoint.Work{Bdi: "8:0", NrPages: math.MaxInt64, SyncMode: 1, Reason: uint8(ReasonSync)}),
 			"bdi 8:0: sb_dev 0:0 nr_pages=9223372036854775807 sync_mode=1 kupdate=0 range_cyclic=0 background=0 reason=sync"},
-		{"writeback_work_class reclaim", f.Work(WorkPayload{Bdi: "8:0", NrPages: 3000, Reason: ReasonTryToFreePages}),
+		{"writeback_work_class reclaim", f.Work(tracepoint.Work{Bdi: "8:0", NrPages: 3000, Reason: uint8(ReasonTryToFreePages)}),
 			"bdi 8:0: sb_dev 0:0 nr_pages=3000 sync_mode=0 kupdate=0 range_cyclic=0 background=0 reason=try_to_free_pages"},
 		{"writeback_pages_written", f.PagesWritten(4096), "4096"},
 		{"writeback_class", f.Bdi("8:0"), "bdi 8:0"},
 		{"writeback_bdi_register", f.BdiRegister("btrfs-1"), "bdi btrfs-1"},
-		{"wbc_writepage", f.WBC(WBCPayload{Bdi: "8:0", NrToWrite: 1024, PagesSkipped: 2, SyncMode: 1,
+		{"wbc_writepage", f.WBC(tracepoint.Writepage{Bdi: "8:0", NrToWrite: 1024, PagesSkipped: 2, SyncMode: 1,
 			Kupdate: true, Reclaim: true, RangeCyclic: false, RangeStart: 4096, RangeEnd: math.MaxInt64}),
 			"bdi 8:0: towrt=1024 skip=2 mode=1 kupd=1 bgrd=0 reclm=1 cyclic=0 start=0x1000 end=0x7fffffffffffffff"},
-		{"wbc_writepage negative end as %lx", f.WBC(WBCPayload{Bdi: "8:0", RangeEnd: -1}),
+		{"wbc_writepage negative end as %lx", f.WBC(tracepoint.Writepage{Bdi: "8:0", RangeEnd: -1}),
 			"bdi 8:0: towrt=0 skip=0 mode=0 kupd=0 bgrd=0 reclm=0 cyclic=0 start=0x0 end=0xffffffffffffffff"},
-		{"writeback_queue_io kupdate", f.QueueIO("8:0", 4294937296, 30000, 3, ReasonPeriodic),
+		{"writeback_queue_io kupdate", f.QueueIO(tracepoint.QueueIO{Bdi: "8:0", Older: 4294937296, Age: 30000, Moved: 3, Reason: uint8(ReasonPeriodic)}),
 			"bdi 8:0: older=4294937296 age=30000 enqueue=3 reason=periodic"},
-		{"writeback_queue_io no cutoff", f.QueueIO("8:0", 0, -1, 0, ReasonBackground),
+		{"writeback_queue_io no cutoff", f.QueueIO(tracepoint.QueueIO{Bdi: "8:0", Older: 0, Age: -1, Moved: 0, Reason: uint8(ReasonBackground)}),
 			"bdi 8:0: older=0 age=-1 enqueue=0 reason=background"},
-		{"global_dirty_state", f.GlobalDirtyState(GlobalDirtyPayload{Dirty: 19553, Writeback: 4480, Unstable: 0,
+		{"global_dirty_state", f.GlobalDirtyState(tracepoint.GlobalDirty{Dirty: 19553, Writeback: 4480, Unstable: 0,
 			BgThresh: 12800, Thresh: 25600, Limit: 25897, Dirtied: 1058745, Written: 1034712}),
 			"dirty=19553 writeback=4480 unstable=0 bg_thresh=12800 thresh=25600 limit=25897 dirtied=1058745 written=1034712"},
-		{"bdi_dirty_ratelimit", f.BdiDirtyRatelimit(RatelimitPayload{Bdi: "8:0", WriteBW: 97328, AvgWriteBW: 96944,
+		{"bdi_dirty_ratelimit", f.BdiDirtyRatelimit(tracepoint.Ratelimit{Bdi: "8:0", WriteBW: 97328, AvgWriteBW: 96944,
 			DirtyRate: 98012, DirtyRatelimit: 9600, TaskRatelimit: 9420, BalancedDirtyRatelimit: 9511}),
 			"bdi 8:0: write_bw=97328 awrite_bw=96944 dirty_rate=98012 dirty_ratelimit=9600 task_ratelimit=9420 balanced_dirty_ratelimit=9511"},
-		{"balance_dirty_pages", f.BalanceDirtyPages(BalancePayload{Bdi: "8:0", Limit: 25897, Setpoint: 22400,
+		{"balance_dirty_pages", f.BalanceDirtyPages(tracepoint.Balance{Bdi: "8:0", Limit: 25897, Setpoint: 22400,
 			Dirty: 22517, BdiSetpoint: 2240, BdiDirty: 2290, DirtyRatelimit: 9600, TaskRatelimit: 9420,
 			Dirtied: 32, DirtiedPause: 32, Paused: 0, Pause: 12, Period: 13, Think: 1}),
 			"bdi 8:0: limit=25897 setpoint=22400 dirty=22517 bdi_setpoint=2240 bdi_dirty=2290 dirty_ratelimit=9600 task_ratelimit=9420 dirtied=32 dirtied_pause=32 paused=0 pause=12"},
-		{"balance_dirty_pages negative pause", f.BalanceDirtyPages(BalancePayload{Bdi: "8:0", Pause: -20}),
+		{"balance_dirty_pages negative pause", f.BalanceDirtyPages(tracepoint.Balance{Bdi: "8:0", Pause: -20}),
 			"bdi 8:0: limit=0 setpoint=0 dirty=0 bdi_setpoint=0 bdi_dirty=0 dirty_ratelimit=0 task_ratelimit=0 dirtied=0 dirtied_pause=0 paused=0 pause=-20"},
 		{"writeback_single_inode", f.SingleInode(inode),
 			"bdi 8:16: ino=12 state=I_DIRTY_PAGES|I_SYNC dirtied_when=4295140 age=3 index=262144 to_write=1024 wrote=1024"},
-		{"writeback_single_inode clean", f.SingleInode(InodePayload{Bdi: "8:0", Ino: 13, DirtiedWhen: 100, ToWrite: 1024}),
+		{"writeback_single_inode clean", f.SingleInode(tracepoint.SingleInode{Bdi: "8:0", Ino: 13, DirtiedWhen: 100, ToWrite: 1024}),
 			"bdi 8:0: ino=13 state= dirtied_when=100 age=0 index=0 to_write=1024 wrote=0"},
 		{"writeback_congestion_wait", f.CongestionWait(100000, 100123),
 			"usec_timeout=100000 usec_delayed=100123"},
@@ -146,10 +147,10 @@ func TestFormatV32(t *testing.T) {
 }
 
 func TestFormatV32PeriodThink(t *testing.T) {
-	f := &Formatter{PeriodThink: true}
-	got := f.BalanceDirtyPages(BalancePayload{Bdi: "8:0", Limit: 25897, Setpoint: 22400,
+	f := NewFormatter(V32)
+	got := f.BalanceDirtyPages(tracepoint.Balance{Bdi: "8:0", Limit: 25897, Setpoint: 22400,
 		Dirty: 22517, BdiSetpoint: 2240, BdiDirty: 2290, DirtyRatelimit: 9600, TaskRatelimit: 9420,
-		Dirtied: 32, DirtiedPause: 32, Paused: 0, Pause: 12, Period: 13, Think: -1})
+		Dirtied: 32, DirtiedPause: 32, Paused: 0, Pause: 12, Period: 13, Think: -1, PeriodThink: true})
 	assert.Equal(t, "bdi 8:0: limit=25897 setpoint=22400 dirty=22517 bdi_setpoint=2240 bdi_dirty=2290 dirty_ratelimit=9600 task_ratelimit=9420 dirtied=32 dirtied_pause=32 paused=0 pause=12 period=13 think=-1", got)
 }
 
@@ -161,33 +162,33 @@ func TestFormatV66(t *testing.T) {
 		got  string
 		want string
 	}{
-		{"writeback_work_class", f.Work(WorkPayload{Bdi: "8:0", NrPages: 3000, Reason: ReasonVmscan}),
+		{"writeback_work_class", f.Work(tracepoint.Work{Bdi: "8:0", NrPages: 3000, Reason: uint8(ReasonVmscan)}),
 			"bdi 8:0: sb_dev 0:0 nr_pages=3000 sync_mode=0 kupdate=0 range_cyclic=0 background=0 reason=vmscan cgroup_ino=1"},
-		{"writeback_work_class cgroup", g.Work(WorkPayload{Bdi: "8:0", NrPages: 1, Reason: ReasonForeignFlush}),
+		{"writeback_work_class cgroup", g.Work(tracepoint.Work{Bdi: "8:0", NrPages: 1, Reason: uint8(ReasonForeignFlush)}),
 			"bdi 8:0: sb_dev 0:0 nr_pages=1 sync_mode=0 kupdate=0 range_cyclic=0 background=0 reason=foreign_flush cgroup_ino=4242"},
 		{"writeback_pages_written", f.PagesWritten(7), "7"},
 		{"writeback_class", f.Bdi("8:0"), "bdi 8:0: cgroup_ino=1"},
 		{"writeback_bdi_register", f.BdiRegister("8:0"), "bdi 8:0"},
-		{"wbc_writepage", f.WBC(WBCPayload{Bdi: "8:0", NrToWrite: 5, Background: true, RangeCyclic: true}),
+		{"wbc_writepage", f.WBC(tracepoint.Writepage{Bdi: "8:0", NrToWrite: 5, Background: true, RangeCyclic: true}),
 			"bdi 8:0: towrt=5 skip=0 mode=0 kupd=0 bgrd=1 reclm=0 cyclic=1 start=0x0 end=0x0 cgroup_ino=1"},
-		{"writeback_queue_io", f.QueueIO("8:0", 4294937296, 30000, 3, ReasonPeriodic),
+		{"writeback_queue_io", f.QueueIO(tracepoint.QueueIO{Bdi: "8:0", Older: 4294937296, Age: 30000, Moved: 3, Reason: uint8(ReasonPeriodic)}),
 			"bdi 8:0: older=4294937296 age=30000 enqueue=3 reason=periodic cgroup_ino=1"},
-		{"global_dirty_state drops unstable", f.GlobalDirtyState(GlobalDirtyPayload{Dirty: 1, Writeback: 2, Unstable: 3,
+		{"global_dirty_state drops unstable", f.GlobalDirtyState(tracepoint.GlobalDirty{Dirty: 1, Writeback: 2, Unstable: 3,
 			BgThresh: 4, Thresh: 5, Limit: 6, Dirtied: 7, Written: 8}),
 			"dirty=1 writeback=2 bg_thresh=4 thresh=5 limit=6 dirtied=7 written=8"},
-		{"bdi_dirty_ratelimit", f.BdiDirtyRatelimit(RatelimitPayload{Bdi: "8:0", WriteBW: 1, AvgWriteBW: 2,
+		{"bdi_dirty_ratelimit", f.BdiDirtyRatelimit(tracepoint.Ratelimit{Bdi: "8:0", WriteBW: 1, AvgWriteBW: 2,
 			DirtyRate: 3, DirtyRatelimit: 4, TaskRatelimit: 5, BalancedDirtyRatelimit: 6}),
 			"bdi 8:0: write_bw=1 awrite_bw=2 dirty_rate=3 dirty_ratelimit=4 task_ratelimit=5 balanced_dirty_ratelimit=6 cgroup_ino=1"},
-		{"balance_dirty_pages", f.BalanceDirtyPages(BalancePayload{Bdi: "8:0", Limit: 1, Setpoint: 2, Dirty: 3,
+		{"balance_dirty_pages", f.BalanceDirtyPages(tracepoint.Balance{Bdi: "8:0", Limit: 1, Setpoint: 2, Dirty: 3,
 			BdiSetpoint: 4, BdiDirty: 5, DirtyRatelimit: 6, TaskRatelimit: 7, Dirtied: 8, DirtiedPause: 9,
 			Paused: 10, Pause: 11, Period: 12, Think: 13}),
 			"bdi 8:0: limit=1 setpoint=2 dirty=3 bdi_setpoint=4 bdi_dirty=5 dirty_ratelimit=6 task_ratelimit=7 dirtied=8 dirtied_pause=9 paused=10 pause=11 period=12 think=13 cgroup_ino=1"},
-		{"writeback_single_inode", f.SingleInode(InodePayload{Bdi: "8:0", Ino: 12, State: IDirtyPages | IDirtyTime | ISync | IReferenced,
+		{"writeback_single_inode", f.SingleInode(tracepoint.SingleInode{Bdi: "8:0", Ino: 12, State: uint64(IDirtyPages | IDirtyTime | ISync | IReferenced),
 			DirtiedWhen: 4295140, Age: 3, Index: 8, ToWrite: 1024, Wrote: 512}),
 			"bdi 8:0: ino=12 state=I_DIRTY_PAGES|I_SYNC|I_DIRTY_TIME|I_REFERENCED dirtied_when=4295140 age=3 index=8 to_write=1024 wrote=512 cgroup_ino=1"},
-		{"writeback_sb_inodes_requeue", f.SbInodesRequeue("8:0", 12, IDirtyPages|ISync, 4295140, 3),
+		{"writeback_sb_inodes_requeue", f.SbInodesRequeue(tracepoint.SbInodesRequeue{Bdi: "8:0", Ino: 12, State: uint64(IDirtyPages | ISync), DirtiedWhen: 4295140, Age: 3}),
 			"bdi 8:0: ino=12 state=I_DIRTY_PAGES|I_SYNC dirtied_when=4295140 age=3 cgroup_ino=1"},
-		{"writeback_write_inode", f.WriteInode("8:0", 12, 1), "bdi 8:0: ino=12 sync_mode=1 cgroup_ino=1"},
+		{"writeback_write_inode", f.WriteInode(tracepoint.WriteInode{TP: tracepoint.WritebackWriteInode, Bdi: "8:0", Ino: 12, SyncMode: 1}), "bdi 8:0: ino=12 sync_mode=1 cgroup_ino=1"},
 		{"writeback_congestion_wait", f.CongestionWait(1, 2), "usec_timeout=1 usec_delayed=2"},
 	}
 	for _, tt := range tests {
