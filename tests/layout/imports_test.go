@@ -24,18 +24,20 @@ var rules = []struct {
 	{"engine/report", []string{"engine/sim", "engine/kernel", "engine/fs", "engine/workload", "engine/trace", "engine/stats", "devices", "harness", "repro", "validate", "lab", "ui", "cmd", "wasm"}},
 	{"engine/stats", []string{"engine/sim", "engine/kernel", "engine/fs", "engine/workload", "engine/trace", "engine/report", "devices", "harness", "repro", "validate", "lab", "ui", "cmd", "wasm"}},
 	{"devices", []string{"engine/kernel", "engine/fs", "engine/workload", "engine/trace", "engine/stats", "harness", "repro", "validate", "ui", "cmd", "wasm"}},
-	{"engine/sim", []string{"engine/kernel", "engine/fs", "engine/workload", "devices", "harness", "repro", "validate", "ui", "cmd", "wasm"}},
+	// the typed trace events: a leaf above the clock, so devices and the kernel can emit them
+	{"engine/tracepoint", []string{"engine/kernel", "engine/fs", "engine/workload", "engine/trace", "engine/stats", "engine/report", "devices", "harness", "repro", "validate", "lab", "ui", "cmd", "wasm"}},
+	{"engine/sim", []string{"engine/tracepoint", "engine/kernel", "engine/fs", "engine/workload", "devices", "harness", "repro", "validate", "ui", "cmd", "wasm"}},
 	{"engine", []string{"harness", "repro", "validate", "lab", "ui", "cmd", "wasm"}},
 	{"harness", []string{"repro", "validate", "lab", "ui", "cmd", "wasm"}},
 	{"repro", []string{"validate", "lab", "ui", "cmd", "wasm"}},
 	{"validate", []string{"repro", "lab", "ui", "cmd", "wasm"}},
 	// the page's answers from the engine (in the worker): below the UI
-	{"lab", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "devices", "cmd", "wasm"}},
+	{"lab", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "engine/tracepoint", "devices", "cmd", "wasm"}},
 	// the UI (main.wasm) reaches the engine only through the worker (ui/wire, lab);
 	// TestUIModuleLinksNoModel checks the whole import graph
-	{"ui", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "devices", "harness", "repro", "validate", "lab", "cmd", "wasm"}},
-	{"cmd", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "devices", "ui", "wasm"}},
-	{"wasm/worker", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "devices", "cmd"}},
+	{"ui", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "engine/tracepoint", "devices", "harness", "repro", "validate", "lab", "cmd", "wasm"}},
+	{"cmd", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "engine/tracepoint", "devices", "ui", "wasm"}},
+	{"wasm/worker", []string{"engine/kernel", "engine/sim", "engine/fs", "engine/workload", "engine/trace", "engine/tracepoint", "devices", "cmd"}},
 	{"wasm/serve", []string{"engine", "devices", "harness", "repro", "validate", "lab", "ui", "cmd"}},
 }
 
@@ -92,7 +94,7 @@ func TestImportDirection(t *testing.T) {
 
 // modelPackages are the simulator and what runs it: the page's UI module (main.wasm)
 // must link none of them, directly or through another package.
-var modelPackages = []string{"engine", "engine/sim", "engine/kernel", "engine/fs", "engine/workload", "engine/trace",
+var modelPackages = []string{"engine", "engine/sim", "engine/kernel", "engine/fs", "engine/workload", "engine/trace", "engine/tracepoint",
 	"devices", "harness", "repro", "validate", "lab", "cmd"}
 
 // TestUIModuleLinksNoModel: the UI's entry (wasm, built as main.wasm) and package ui
