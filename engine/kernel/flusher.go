@@ -6,6 +6,68 @@ import (
 	"github.com/wblab/wblab/engine/sim"
 )
 
+// swLastActiveProgress is patch 3/7 (Kara): wb_writeback returns its progress
+// (pages plus inodes cleaned) and wb->last_active moves on that progress.
+var swLastActiveProgress = declare(Switch{Name: "last_active_progress", Order: 60,
+	Doc:    "Wu 2011 patch 3: wb->last_active moves on pages or inodes written",
+	Models: "wb_writeback, wb_do_writeback, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu 2011 patch 3/7 (Kara), " + threadWu})
+
+var pathLastActiveDiffers = swLastActiveProgress.path("last_active.progress_differs",
+	"flusher passes whose progress (pages plus inodes cleaned) differs from pages written")
+
+// swKupdateRetryEarly is patch 4/7 (Kara): kupdate runs early while b_more_io_wait
+// is non-empty and the flusher sleeps 1, 2, 4 ... jiffies (reset on progress) up
+// to dirty_writeback_interval instead of the full interval.
+var swKupdateRetryEarly = declare(Switch{Name: "kupdate_retry_early", Order: 70,
+	Doc:    "Wu 2011 patch 4: kupdate retries b_more_io_wait early, pause doubling up to dirty_writeback_interval",
+	Models: "wb_check_old_data_flush, bdi_writeback_thread, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu 2011 patch 4/7 (Kara), " + threadWu})
+
+var pathKupdateEarly = swKupdateRetryEarly.path("kupdate.retry_early",
+	"kupdate runs started early while b_more_io_wait is not empty, and the short retry sleeps")
+
+// swDirtiedBeforeEachLoop is v6 wb_writeback's dirtied_before: background work
+// takes jiffies on every loop iteration (all dirty inodes), kupdate
+// jiffies - dirty_expire_interval; other works keep the start-of-work cut-off.
+var swDirtiedBeforeEachLoop = declare(Switch{Name: "dirtied_before_each_loop", Order: 230,
+	Doc:    "v6: background work's dirtied_before = jiffies on every wb_writeback loop (picks up newly dirtied inodes)",
+	Models: "wb_writeback, fs/fs-writeback.c v6.1",
+	Source: notesV6})
+
+var pathBackgroundCutoff = swDirtiedBeforeEachLoop.path("background.later_loops",
+	"background wb_writeback loops after the work's first jiffy (start-of-work vs per-loop cut-off)")
+
+// swSbInodesISyncCheck moves the I_SYNC test into writeback_sb_inodes (v6):
+// WB_SYNC_NONE requeue_io()s the busy inode with writeback_sb_inodes_requeue
+// (no writeback_single_inode call), WB_SYNC_ALL sleeps on it and re-examines.
+var swSbInodesISyncCheck = declare(Switch{Name: "sb_inodes_i_sync_check", Order: 260,
+	Doc:    "v6: I_SYNC check in writeback_sb_inodes (requeue_io + writeback_sb_inodes_requeue, or sleep for sync)",
+	Models: "writeback_sb_inodes, fs/fs-writeback.c v6.1",
+	Source: notesV6})
+
+// swWorkqueueFlusher is the v6 flusher as a work item (wb_workfn): loops while
+// works are queued, then wb_wakeup (immediate) for new works or
+// wb_wakeup_delayed (queue_delayed_work: a pending timer is not moved) when
+// dirty IO remains; wb_do_writeback runs wb_check_start_all before kupdate.
+var swWorkqueueFlusher = declare(Switch{Name: "workqueue_flusher", Order: 270,
+	Doc:    "v6: wb_workfn work item: immediate/delayed wakeups (pending delayed wakeup not moved), wb_check_start_all",
+	Models: "wb_workfn, wb_wakeup_delayed, wb_do_writeback, fs/fs-writeback.c v6.1",
+	Source: notesV6})
+
+var pathWakeupDelayedKept = swWorkqueueFlusher.path("wb_wakeup_delayed.kept_pending",
+	"delayed flusher wakeups that left a pending timer alone")
+
+var pathFlusherIdle = swWorkqueueFlusher.path("flusher.idle",
+	"flusher runs that ended with no work left: v6 wb_workfn returns after wb_wakeup_delayed, v3.2 bdi_writeback_thread sleeps dirty_writeback_interval")
+
+// swWroteMinusSkipped is v6 writeback_sb_inodes' total_wrote: write_chunk -
+// nr_to_write - pages_skipped, floored at 0 (+1 for an inode made clean).
+var swWroteMinusSkipped = declare(Switch{Name: "wrote_minus_skipped", Order: 290,
+	Doc:    "v6: writeback_sb_inodes counts write_chunk - nr_to_write - pages_skipped (floored at 0)",
+	Models: "writeback_sb_inodes, fs/fs-writeback.c v6.1",
+	Source: notesV6})
+
 // Flusher is the per-bdi flusher thread "flush-MAJ:MIN" (bdi_writeback_thread,
 // v3.2) with its work list. Its Resume runs a resumable version of
 // bdi_writeback_thread → wb_do_writeback → wb_writeback → writeback_sb_inodes →
@@ -97,9 +159,9 @@ func (f *Flusher) Thread() *Thread { return f.th }
 // wakeupDelayed is bdi_wakeup_thread_delayed (v3.2): wake the flusher in
 // dirty_writeback_interval (5 s).
 func (f *Flusher) wakeupDelayed() {
-	if f.k.P.Variants.WorkqueueFlusher && f.wakeup.Pending() {
+	if f.k.on(swWorkqueueFlusher) && f.wakeup.Pending() {
 		// wb_wakeup_delayed (v6): queue_delayed_work leaves a pending work alone
-		f.k.fired(ActWakeupDelayedKept)
+		f.k.Fired(pathWakeupDelayedKept)
 		return
 	}
 	d := f.k.W.JiffiesToTime(f.k.W.MsecsToJiffies(int64(f.k.P.DirtyWritebackCs) * 10))
@@ -118,7 +180,7 @@ func (k *Kernel) StartAll(reason Reason) {
 
 func (k *Kernel) startAllOn(b *BDI, reason Reason) {
 	f := b.flusher
-	if !k.P.Variants.WorkqueueFlusher {
+	if !k.on(swWorkqueueFlusher) {
 		k.QueueWorkOn(b, &WbWritebackWork{NrPages: k.G.NrFileDirty + int64(k.nrDirtyInodes()), SyncMode: WBSyncNone, Reason: reason})
 		return
 	}
@@ -179,7 +241,7 @@ func (f *Flusher) resume() {
 	for {
 		switch f.pc {
 		case fpTop: // bdi_writeback_thread loop
-			if !k.P.Variants.WorkqueueFlusher {
+			if !k.on(swWorkqueueFlusher) {
 				// del_timer (v3.2); the v6 delayed work is this run itself
 				k.W.Cancel(&f.wakeup)
 			}
@@ -218,12 +280,12 @@ func (f *Flusher) resume() {
 			}
 			expired := f.b.lastOldFlush + k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs)*10)
 			// Wu 2011 patch 4: run early while inodes wait on b_more_io_wait
-			retry := k.P.Variants.KupdateRetryEarly && f.b.bMoreIOWait.n > 0
+			retry := k.on(swKupdateRetryEarly) && f.b.bMoreIOWait.n > 0
 			if k.W.Jiffies() < expired && !retry {
 				continue
 			}
 			if k.W.Jiffies() < expired {
-				k.fired(ActKupdateEarly)
+				k.Fired(pathKupdateEarly)
 			}
 			f.b.lastOldFlush = k.W.Jiffies()
 			nr := k.G.NrFileDirty + int64(k.nrDirtyInodes())
@@ -257,11 +319,11 @@ func (f *Flusher) resume() {
 				k.trace(f.th, "writeback_pages_written", fmt.Sprint(f.pagesWritten))
 			}
 			progress := f.pagesWritten
-			if k.P.Variants.LastActiveProgress {
+			if k.on(swLastActiveProgress) {
 				progress = f.totalProgress // Wu 2011 patch 3
 			}
 			if (f.totalProgress > 0) != (f.pagesWritten > 0) {
-				k.fired(ActLastActiveDiffers)
+				k.Fired(pathLastActiveDiffers)
 			}
 			if progress > 0 {
 				f.b.lastActive = k.W.Jiffies()
@@ -272,8 +334,8 @@ func (f *Flusher) resume() {
 				continue
 			}
 			f.Stats.IdleSleeps++
-			k.fired(ActFlusherIdle)
-			if k.P.Variants.WorkqueueFlusher {
+			k.Fired(pathFlusherIdle)
+			if k.on(swWorkqueueFlusher) {
 				// wb_workfn (v6): wb_wakeup_delayed when dirty IO remains; the
 				// work then waits to be queued (timer, wb_wakeup, new works)
 				if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
@@ -286,10 +348,10 @@ func (f *Flusher) resume() {
 			if k.P.DirtyWritebackCs > 0 {
 				maxPause = k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)
 			}
-			if k.P.Variants.KupdateRetryEarly && f.b.bMoreIOWait.n > 0 && f.pause < maxPause {
+			if k.on(swKupdateRetryEarly) && f.b.bMoreIOWait.n > 0 && f.pause < maxPause {
 				// Wu 2011 patch 4: retry b_more_io_wait after 1, 2, 4 ... jiffies
 				f.Stats.RetrySleeps++
-				k.fired(ActKupdateEarly)
+				k.Fired(pathKupdateEarly)
 				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(f.pause))
 				f.pause <<= 1
 			} else if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
@@ -319,7 +381,7 @@ func (f *Flusher) startWork(w *WbWritebackWork, ret int) {
 func (k *Kernel) loopDirtiedBefore(w *WbWritebackWork) {
 	if w.ForKupdate {
 		w.olderThanThis = k.W.Jiffies() - k.W.MsecsToJiffies(int64(k.P.DirtyExpireCs)*10)
-	} else if w.ForBackground && k.P.Variants.DirtiedBeforeEachLoop {
+	} else if w.ForBackground && k.on(swDirtiedBeforeEachLoop) {
 		w.olderThanThis = k.W.Jiffies()
 	}
 }
@@ -352,7 +414,7 @@ func (f *Flusher) wbWriteback() bool {
 				return f.wbFinish()
 			}
 			if w.ForBackground && k.W.Jiffies() > f.wbStart {
-				k.fired(ActBackgroundCutoff)
+				k.Fired(pathBackgroundCutoff)
 			}
 			k.loopDirtiedBefore(w)
 			if k.Tracing() {
@@ -374,7 +436,7 @@ func (f *Flusher) wbWriteback() bool {
 			if k.Tracing() {
 				k.trace(f.th, "writeback_written", k.workPayload(f.b, w))
 			}
-			if !k.P.Variants.BandwidthFromWritepages {
+			if !k.on(swBandwidthFromWritepages) {
 				k.wbUpdateBandwidth(b, f.wbStart)
 			}
 			f.wbStage = wbLoop
@@ -386,21 +448,21 @@ func (f *Flusher) wbWriteback() bool {
 				continue
 			}
 			if b.bMoreIO.n > 0 {
-				k.fired(ActNoProgressMoreIO)
+				k.Fired(pathNoProgressMoreIO)
 			} else if b.bMoreIOWait.n > 0 {
-				k.fired(ActMoreIOWaitOnly)
+				k.Fired(pathMoreIOWaitOnly)
 			}
-			if k.P.Variants.RemoveMoreIOWait {
+			if k.on(swRemoveMoreIOWait) {
 				return f.wbFinish() // Wu's diff: "if (!progress) break;"
 			}
 			if b.bMoreIO.n == 0 {
 				return f.wbFinish() // b_more_io_wait does not keep the loop going
 			}
-			if k.P.Variants.ISyncRequeueWait {
+			if k.on(swISyncRequeueWait) {
 				// Kara 2011: pr_warn_ratelimited("mm: Possible busyloop in data
 				// writeback ...") and loop
 				k.busyLoops++
-				k.fired(ActBusyLoop)
+				k.Fired(pathBusyLoop)
 				if k.Tracing() {
 					k.trace(f.th, "writeback_busyloop", k.workPayload(f.b, w))
 				}
@@ -414,12 +476,12 @@ func (f *Flusher) wbWriteback() bool {
 			}
 			// inode_wait_for_writeback on the tail of b_more_io
 			if in := b.bMoreIO.tail; in.State&ISync != 0 {
-				k.fired(ActInodeWaitWriteback)
+				k.Fired(pathInodeWaitWriteback)
 				f.th.Task.Wait(&in.syncWait)
 				return true
 			}
 			k.busyLoops++
-			k.fired(ActBusyLoop)
+			k.Fired(pathBusyLoop)
 			if f.th.YieldCPU() {
 				return true
 			}
@@ -447,10 +509,10 @@ func (f *Flusher) writebackSbInodes() bool {
 				k.redirtyTailFor(in, CauseNewFreeing)
 				continue
 			}
-			if in.State&ISync != 0 && k.P.Variants.SbInodesISyncCheck {
+			if in.State&ISync != 0 && k.on(swSbInodesISyncCheck) {
 				// v6: someone else writes the inode
 				if w.SyncMode != WBSyncAll {
-					k.fired(ActISyncSkip)
+					k.Fired(pathISyncSkip)
 					k.requeueIOFor(in, CauseISync)
 					f.Stats.SbRequeues++
 					if k.Tracing() {
@@ -469,7 +531,7 @@ func (f *Flusher) writebackSbInodes() bool {
 				RangeStart: 0, RangeEnd: longMax,
 			}
 			f.wsi.begin(k, f.th, in, wbc, true)
-			f.wsi.iSyncChecked = k.P.Variants.SbInodesISyncCheck
+			f.wsi.iSyncChecked = k.on(swSbInodesISyncCheck)
 			f.inInode = true
 			f.Stats.InodeCalls++
 		}
@@ -480,7 +542,7 @@ func (f *Flusher) writebackSbInodes() bool {
 		in, wbc := f.wsi.in, &f.wsi.wc.Wbc
 		done := f.writeChunk - wbc.NrToWrite
 		w.NrPages -= done
-		if k.P.Variants.WroteMinusSkipped {
+		if k.on(swWroteMinusSkipped) {
 			f.wrote += max(done-wbc.PagesSkipped, 0) // v6 total_wrote
 		} else {
 			f.wrote += done
@@ -495,14 +557,14 @@ func (f *Flusher) writebackSbInodes() bool {
 			f.wrote++
 		}
 		if wbc.PagesSkipped > 0 {
-			k.fired(ActPagesSkipped)
+			k.Fired(pathPagesSkipped)
 		}
-		if wbc.PagesSkipped > 0 && !k.P.Variants.RequeueInode {
+		if wbc.PagesSkipped > 0 && !k.on(swRequeueInode) {
 			// writeback is not making progress due to locked buffers
 			switch v := &k.P.Variants; {
-			case v.NoRedirtyOnPagesSkipped:
+			case v.On(swNoRedirtyOnPagesSkipped):
 				// removed: the inode stays where writeback_single_inode put it
-			case v.PagesSkippedRequeueWait:
+			case v.On(swPagesSkippedRequeueWait):
 				k.requeueIOWaitFor(in, CausePagesSkipped) // Wu 2011 patch 5
 			default:
 				k.redirtyTailFor(in, CausePagesSkipped)

@@ -20,6 +20,19 @@ import (
 	"github.com/wblab/wblab/engine/trace"
 )
 
+// swTraceV66 prints the writeback tracepoints in the v6.6 wording (kernel-notes
+// §6.3): cgroup_ino suffixes, global_dirty_state without unstable=,
+// balance_dirty_pages with period/think, writeback_single_inode_start,
+// writeback_sb_inodes_requeue and writeback_write_inode[_start], no
+// writeback_wake_thread / writeback_single_inode_requeue. Off (the Config
+// variant trace_v66=false on a modern preset) keeps the v3.2 wording the
+// harness's scripts parse.
+var swTraceV66 = declare(Switch{Name: "trace_v66", Order: 470,
+	Doc:       "trace lines in the v6.6 wording (cgroup_ino, no unstable=, period/think); off: v3.2 wording for old scripts",
+	Models:    "include/trace/events/writeback.h v6.6",
+	Source:    notesV6,
+	Uncounted: "changes only the wording of trace lines, never the simulated run"})
+
 // Tracer receives trace lines (comm, pid, cpu, event, payload in the kernel's format).
 type Tracer interface {
 	Emit(now sim.Time, comm string, pid, cpu int, event, payload string)
@@ -46,14 +59,14 @@ type Kernel struct {
 	inodes  []*Inode
 	threads []*Thread
 	flusher *Flusher
-	pd      *pdflush // the pdflush pool (Variants.Pdflush)
+	pd      *pdflush // the pdflush pool (switch pdflush)
 	mm      *mm      // page reclaim (vmscan.go; nil: not modelled)
 
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID      int
 
 	tracer Tracer
-	// tf renders payloads in the v6.6 wording (Variants.TraceV66); nil: v3.2
+	// tf renders payloads in the v6.6 wording (switch trace_v66); nil: v3.2
 	// wording by the Sprintf calls next to each tracepoint.
 	tf *trace.Formatter
 
@@ -163,7 +176,7 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	k.writeoutPeriodTimer.Fn = k.writeoutPeriod
 	k.BDI.onePage, _ = fs.(OnePageWriter)
 	k.bdpRatelimits = make([]int64, p.CPUs)
-	if p.Variants.TraceV66 {
+	if p.Variants.On(swTraceV66) {
 		k.tf = trace.NewFormatter(trace.V66)
 	}
 	k.dirtyableMem = dirtyableMemory(p.MemoryMB)
@@ -176,7 +189,7 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	k.writebackSetRatelimit(thresh)
 	k.flusher = newFlusher(k, k.BDI)
 	k.BDI.flusher = k.flusher
-	if p.Variants.Pdflush {
+	if p.Variants.On(swPdflush) {
 		k.pd = newPdflush(k)
 	}
 	if err := fs.Mount(k, k.BDI); err != nil {
@@ -273,7 +286,7 @@ type Thread struct {
 	// task_struct writeback fields
 	NrDirtied      int64 // nr_dirtied
 	NrDirtiedPause int64 // nr_dirtied_pause
-	// DirtyPausedWhen is dirty_paused_when (v3.3+, Variants.BdpThinkTime), jiffies;
+	// DirtyPausedWhen is dirty_paused_when (v3.3+, switch bdp_think_time), jiffies;
 	// 0 until the first balance_dirty_pages.
 	DirtyPausedWhen int64
 	bdp             bdpState
@@ -452,7 +465,7 @@ func (k *Kernel) EndPageWriteback(in *Inode, index, pages int64) {
 	if in.wbWait.Len() > 0 {
 		in.wbWait.WakeAll()
 	}
-	if k.P.Variants.BandwidthFromWritepages && n > 0 && in.Writeback.Empty() {
+	if k.on(swBandwidthFromWritepages) && n > 0 && in.Writeback.Empty() {
 		k.wbInodeWritebackEnd(b)
 	}
 	if k.mm != nil {
@@ -469,7 +482,7 @@ func (k *Kernel) accountDirtied(th *Thread, in *Inode, n int64) {
 	k.G.NrDirtied += n
 	in.bdi.Stats.Dirtied += n
 	in.dirtied += n
-	if k.P.Variants.IOFullThrottle {
+	if k.on(swIOFullThrottle) {
 		k.taskDirtyInc(th, n)
 	}
 }

@@ -8,6 +8,92 @@ import (
 	"github.com/wblab/wblab/engine/trace"
 )
 
+// swBandwidthFromWritepages moves the write-bandwidth update out of wb_writeback
+// into do_writepages (every BANDWIDTH_INTERVAL, after wb_bandwidth_estimate_start)
+// and IO completion (bw_dwork BANDWIDTH_INTERVAL after an inode's writeback
+// ends); __wb_update_bandwidth has no idle skip (elapsed >= 1).
+var swBandwidthFromWritepages = declare(Switch{Name: "bandwidth_from_writepages", Order: 280,
+	Doc:    "v6: write bandwidth updated from do_writepages and IO completion, not wb_writeback",
+	Models: "do_writepages, wb_update_bandwidth, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathBandwidthUpdate = swBandwidthFromWritepages.path("write_bandwidth.updates",
+	"write-bandwidth updates: from wb_writeback and balance_dirty_pages (v3.2), or do_writepages, IO completion and balance_dirty_pages (v6)")
+
+// swDomainDirtyLimits is domain_dirty_limits(): ratios are converted per
+// PAGE_SIZE first ((ratio*PAGE_SIZE/100)*avail/PAGE_SIZE). The _bytes forms and
+// the bg >= thresh rule are unchanged (no real-time dirtiers in the model).
+var swDomainDirtyLimits = declare(Switch{Name: "domain_dirty_limits", Order: 300,
+	Doc:    "v6: domain_dirty_limits converts dirty ratios per PAGE_SIZE before scaling available memory",
+	Models: "domain_dirty_limits, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathDomainLimitsDiffer = swDomainDirtyLimits.path("domain_dirty_limits.rounding_differs",
+	"global_dirty_limits calls where converting the ratios per PAGE_SIZE (v6) gives other thresholds than ratio * avail / 100")
+
+// swPosRatioClamp is v6 pos_ratio_polynom(): the cubic is clamped to [0, 2.0] and
+// divisions use (limit - setpoint) | 1, (x_intercept - wb_setpoint) | 1.
+var swPosRatioClamp = declare(Switch{Name: "pos_ratio_clamp", Order: 310,
+	Doc:    "v6: pos_ratio_polynom clamped to [0, 2.0], divisions by (x | 1)",
+	Models: "pos_ratio_polynom, wb_position_ratio, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathPosRatioDiffers = swPosRatioClamp.path("pos_ratio.v6_differs",
+	"balance_dirty_pages and ratelimit-update position ratios that the v6 clamp to [0, 2] and the | 1 divisors change")
+
+// swBdpThinkTime is the v3.3+/v6 balance_dirty_pages loop: think-time
+// compensation (pause = period - (now - dirty_paused_when)), no sleep below
+// wb_min_pause() (virtual time advanced instead), pauses over max_pause
+// trimmed with the excess carried in dirty_paused_when, nr_dirtied_pause from
+// wb_min_pause(), and the background kick before the freerun test.
+var swBdpThinkTime = declare(Switch{Name: "bdp_think_time", Order: 320,
+	Doc:    "v6: balance_dirty_pages think-time compensation (dirty_paused_when), wb_min_pause, kick before freerun",
+	Models: "balance_dirty_pages, wb_min_pause, mm/page-writeback.c v3.3+ / v6.1",
+	Source: notesV6})
+
+// swWbMaxPause is v6 wb_max_pause(): min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1,
+// MAX_PAUSE), replacing bdi_max_pause's 20 ms + N-dd term.
+var swWbMaxPause = declare(Switch{Name: "wb_max_pause", Order: 330,
+	Doc:    "v6: wb_max_pause = min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, 200 ms)",
+	Models: "wb_max_pause, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathMaxPauseDiffers = swWbMaxPause.path("max_pause.v6_differs",
+	"balance_dirty_pages max-pause computations where wb_max_pause (v6) and bdi_max_pause (v3.2) differ")
+
+// swDirtyExceededV6 is dirty_exceeded = wb_dirty > wb_thresh && dirty > thresh
+// (v3.2: ||).
+var swDirtyExceededV6 = declare(Switch{Name: "dirty_exceeded_v6", Order: 340,
+	Doc:    "v6: dirty_exceeded = wb_dirty > wb_thresh && dirty > thresh (v3.2: ||)",
+	Models: "balance_dirty_pages, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathDirtyExceededDiffers = swDirtyExceededV6.path("dirty_exceeded.v6_differs",
+	"balance_dirty_pages dirty_exceeded decisions where v6's && and v3.2's || differ")
+
+// swBalancedRateCap caps balanced_dirty_ratelimit at write_bw (v6).
+var swBalancedRateCap = declare(Switch{Name: "balanced_rate_cap", Order: 350,
+	Doc:    "v6: balanced_dirty_ratelimit capped at write_bw",
+	Models: "wb_update_dirty_ratelimit, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathBalancedAboveWriteBW = swBalancedRateCap.path("balanced_dirty_ratelimit.above_write_bw",
+	"dirty-ratelimit updates whose balanced rate is above write_bw (v6 caps it there)")
+
+// swBdpGlobalExit is the IO-less balance_dirty_pages of 3.2-rc before Wu's
+// "writeback: hard throttle 1000+ dd on a slow USB stick" (commit
+// 1df647197c5b): after a pause the loop ends once the global dirty count is
+// under the hard limit, so dirtiers whose task_ratelimit is at its minimum
+// still dirty a page per max_pause each. Off: the loop goes on while
+// task_ratelimit is 0 and the bdi has dirty pages (bdpLoopExit).
+var swBdpGlobalExit = declare(Switch{Name: "bdp_global_exit", Order: 380,
+	Doc:    "3.2-rc before Wu's hard throttle (1df647197c5b): balance_dirty_pages leaves its loop under the global hard limit, even at task_ratelimit 0",
+	Models: "balance_dirty_pages, mm/page-writeback.c v3.2-rc (before 1df647197c5b)",
+	Source: "commit 1df647197c5b (v3.2), \"writeback: hard throttle 1000+ dd on a slow USB stick\""})
+
+var pathBdpLoopExitDiffers = swBdpGlobalExit.path("balance_dirty_pages.loop_exit_differs",
+	"decisions after a balance_dirty_pages pause where the hard-throttle exit (task_ratelimit != 0) and the 3.2-rc global exit (dirty < hard limit) differ")
+
 func ilog2(x int64) int64 {
 	if x <= 0 {
 		return 0
@@ -25,7 +111,7 @@ func roundupPow2(x int64) int64 {
 // dirtyLimits computes global_dirty_limits (v3.2) without tracing: background and
 // dirty thresholds in pages.
 func (k *Kernel) dirtyLimits() (background, dirty int64) {
-	return k.dirtyLimitsWith(k.P.Variants.DomainDirtyLimits)
+	return k.dirtyLimitsWith(k.on(swDomainDirtyLimits))
 }
 
 // dirtyLimitsWith is dirtyLimits with the ratio conversion chosen: domain true is
@@ -100,7 +186,7 @@ func dirtyRatioPages(r int, avail int64, domain bool) int64 {
 // The other ratio conversion is looked up beside it to count the calls where the
 // two differ.
 func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
-	domain := k.P.Variants.DomainDirtyLimits
+	domain := k.on(swDomainDirtyLimits)
 	var b, d int64
 	if k.mm == nil {
 		m := k.limitsFor(k.dirtyableMem)
@@ -113,7 +199,7 @@ func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
 		b, d = k.dirtyLimitsWith(!domain) // reads the dirtyable memory again
 	}
 	if b != background || d != dirty {
-		k.fired(ActDomainLimitsDiffer)
+		k.Fired(pathDomainLimitsDiffer)
 	}
 	if th == k.flusher.th {
 		k.flusherGDS.add(gdsSample{k.W.Now(), k.G.NrWritten})
@@ -132,7 +218,7 @@ func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
 
 // writebackSetRatelimit is writeback_set_ratelimit (v3.2).
 func (k *Kernel) writebackSetRatelimit(dirty int64) {
-	if k.P.Variants.IOFullThrottle {
+	if k.on(swIOFullThrottle) {
 		// writeback_set_ratelimit (2.6.30): vm_total_pages / (cpus * 32), at least
 		// 16 pages and at most 4 MB
 		total := k.P.MemoryMB << (20 - PageShift)
@@ -193,9 +279,9 @@ func posRatioPolynomV6(setpoint, dirty, limit int64) int64 {
 func (k *Kernel) bdiPositionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty int64) int64 {
 	p32, p6 := k.positionRatios(b, thresh, bg, dirty, bdiThresh, bdiDirty)
 	if p32 != p6 {
-		k.fired(ActPosRatioDiffers)
+		k.Fired(pathPosRatioDiffers)
 	}
-	if k.P.Variants.PosRatioClamp {
+	if k.on(swPosRatioClamp) {
 		return p6
 	}
 	return p32
@@ -420,9 +506,9 @@ func (k *Kernel) bdiMaxPause(b *BDI, bdiDirty int64) int64 {
 	}
 	t32 := min(max(t, 4), ceil)
 	if t32 != t6 {
-		k.fired(ActMaxPauseDiffers)
+		k.Fired(pathMaxPauseDiffers)
 	}
-	if k.P.Variants.WbMaxPause {
+	if k.on(swWbMaxPause) {
 		return t6
 	}
 	return t32
@@ -541,9 +627,9 @@ func (k *Kernel) bdiUpdateDirtyRatelimit(b *BDI, thresh, bg, dirty, bdiThresh, b
 	taskRatelimit := dirtyRatelimit*pos>>ratelimitCalcShift + 1
 	balanced := taskRatelimit * writeBW / (dirtyRate | 1)
 	if balanced > writeBW {
-		k.fired(ActBalancedAboveWriteBW)
+		k.Fired(pathBalancedAboveWriteBW)
 	}
-	if k.P.Variants.BalancedRateCap {
+	if k.on(swBalancedRateCap) {
 		balanced = min(balanced, writeBW) // v6: never above the write bandwidth
 	}
 
@@ -608,8 +694,8 @@ func (k *Kernel) updateBandwidth(b *BDI, now, thresh, bg, dirty, bdiThresh, bdiD
 	elapsed := now - b.bwTimeStamp
 	dirtied, written := b.Stats.Dirtied, b.Stats.Written
 	// skip quiet periods: at least 1 s idle between two flusher runs
-	if k.P.Variants.BandwidthFromWritepages || !(elapsed > k.W.HZ() && b.bwTimeStamp < startTime) {
-		k.fired(ActBandwidthUpdate)
+	if k.on(swBandwidthFromWritepages) || !(elapsed > k.W.HZ() && b.bwTimeStamp < startTime) {
+		k.Fired(pathBandwidthUpdate)
 		if thresh != 0 {
 			k.globalUpdateBandwidth(thresh, dirty)
 			k.bdiUpdateDirtyRatelimit(b, thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed)
@@ -634,7 +720,7 @@ func (k *Kernel) wbBandwidthEstimateStart(b *BDI) {
 // bandwidth only, elapsed >= 1, no idle skip (the callers check BANDWIDTH_INTERVAL
 // where they do: do_writepages does, the delayed work after IO completion does not).
 func (k *Kernel) wbUpdateBandwidthV6(b *BDI) {
-	k.fired(ActBandwidthUpdate)
+	k.Fired(pathBandwidthUpdate)
 	now := k.W.Jiffies()
 	elapsed := max(now-b.bwTimeStamp, 1)
 	k.bdiUpdateWriteBandwidth(b, elapsed, b.Stats.Written)
@@ -687,7 +773,7 @@ type bdpState struct {
 	bg, thresh     int64
 	maxPause       int64
 	bdiDirty       int64
-	// v6 loop (BdpThinkTime)
+	// v6 loop (switch bdp_think_time)
 	now            int64 // the (possibly advanced) now of the pause
 	period, think  int64
 	nrDirtiedPause int64 // from wb_min_pause
@@ -703,7 +789,7 @@ type bdpState struct {
 // BalanceDirtyPagesRatelimited is balance_dirty_pages_ratelimited_nr (v3.2): account
 // nr page-chunks dirtied by th and report whether balance_dirty_pages must run.
 func (k *Kernel) BalanceDirtyPagesRatelimited(th *Thread, nr int64) bool {
-	if k.P.Variants.IOFullThrottle {
+	if k.on(swIOFullThrottle) {
 		return k.balanceDirtyPagesRatelimitedIOFull(th, nr)
 	}
 	ratelimit := th.NrDirtiedPause
@@ -729,7 +815,7 @@ func (k *Kernel) BalanceDirtyPagesRatelimited(th *Thread, nr int64) bool {
 // RatelimitRoom is how many more page-chunks th can dirty before
 // BalanceDirtyPagesRatelimited asks for balance_dirty_pages (≥ 1).
 func (k *Kernel) RatelimitRoom(th *Thread) int64 {
-	if k.P.Variants.IOFullThrottle {
+	if k.on(swIOFullThrottle) {
 		ratelimit := k.ratelimitPages
 		if k.mappingBDI(th).DirtyExceeded {
 			ratelimit = 8
@@ -752,19 +838,19 @@ func (k *Kernel) RatelimitRoom(th *Thread) int64 {
 // the task must sleep (TASK_KILLABLE) before calling it again with resume=true, or 0
 // when it is done.
 func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
-	if k.P.Variants.IOFullThrottle {
+	if k.on(swIOFullThrottle) {
 		if !resume {
-			k.fired(ActBdpIOFull)
+			k.Fired(pathBdpIOFull)
 		}
 		return k.balanceDirtyPagesIOFull(th, resume)
 	}
 	if !resume {
-		k.fired(ActBdpIOLess)
+		k.Fired(pathBdpIOLess)
 		if k.mappingBDI(th).Knobs.StrictLimit {
-			k.fired(ActBdpStrictLimit)
+			k.Fired(pathBdpStrictLimit)
 		}
 	}
-	if k.P.Variants.BdpThinkTime {
+	if k.on(swBdpThinkTime) {
 		return k.balanceDirtyPagesV6(th, resume)
 	}
 	s := &th.bdp
@@ -860,15 +946,15 @@ func wbBgThresh(bdiThresh, bg, thresh int64) int64 {
 }
 
 // dirtyExceeded is balance_dirty_pages' dirty_exceeded: v3.2 bdi_dirty > bdi_thresh
-// || nr_dirty > thresh; v6 (DirtyExceededV6) wb_dirty > wb_thresh && (dirty >
+// || nr_dirty > thresh; v6 (dirty_exceeded_v6) wb_dirty > wb_thresh && (dirty >
 // thresh || strictlimit).
 func (k *Kernel) dirtyExceeded(b *BDI, bdiDirty, bdiThresh, dirty, thresh int64) bool {
 	v6 := bdiDirty > bdiThresh && (dirty > thresh || b.Knobs.StrictLimit)
 	v32 := bdiDirty > bdiThresh || dirty > thresh
 	if v6 != v32 {
-		k.fired(ActDirtyExceededDiffers)
+		k.Fired(pathDirtyExceededDiffers)
 	}
-	if k.P.Variants.DirtyExceededV6 {
+	if k.on(swDirtyExceededV6) {
 		return v6
 	}
 	return v32
@@ -881,7 +967,7 @@ func (k *Kernel) bdpEnter(th *Thread) {
 	th.Stats.BdpCalls++
 }
 
-// balanceDirtyPagesV6 is balance_dirty_pages of v3.3+/v6.1 (BdpThinkTime): the
+// balanceDirtyPagesV6 is balance_dirty_pages of v3.3+/v6.1 (bdp_think_time): the
 // dirtier's pause is its period (pages_dirtied / task_ratelimit) less the time it
 // spent outside since its last pause (dirty_paused_when); pauses below
 // wb_min_pause are not slept but carried as virtual time.
@@ -1028,7 +1114,7 @@ func (k *Kernel) emitBdp(th *Thread, b *BDI, s *bdpState, bdiThresh, pause int64
 		"bdi %s: limit=%d setpoint=%d dirty=%d bdi_setpoint=%d bdi_dirty=%d dirty_ratelimit=%d task_ratelimit=%d dirtied=%d dirtied_pause=%d paused=%d pause=%d",
 		b.Name, limit, setpoint, s.nrDirty, bdiSetpoint, s.bdiDirty, kb(b.DirtyRatelimit), kb(s.taskRatelimit),
 		s.pagesDirtied, th.NrDirtiedPause, (k.W.Jiffies()-s.startTime)*1000/hz, pause*1000/hz)
-	if k.P.Variants.BdpThinkTime {
+	if k.on(swBdpThinkTime) {
 		// v3.3+: " period=%lu think=%ld" (ms)
 		payload += fmt.Sprintf(" period=%d think=%d", s.period*1000/hz, s.think*1000/hz)
 	}
@@ -1041,15 +1127,15 @@ func (k *Kernel) emitBdp(th *Thread, b *BDI, s *bdpState, bdiThresh, pause int64
 // or when the bdi's dirty pages are within bdi_stat_error (a dead bdi's pipe);
 // so a task whose task_ratelimit rounded to 0 (dirty_ratelimit at its floor of 1
 // page/s, pos_ratio below 1) sleeps max_pause again without dirtying. With
-// Variants.BdpGlobalExit (3.2-rc before that commit) the loop ends once the
+// switch bdp_global_exit (3.2-rc before that commit) the loop ends once the
 // global dirty count is under the hard limit, whatever the bdi.
 func (k *Kernel) bdpLoopExit(s *bdpState) bool {
 	hard := s.taskRatelimit != 0 || s.bdiDirty <= k.bdiStatError()
 	global := s.nrDirty < max(s.thresh, k.globalDirtyLimit) // hard_dirty_limit
 	if hard != global {
-		k.fired(ActBdpLoopExitDiffers)
+		k.Fired(pathBdpLoopExitDiffers)
 	}
-	if k.P.Variants.BdpGlobalExit {
+	if k.on(swBdpGlobalExit) {
 		return global
 	}
 	return hard
@@ -1067,6 +1153,6 @@ func (k *Kernel) TaskRatelimitOn(b *BDI) int64 {
 		return 0
 	}
 	bdiDirty := b.Stats.Reclaimable + b.Stats.Writeback
-	pos := k.positionRatio(b, thresh, bg, nrDirty, k.bdiDirtyLimit(b, thresh), bdiDirty, k.P.Variants.PosRatioClamp)
+	pos := k.positionRatio(b, thresh, bg, nrDirty, k.bdiDirtyLimit(b, thresh), bdiDirty, k.on(swPosRatioClamp))
 	return b.DirtyRatelimit * pos >> ratelimitCalcShift
 }

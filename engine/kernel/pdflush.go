@@ -7,8 +7,8 @@ import (
 
 // This file is the writeback design before Axboe's per-bdi flusher threads
 // (2.6.30, ../shared/threads/axboe-2009-per-bdi-flusher-threads.txt), selected by
-// Variants.Pdflush, and the IO-full balance_dirty_pages of 2.6.30-3.1 (Variants.
-// IOFullThrottle):
+// switch pdflush, and the IO-full balance_dirty_pages of 2.6.30-3.1 (switch
+// io_full_throttle):
 //
 //   - writeback_inodes(wbc) / generic_sync_sb_inodes (2.6.30): one pass over the
 //     superblock's inodes with a single wbc whose nr_to_write (MAX_WRITEBACK_PAGES for
@@ -55,6 +55,50 @@ import (
 // writes back in the dirtier's context (generic_sync_bdi_inodes(NULL, &wbc); 2.6.32
 // writeback_inodes_wbc). Not modelled: sync_supers() at the start of wb_kupdate,
 // laptop mode, clip_bdi_dirty_limit (a no-op with one disk).
+
+// swPdflush is the design before Axboe's per-bdi flusher threads (2.6.30): a pool
+// of pdflush threads running background_writeout and wb_kupdate with congestion
+// waits (pdflush.go). Off: the per-bdi flush-MAJ:MIN thread with its work list.
+var swPdflush = declare(Switch{Name: "pdflush", Order: 140,
+	Doc:    "2.6.30: pdflush thread pool, background_writeout/wb_kupdate (off: Axboe's per-bdi flushers)",
+	Models: "mm/pdflush.c, background_writeout, wb_kupdate, mm/page-writeback.c v2.6.30",
+	Source: threadAxboe})
+
+var pathCongestionWait = swPdflush.path("congestion_wait",
+	"congestion_wait(WRITE, HZ/10) sleeps of 2.6.30's pdflush and balance_dirty_pages", swIOFullThrottle, swIOFullPauseBackoff)
+
+var pathPdflushThreadStart = swPdflush.path("pdflush.thread_start",
+	"pdflush threads started at run time (beyond MIN_PDFLUSH_THREADS)")
+
+var pathPdflushThreadExit = swPdflush.path("pdflush.thread_exit",
+	"pdflush threads that exited after a second idle")
+
+var pathPdflushOperations = swPdflush.path("pdflush.operations",
+	"pdflush_operation calls (wb_kupdate from wb_timer, background_writeout from balance_dirty_pages), with or without an idle thread")
+
+// swIOFullThrottle is balance_dirty_pages before Wu's IO-less throttling (v3.2):
+// the dirtier writes back pages itself until the bdi is below its limit
+// (2.6.30-3.1). Off: the IO-less balance_dirty_pages.
+var swIOFullThrottle = declare(Switch{Name: "io_full_throttle", Order: 150,
+	Doc:    "pre-3.2 balance_dirty_pages: the dirtier writes back pages itself (off: IO-less throttling)",
+	Models: "balance_dirty_pages, mm/page-writeback.c v2.6.30-v3.1",
+	Source: "replaced by Wu's IO-less throttling (v3.2), " + threadWu})
+
+var pathBdpIOFull = swIOFullThrottle.path("balance_dirty_pages.io_full",
+	"balance_dirty_pages calls where the dirtier writes back itself (IO-full)", swIOFullPauseBackoff)
+
+var pathBdpIOLess = swIOFullThrottle.path("balance_dirty_pages.io_less",
+	"balance_dirty_pages calls of the IO-less design (the v3.2 or the v3.3+/v6 think-time loop)", swBdpThinkTime)
+
+// swIOFullPauseBackoff is the IO-full balance_dirty_pages loop of 2.6.35-3.1 (with
+// IOFullThrottle): the dirtier writes back only while the bdi's reclaimable pages
+// exceed its limit, dirty_exceeded also at the global limit, and it sleeps
+// io_schedule_timeout(pause) doubling from 1 jiffy to HZ/10. Off: 2.6.30's loop
+// (writeback whenever the bdi has reclaimable pages, congestion_wait(HZ/10)).
+var swIOFullPauseBackoff = declare(Switch{Name: "io_full_pause_backoff", Order: 160,
+	Doc:    "2.6.35-3.1 IO-full loop: write back only above the bdi limit, io_schedule_timeout pauses 1 jiffy..HZ/10 (off: 2.6.30)",
+	Models: "balance_dirty_pages, mm/page-writeback.c v2.6.35-v3.1",
+	Source: "2.6.35 balance_dirty_pages; on in the 2.6.36 presets of " + threadChinner})
 
 // wbInodesM is writeback_inodes(wbc) → generic_sync_sb_inodes (2.6.30) as a
 // resumable machine: the walk over the superblocks (one per bdi here), newest
@@ -204,7 +248,7 @@ func (k *Kernel) syncSingleInodeRequeue(in *Inode, wbc *WritebackControl) {
 // the queue leaves write congestion (EndIO wakes the queue) or 100 ms pass; the
 // sleep and the wake-up cost a schedule() each.
 func (k *Kernel) congestionWait(th *Thread) {
-	k.fired(ActCongestionWait)
+	k.Fired(pathCongestionWait)
 	th.Charge(k.P.Costs.SleepWake)
 	th.Task.WaitTimeout(&k.congestionWQ, k.W.JiffiesToTime(max(k.W.HZ()/10, 1)))
 }
@@ -546,7 +590,7 @@ func (k *Kernel) taskDirtyLimit(th *Thread, bdiDirty int64) int64 {
 // or it entered congestion_wait, th already waits on a queue and the caller's
 // sleep turns into a wait with that timeout.
 func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
-	if k.P.Variants.IOFullPauseBackoff {
+	if k.on(swIOFullPauseBackoff) {
 		return k.balanceDirtyPagesPauseBackoff(th, resume)
 	}
 	s := &th.bdp

@@ -42,15 +42,15 @@ func TestPresetsAreDistinctAndFound(t *testing.T) {
 		assert.Equal(t, tc.want, p.Name, tc.in)
 	}
 	v := wu2011([]int{1, 2, 3, 4}, false, false, false)
-	assert.True(t, v.MoreIOWait && v.WriteInodeRequeueWait && v.LastActiveProgress && v.KupdateRetryEarly)
-	assert.False(t, v.PagesSkippedRequeueWait || v.BlockedRequeueWait || v.GrabSuperRequeueWait)
+	assert.True(t, v.On(swMoreIOWait) && v.On(swWriteInodeRequeueWait) && v.On(swLastActiveProgress) && v.On(swKupdateRetryEarly))
+	assert.False(t, v.On(swPagesSkippedRequeueWait) || v.On(swBlockedRequeueWait) || v.On(swGrabSuperRequeueWait))
 }
 
 // TestQueueIOSplicesMoreIOWait: queue_io with patch 1 sends b_more_io, then
 // b_more_io_wait, then the expired b_dirty inodes to b_io: b_more_io=A,
 // b_more_io_wait=W, b_dirty=f → b_io = fWA, A written first.
 func TestQueueIOSplicesMoreIOWait(t *testing.T) {
-	k, _ := newTestKernel(t, func(p *Params) { p.Variants.MoreIOWait = true })
+	k, _ := newTestKernel(t, func(p *Params) { p.Variants.Set(swMoreIOWait, true) })
 	b := k.BDI
 	byIno := map[uint64]string{}
 	mk := func(name string, l *inodeList) {
@@ -109,8 +109,8 @@ func TestRequeueChoices(t *testing.T) {
 			k.wsiFinish(k.flusher.th, m)
 			if tc.skipped { // the tail of writeback_sb_inodes
 				switch {
-				case tc.v.NoRedirtyOnPagesSkipped:
-				case tc.v.PagesSkippedRequeueWait:
+				case tc.v.On(swNoRedirtyOnPagesSkipped):
+				case tc.v.On(swPagesSkippedRequeueWait):
 					k.requeueIOWait(in)
 				default:
 					k.redirtyTail(in)
