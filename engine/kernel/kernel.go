@@ -60,7 +60,9 @@ type Kernel struct {
 	threads []*Thread
 	flusher *Flusher
 	pd      *pdflush // the pdflush pool (switch pdflush)
-	mm      *mm      // page reclaim (vmscan.go; nil: not modelled)
+	// balancer is balance_dirty_pages of the kernel's era (newBalancer)
+	balancer balancer
+	mm       *mm // page reclaim (vmscan.go; nil: not modelled)
 
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID      int
@@ -176,6 +178,7 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	k.writeoutPeriodTimer.Fn = k.writeoutPeriod
 	k.BDI.onePage, _ = fs.(OnePageWriter)
 	k.bdpRatelimits = make([]int64, p.CPUs)
+	k.balancer = newBalancer(k)
 	if p.Variants.On(swTraceV66) {
 		k.tf = trace.NewFormatter(trace.V66)
 	}

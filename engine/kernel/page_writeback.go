@@ -41,16 +41,6 @@ var swPosRatioClamp = declare(Switch{Name: "pos_ratio_clamp", Order: 310,
 var pathPosRatioDiffers = swPosRatioClamp.path("pos_ratio.v6_differs",
 	"balance_dirty_pages and ratelimit-update position ratios that the v6 clamp to [0, 2] and the | 1 divisors change")
 
-// swBdpThinkTime is the v3.3+/v6 balance_dirty_pages loop: think-time
-// compensation (pause = period - (now - dirty_paused_when)), no sleep below
-// wb_min_pause() (virtual time advanced instead), pauses over max_pause
-// trimmed with the excess carried in dirty_paused_when, nr_dirtied_pause from
-// wb_min_pause(), and the background kick before the freerun test.
-var swBdpThinkTime = declare(Switch{Name: "bdp_think_time", Order: 320,
-	Doc:    "v6: balance_dirty_pages think-time compensation (dirty_paused_when), wb_min_pause, kick before freerun",
-	Models: "balance_dirty_pages, wb_min_pause, mm/page-writeback.c v3.3+ / v6.1",
-	Source: notesV6})
-
 // swWbMaxPause is v6 wb_max_pause(): min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1,
 // MAX_PAUSE), replacing bdi_max_pause's 20 ms + N-dd term.
 var swWbMaxPause = declare(Switch{Name: "wb_max_pause", Order: 330,
@@ -786,154 +776,48 @@ type bdpState struct {
 	m           wbInodesM
 }
 
-// BalanceDirtyPagesRatelimited is balance_dirty_pages_ratelimited_nr (v3.2): account
-// nr page-chunks dirtied by th and report whether balance_dirty_pages must run.
+// balancer is one era's balance_dirty_pages with its ratelimiting, chosen once
+// by New (newBalancer): bdp_2630.go, bdp_2635.go, bdp_32.go, bdp_33.go.
+type balancer interface {
+	// ratelimited is balance_dirty_pages_ratelimited_nr: account nr pages dirtied
+	// by th and report whether balance_dirty_pages must run.
+	ratelimited(th *Thread, nr int64) bool
+	// room is how many more pages th can dirty before ratelimited says so.
+	room(th *Thread) int64
+	// balance is balance_dirty_pages (see BalanceDirtyPages).
+	balance(th *Thread, resume bool) sim.Time
+}
+
+// newBalancer picks the kernel's balance_dirty_pages: IO-full (2.6.30, or the
+// 2.6.35-3.1 loop), IO-less (v3.2) or with think time (v3.3+/v6).
+func newBalancer(k *Kernel) balancer {
+	switch {
+	case k.on(swIOFullThrottle) && k.on(swIOFullPauseBackoff):
+		return bdp2635{bdp2630{k}}
+	case k.on(swIOFullThrottle):
+		return bdp2630{k}
+	case k.on(swBdpThinkTime):
+		return bdp33{bdp32{k}}
+	}
+	return bdp32{k}
+}
+
+// BalanceDirtyPagesRatelimited is balance_dirty_pages_ratelimited_nr: account nr
+// page-chunks dirtied by th and report whether balance_dirty_pages must run.
 func (k *Kernel) BalanceDirtyPagesRatelimited(th *Thread, nr int64) bool {
-	if k.on(swIOFullThrottle) {
-		return k.balanceDirtyPagesRatelimitedIOFull(th, nr)
-	}
-	ratelimit := th.NrDirtiedPause
-	if k.mappingBDI(th).DirtyExceeded {
-		ratelimit = min(ratelimit, 32>>(PageShift-10))
-	}
-	th.NrDirtied += nr
-	th.Stats.Dirtied += nr
-	cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
-	p := &k.bdpRatelimits[cpu]
-	if th.NrDirtied >= ratelimit {
-		*p = 0
-	} else {
-		*p += nr
-		if *p >= k.ratelimitPages {
-			*p = 0
-			ratelimit = 0
-		}
-	}
-	return th.NrDirtied >= ratelimit
+	return k.balancer.ratelimited(th, nr)
 }
 
 // RatelimitRoom is how many more page-chunks th can dirty before
 // BalanceDirtyPagesRatelimited asks for balance_dirty_pages (≥ 1).
-func (k *Kernel) RatelimitRoom(th *Thread) int64 {
-	if k.on(swIOFullThrottle) {
-		ratelimit := k.ratelimitPages
-		if k.mappingBDI(th).DirtyExceeded {
-			ratelimit = 8
-		}
-		cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
-		return max(ratelimit-k.bdpRatelimits[cpu], 1)
-	}
-	ratelimit := th.NrDirtiedPause
-	if k.mappingBDI(th).DirtyExceeded {
-		ratelimit = min(ratelimit, 32>>(PageShift-10))
-	}
-	room := ratelimit - th.NrDirtied
-	cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
-	room = min(room, k.ratelimitPages-k.bdpRatelimits[cpu])
-	return max(room, 1)
-}
+func (k *Kernel) RatelimitRoom(th *Thread) int64 { return k.balancer.room(th) }
 
-// BalanceDirtyPages is the IO-less balance_dirty_pages (v3.2). Call it with
-// resume=false after BalanceDirtyPagesRatelimited asked for it; it returns a pause
-// the task must sleep (TASK_KILLABLE) before calling it again with resume=true, or 0
-// when it is done.
+// BalanceDirtyPages is balance_dirty_pages of the kernel's era. Call it with
+// resume=false after BalanceDirtyPagesRatelimited asked for it; it returns a
+// pause the task must sleep (TASK_KILLABLE) before calling it again with
+// resume=true, or 0 when it is done.
 func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
-	if k.on(swIOFullThrottle) {
-		if !resume {
-			k.Fired(pathBdpIOFull)
-		}
-		return k.balanceDirtyPagesIOFull(th, resume)
-	}
-	if !resume {
-		k.Fired(pathBdpIOLess)
-		if k.mappingBDI(th).Knobs.StrictLimit {
-			k.Fired(pathBdpStrictLimit)
-		}
-	}
-	if k.on(swBdpThinkTime) {
-		return k.balanceDirtyPagesV6(th, resume)
-	}
-	s := &th.bdp
-	b := k.mappingBDI(th)
-	hz := k.W.HZ()
-	if !resume {
-		k.bdpEnter(th)
-	}
-	for {
-		if s.slept {
-			s.slept = false
-			if k.bdpLoopExit(s) {
-				break
-			}
-		}
-		s.nrReclaimable = k.G.NrFileDirty
-		s.nrDirty = s.nrReclaimable + k.G.NrWriteback
-		s.bg, s.thresh = k.globalDirtyLimits(th)
-		freerun := (s.thresh + s.bg) / 2
-		if s.nrDirty <= freerun {
-			s.pause = 0
-			break
-		}
-		if !b.writebackRunning {
-			k.StartBackgroundWriteback(b)
-		}
-		bdiThresh := k.bdiDirtyLimit(b, s.thresh)
-		s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
-		s.dirtyExceeded = k.dirtyExceeded(b, s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
-		if s.dirtyExceeded && !b.DirtyExceeded {
-			b.DirtyExceeded = true
-		}
-		if now, due := k.bandwidthDue(b); due { // bdiUpdateBandwidth, its test inline
-			k.updateBandwidth(b, now, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
-		}
-		s.maxPause = k.bdiMaxPause(b, s.bdiDirty)
-		s.dirtyRatelimit = b.DirtyRatelimit
-		pos := k.bdiPositionRatio(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
-		s.taskRatelimit = s.dirtyRatelimit * pos >> ratelimitCalcShift
-		th.Stats.LastTaskBW = s.taskRatelimit
-		var pause int64
-		if s.taskRatelimit == 0 {
-			pause = s.maxPause
-		} else {
-			pause = hz * s.pagesDirtied / s.taskRatelimit
-			if pause <= 0 {
-				k.traceBdp(th, b, s, bdiThresh, 0)
-				s.pause = 1 // avoid resetting nr_dirtied_pause below
-				break
-			}
-			pause = min(pause, s.maxPause)
-		}
-		k.traceBdp(th, b, s, bdiThresh, pause)
-		s.pause = pause
-		s.slept = true
-		th.Stats.Pauses++
-		d := k.W.JiffiesToTime(pause)
-		b.Q.NoteDirtySleep(k.W.Now()) // bdi->wb.dirty_sleep, read by blk-wbt
-		th.Stats.notePause(d)
-		return d
-	}
-	// after the loop
-	if !s.dirtyExceeded && b.DirtyExceeded {
-		b.DirtyExceeded = false
-	}
-	th.NrDirtied = 0
-	dr := s.dirtyRatelimit
-	switch {
-	case s.pause == 0: // freerun
-		th.NrDirtiedPause = dirtyPollInterval(s.nrDirty, s.thresh)
-	case s.pause <= s.maxPause/4 && s.pagesDirtied >= th.NrDirtiedPause:
-		th.NrDirtiedPause = min(max(dr*(s.maxPause/2)/hz, s.pagesDirtied+s.pagesDirtied/8), s.pagesDirtied*4)
-	case s.pause >= s.maxPause:
-		th.NrDirtiedPause = 1 | min(max(dr*(s.maxPause/2)/hz, s.pagesDirtied/4), s.pagesDirtied-s.pagesDirtied/8)
-	}
-	s.active = false
-	if b.writebackRunning {
-		return 0
-	}
-	if s.nrReclaimable > s.bg {
-		k.StartBackgroundWriteback(b)
-	}
-	return 0
+	return k.balancer.balance(th, resume)
 }
 
 // wbBgThresh is wb_dirty_limits' wb_bg_thresh (v3.12+): the bdi's share of the
@@ -965,118 +849,6 @@ func (k *Kernel) bdpEnter(th *Thread) {
 	th.bdp = bdpState{active: true, startTime: k.W.Jiffies(), pagesDirtied: th.NrDirtied}
 	th.Charge(k.P.Costs.BalanceDirty)
 	th.Stats.BdpCalls++
-}
-
-// balanceDirtyPagesV6 is balance_dirty_pages of v3.3+/v6.1 (bdp_think_time): the
-// dirtier's pause is its period (pages_dirtied / task_ratelimit) less the time it
-// spent outside since its last pause (dirty_paused_when); pauses below
-// wb_min_pause are not slept but carried as virtual time.
-func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
-	s := &th.bdp
-	b := k.mappingBDI(th)
-	hz := k.W.HZ()
-	if !resume {
-		k.bdpEnter(th)
-	}
-	for {
-		if s.slept {
-			s.slept = false
-			th.DirtyPausedWhen = s.now + s.pause
-			th.NrDirtied = 0
-			th.NrDirtiedPause = s.nrDirtiedPause
-			if k.bdpLoopExit(s) {
-				break
-			}
-		}
-		now := k.W.Jiffies()
-		s.nrReclaimable = k.G.NrFileDirty
-		s.nrDirty = s.nrReclaimable + k.G.NrWriteback
-		s.bg, s.thresh = k.globalDirtyLimits(th)
-		if s.nrReclaimable > s.bg && !b.writebackRunning {
-			k.StartBackgroundWriteback(b)
-		}
-		// strictlimit (3.12+): the free-run test on the bdi's own counts
-		dirty, thresh, bg := s.nrDirty, s.thresh, s.bg
-		var bdiThresh int64
-		if b.Knobs.StrictLimit {
-			bdiThresh = k.bdiDirtyLimit(b, s.thresh)
-			s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
-			dirty, thresh, bg = s.bdiDirty, bdiThresh, wbBgThresh(bdiThresh, s.bg, s.thresh)
-		}
-		if dirty <= (thresh+bg)/2 { // free run
-			th.DirtyPausedWhen = now
-			th.NrDirtied = 0
-			th.NrDirtiedPause = dirtyPollInterval(dirty, thresh)
-			break
-		}
-		if !b.writebackRunning {
-			k.StartBackgroundWriteback(b)
-		}
-		if !b.Knobs.StrictLimit {
-			bdiThresh = k.bdiDirtyLimit(b, s.thresh)
-			s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
-		}
-		s.dirtyExceeded = k.dirtyExceeded(b, s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
-		pos := k.bdiPositionRatio(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
-		if s.dirtyExceeded && !b.DirtyExceeded {
-			b.DirtyExceeded = true
-		}
-		if now, due := k.bandwidthDue(b); due { // bdiUpdateBandwidth, its test inline
-			k.updateBandwidth(b, now, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
-		}
-		dirtyRatelimit := b.DirtyRatelimit
-		s.taskRatelimit = dirtyRatelimit * pos >> ratelimitCalcShift
-		th.Stats.LastTaskBW = s.taskRatelimit
-		s.maxPause = k.bdiMaxPause(b, s.bdiDirty)
-		minPause, nrDirtiedPause := k.wbMinPause(b, s.maxPause, s.taskRatelimit, dirtyRatelimit)
-		s.nrDirtiedPause = nrDirtiedPause
-		var period, pause int64
-		if s.taskRatelimit == 0 {
-			period, pause = s.maxPause, s.maxPause
-		} else {
-			period = hz * s.pagesDirtied / s.taskRatelimit
-			pause = period
-			if th.DirtyPausedWhen != 0 {
-				pause -= now - th.DirtyPausedWhen // think time
-			}
-			if pause < minPause {
-				s.period, s.think = period, k.think(th, now)
-				k.traceBdp(th, b, s, bdiThresh, min(pause, 0))
-				switch {
-				case pause < -hz:
-					th.DirtyPausedWhen, th.NrDirtied = now, 0
-				case period != 0:
-					th.DirtyPausedWhen += period
-					th.NrDirtied = 0
-				case th.NrDirtiedPause <= s.pagesDirtied:
-					th.NrDirtiedPause += s.pagesDirtied
-				}
-				s.noSleep = true
-				break
-			}
-			if pause > s.maxPause {
-				now += min(pause-s.maxPause, s.maxPause) // for occasional dropped task_ratelimit
-				pause = s.maxPause
-			}
-		}
-		s.period, s.think = period, k.think(th, now)
-		k.traceBdp(th, b, s, bdiThresh, pause)
-		s.now, s.pause = now, pause
-		s.slept = true
-		th.Stats.Pauses++
-		d := k.W.JiffiesToTime(pause)
-		b.Q.NoteDirtySleep(k.W.Now()) // wb->dirty_sleep, read by blk-wbt
-		th.Stats.notePause(d)
-		return d
-	}
-	if !s.dirtyExceeded && b.DirtyExceeded {
-		b.DirtyExceeded = false
-	}
-	s.active = false
-	if !b.writebackRunning && s.nrReclaimable > s.bg {
-		k.StartBackgroundWriteback(b)
-	}
-	return 0
 }
 
 func (k *Kernel) think(th *Thread, now int64) int64 {
