@@ -46,21 +46,6 @@ var swSbInodesISyncCheck = declare(Switch{Name: "sb_inodes_i_sync_check", Order:
 	Models: "writeback_sb_inodes, fs/fs-writeback.c v6.1",
 	Source: notesV6})
 
-// swWorkqueueFlusher is the v6 flusher as a work item (wb_workfn): loops while
-// works are queued, then wb_wakeup (immediate) for new works or
-// wb_wakeup_delayed (queue_delayed_work: a pending timer is not moved) when
-// dirty IO remains; wb_do_writeback runs wb_check_start_all before kupdate.
-var swWorkqueueFlusher = declare(Switch{Name: "workqueue_flusher", Order: 270,
-	Doc:    "v6: wb_workfn work item: immediate/delayed wakeups (pending delayed wakeup not moved), wb_check_start_all",
-	Models: "wb_workfn, wb_wakeup_delayed, wb_do_writeback, fs/fs-writeback.c v6.1",
-	Source: notesV6})
-
-var pathWakeupDelayedKept = swWorkqueueFlusher.path("wb_wakeup_delayed.kept_pending",
-	"delayed flusher wakeups that left a pending timer alone")
-
-var pathFlusherIdle = swWorkqueueFlusher.path("flusher.idle",
-	"flusher runs that ended with no work left: v6 wb_workfn returns after wb_wakeup_delayed, v3.2 bdi_writeback_thread sleeps dirty_writeback_interval")
-
 // swWroteMinusSkipped is v6 writeback_sb_inodes' total_wrote: write_chunk -
 // nr_to_write - pages_skipped, floored at 0 (+1 for an inode made clean).
 var swWroteMinusSkipped = declare(Switch{Name: "wrote_minus_skipped", Order: 290,
@@ -156,39 +141,97 @@ func newFlusher(k *Kernel, b *BDI) *Flusher {
 // Thread is the flusher's thread.
 func (f *Flusher) Thread() *Thread { return f.th }
 
+// flusherDesign is how work reaches a bdi's flusher and how the flusher sleeps,
+// chosen once by New (newFlusherDesign): the per-bdi thread of 2.6.32-4.x
+// (bdiThread, below), the v6 work item (wbWorkfn, flusher_workqueue.go), and
+// 2.6.30's pdflush pool in front of either (pdflushPool, pdflush.go).
+type flusherDesign interface {
+	// inodeDirtied is __mark_inode_dirty's wakeup when b gets its first dirty inode.
+	inodeDirtied(b *BDI)
+	// wakeupDelayed wakes f in dirty_writeback_interval.
+	wakeupDelayed(f *Flusher)
+	// startAll asks b's flusher to write every dirty page (WB_SYNC_NONE).
+	startAll(b *BDI, reason Reason)
+	// startBackground starts background writeback on b.
+	startBackground(b *BDI)
+	// top runs when the flusher starts a pass.
+	top(f *Flusher)
+	// idle puts f to sleep after a pass that left no work.
+	idle(f *Flusher)
+}
+
+// newFlusherDesign picks the kernel's flusher design (switches pdflush and
+// workqueue_flusher).
+func newFlusherDesign(k *Kernel) flusherDesign {
+	var d flusherDesign = bdiThread{k}
+	if k.on(swWorkqueueFlusher) {
+		d = wbWorkfn{bdiThread{k}}
+	}
+	if k.on(swPdflush) {
+		d = pdflushPool{d, k}
+	}
+	return d
+}
+
+// bdiThread is the per-bdi flusher thread of 2.6.32-4.x (bdi_writeback_thread,
+// fs/fs-writeback.c v3.2): a kthread that sleeps dirty_writeback_interval, or
+// shorter with Wu 2011's patch 4, and is woken for queued works.
+type bdiThread struct{ k *Kernel }
+
+// inodeDirtied is __mark_inode_dirty's delayed wakeup: bdi_wakeup_thread_delayed
+// (v3.2), wb_wakeup_delayed (v6), whichever k.fd has.
+func (d bdiThread) inodeDirtied(b *BDI) { d.k.fd.wakeupDelayed(b.flusher) }
+
 // wakeupDelayed is bdi_wakeup_thread_delayed (v3.2): wake the flusher in
 // dirty_writeback_interval (5 s).
-func (f *Flusher) wakeupDelayed() {
-	if f.k.on(swWorkqueueFlusher) && f.wakeup.Pending() {
-		// wb_wakeup_delayed (v6): queue_delayed_work leaves a pending work alone
-		f.k.Fired(pathWakeupDelayedKept)
-		return
-	}
+func (bdiThread) wakeupDelayed(f *Flusher) {
 	d := f.k.W.JiffiesToTime(f.k.W.MsecsToJiffies(int64(f.k.P.DirtyWritebackCs) * 10))
 	f.k.W.After(&f.wakeup, d)
 }
 
-// StartAll is wb_start_all (v6, wakeup_flusher_threads): set WB_start_all and wake
-// the flusher, whose wb_check_start_all writes every dirty page (WB_SYNC_NONE). A
-// request while one is pending is dropped. Without WorkqueueFlusher it is v3.2's
-// __bdi_start_writeback(bdi, nr_dirty, range_cyclic=0, reason): a queued work.
-func (k *Kernel) StartAll(reason Reason) {
-	for _, b := range k.bdis {
-		k.startAllOn(b, reason)
+// startAll is v3.2's __bdi_start_writeback(bdi, nr_dirty, range_cyclic=0,
+// reason): a queued work.
+func (d bdiThread) startAll(b *BDI, reason Reason) {
+	k := d.k
+	k.QueueWorkOn(b, &WbWritebackWork{NrPages: k.G.NrFileDirty + int64(k.nrDirtyInodes()), SyncMode: WBSyncNone, Reason: reason})
+}
+
+// startBackground is bdi_start_background_writeback (v3.2): no work item, just
+// wake the flusher; wb_check_background_flush does the work.
+func (bdiThread) startBackground(b *BDI) { b.flusher.wake() }
+
+// top is bdi_writeback_thread's del_timer (v3.2): the delayed wakeup is not
+// needed while the thread runs.
+func (bdiThread) top(f *Flusher) { f.k.W.Cancel(&f.wakeup) }
+
+// idle is bdi_writeback_thread's sleep (v3.2): dirty_writeback_interval while
+// dirty IO remains (with Wu 2011 patch 4, 1, 2, 4 ... jiffies while inodes wait
+// on b_more_io_wait), else until woken.
+func (bdiThread) idle(f *Flusher) {
+	k := f.k
+	maxPause := k.W.HZ()
+	if k.P.DirtyWritebackCs > 0 {
+		maxPause = k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)
+	}
+	if k.on(swKupdateRetryEarly) && f.b.bMoreIOWait.n > 0 && f.pause < maxPause {
+		// Wu 2011 patch 4: retry b_more_io_wait after 1, 2, 4 ... jiffies
+		f.Stats.RetrySleeps++
+		k.Fired(pathKupdateEarly)
+		f.th.Task.SleepInterruptible(k.W.JiffiesToTime(f.pause))
+		f.pause <<= 1
+	} else if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
+		f.th.Task.SleepInterruptible(k.W.JiffiesToTime(maxPause))
+	} else {
+		f.th.Task.SleepInterruptible(-1)
 	}
 }
 
-func (k *Kernel) startAllOn(b *BDI, reason Reason) {
-	f := b.flusher
-	if !k.on(swWorkqueueFlusher) {
-		k.QueueWorkOn(b, &WbWritebackWork{NrPages: k.G.NrFileDirty + int64(k.nrDirtyInodes()), SyncMode: WBSyncNone, Reason: reason})
-		return
+// StartAll asks every bdi's flusher to write all dirty pages: v6 wb_start_all
+// (wakeup_flusher_threads), v3.2 __bdi_start_writeback (flusherDesign.startAll).
+func (k *Kernel) StartAll(reason Reason) {
+	for _, b := range k.bdis {
+		k.fd.startAll(b, reason)
 	}
-	if f.startAll {
-		return
-	}
-	f.startAll, f.startAllReason = true, reason
-	f.wake()
 }
 
 // wakeupTimerFn is wakeup_timer_fn (v3.2).
@@ -219,8 +262,8 @@ func (k *Kernel) QueueWorkOn(b *BDI, w *WbWritebackWork) {
 	f.wake()
 }
 
-// StartBackgroundWriteback is bdi_start_background_writeback (v3.2): no work item,
-// just wake the flusher; wb_check_background_flush does the work.
+// StartBackgroundWriteback is bdi_start_background_writeback (v3.2), or 2.6.30's
+// pdflush_operation(background_writeout) (flusherDesign.startBackground).
 func (k *Kernel) StartBackgroundWriteback(b *BDI) {
 	if k.Tracing() {
 		if k.tf != nil {
@@ -229,22 +272,15 @@ func (k *Kernel) StartBackgroundWriteback(b *BDI) {
 			k.trace(nil, "writeback_wake_background", "bdi "+b.Name)
 		}
 	}
-	if k.pd != nil {
-		k.pdflushOperation(pdBackground) // pdflush_operation(background_writeout, 0): every superblock
-		return
-	}
-	b.flusher.wake()
+	k.fd.startBackground(b)
 }
 
 func (f *Flusher) resume() {
 	k := f.k
 	for {
 		switch f.pc {
-		case fpTop: // bdi_writeback_thread loop
-			if !k.on(swWorkqueueFlusher) {
-				// del_timer (v3.2); the v6 delayed work is this run itself
-				k.W.Cancel(&f.wakeup)
-			}
+		case fpTop: // bdi_writeback_thread loop, wb_workfn (v6)
+			k.fd.top(f)
 			f.pagesWritten, f.totalProgress = 0, 0
 			f.b.writebackRunning = true
 			f.pc = fpWorks
@@ -335,30 +371,7 @@ func (f *Flusher) resume() {
 			}
 			f.Stats.IdleSleeps++
 			k.Fired(pathFlusherIdle)
-			if k.on(swWorkqueueFlusher) {
-				// wb_workfn (v6): wb_wakeup_delayed when dirty IO remains; the
-				// work then waits to be queued (timer, wb_wakeup, new works)
-				if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
-					f.wakeupDelayed()
-				}
-				f.th.Task.SleepInterruptible(-1)
-				return
-			}
-			maxPause := k.W.HZ()
-			if k.P.DirtyWritebackCs > 0 {
-				maxPause = k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)
-			}
-			if k.on(swKupdateRetryEarly) && f.b.bMoreIOWait.n > 0 && f.pause < maxPause {
-				// Wu 2011 patch 4: retry b_more_io_wait after 1, 2, 4 ... jiffies
-				f.Stats.RetrySleeps++
-				k.Fired(pathKupdateEarly)
-				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(f.pause))
-				f.pause <<= 1
-			} else if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
-				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(maxPause))
-			} else {
-				f.th.Task.SleepInterruptible(-1)
-			}
+			k.fd.idle(f)
 			return
 		}
 	}

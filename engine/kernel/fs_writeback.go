@@ -258,8 +258,8 @@ func (k *Kernel) markInodeDirty(in *Inode, flags int) {
 		wakeup := !b.wbHasDirtyIO()
 		in.DirtiedWhen = k.W.Jiffies()
 		listMove(in, &b.bDirty)
-		if wakeup && k.pd == nil {
-			b.flusher.wakeupDelayed()
+		if wakeup {
+			k.fd.inodeDirtied(b)
 		}
 	}
 }

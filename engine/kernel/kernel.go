@@ -62,7 +62,9 @@ type Kernel struct {
 	pd      *pdflush // the pdflush pool (switch pdflush)
 	// balancer is balance_dirty_pages of the kernel's era (newBalancer)
 	balancer balancer
-	mm       *mm // page reclaim (vmscan.go; nil: not modelled)
+	// fd is the flusher design: per-bdi thread, v6 work item, pdflush pool
+	fd flusherDesign
+	mm *mm // page reclaim (vmscan.go; nil: not modelled)
 
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID      int
@@ -190,6 +192,7 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	_ = bg
 	k.globalDirtyLimit = thresh
 	k.writebackSetRatelimit(thresh)
+	k.fd = newFlusherDesign(k)
 	k.flusher = newFlusher(k, k.BDI)
 	k.BDI.flusher = k.flusher
 	if p.Variants.On(swPdflush) {

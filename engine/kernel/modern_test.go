@@ -210,9 +210,9 @@ func TestDelayedWakeupNotMoved(t *testing.T) {
 		want sim.Time
 	}{{false, 6 * sim.Second}, {true, 5 * sim.Second}} {
 		k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swWorkqueueFlusher, tc.v6) }))
-		k.flusher.wakeupDelayed()
+		k.fd.wakeupDelayed(k.flusher)
 		require.NoError(t, k.W.Run(sim.Second))
-		k.flusher.wakeupDelayed()
+		k.fd.wakeupDelayed(k.flusher)
 		assert.Equal(t, tc.want, k.flusher.wakeup.When(), "v6=%v", tc.v6)
 	}
 }

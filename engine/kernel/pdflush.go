@@ -289,6 +289,21 @@ type PdflushStats struct {
 	Failed          int64 // pdflush_operation() calls that found none
 }
 
+// pdflushPool is 2.6.30's writeback design: background writeout and kupdate
+// run in the pdflush pool; the bdi's flusher (the design it wraps) only serves
+// queued works (sync), and is not woken when an inode is first dirtied.
+type pdflushPool struct {
+	flusherDesign
+	k *Kernel
+}
+
+// inodeDirtied does nothing: wb_timer (wbTimerFn) runs kupdate every
+// dirty_writeback_interval.
+func (pdflushPool) inodeDirtied(*BDI) {}
+
+// startBackground is pdflush_operation(background_writeout, 0): every superblock.
+func (d pdflushPool) startBackground(*BDI) { d.k.pdflushOperation(pdBackground) }
+
 // newPdflush is pdflush_init (mm/pdflush.c, 2.6.30: MIN_PDFLUSH_THREADS threads) and
 // page_writeback_init's wb_timer (mm/page-writeback.c, 2.6.30: first expiry one
 // dirty_writeback_interval after boot).
