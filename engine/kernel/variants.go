@@ -166,20 +166,32 @@ func withWBT(v Variants, on, qd1 bool, depth int) Variants {
 	return v // the 4.x XFS logs inode changes and has no ->write_inode: fsV4
 }
 
-// presets are presetDefs with the filesystems' switches set, resolved once on
-// first use (after every package's declarations ran).
-var presets = sync.OnceValue(func() []Preset {
-	out := make([]Preset, len(presetDefs))
-	for i, d := range presetDefs {
-		out[i] = Preset{Name: d.Name, Doc: d.Doc, Variants: d.Variants}
-		for _, name := range d.fs {
-			if sw, ok := LookupSwitch(name); ok {
-				out[i].Variants.Set(sw.ID, true)
+// presets are presetDefs with the filesystems' switches set. They are resolved
+// on first use, and again if a switch was declared since (a package's init
+// asking before engine/fs declared its switches).
+func presets() []Preset {
+	presetsMu.Lock()
+	defer presetsMu.Unlock()
+	if presetsCache == nil || presetsSeen != len(switchByID) {
+		presetsCache = make([]Preset, len(presetDefs))
+		for i, d := range presetDefs {
+			presetsCache[i] = Preset{Name: d.Name, Doc: d.Doc, Variants: d.Variants}
+			for _, name := range d.fs {
+				if sw, ok := LookupSwitch(name); ok {
+					presetsCache[i].Variants.Set(sw.ID, true)
+				}
 			}
 		}
+		presetsSeen = len(switchByID)
 	}
-	return out
-})
+	return presetsCache
+}
+
+var (
+	presetsMu    sync.Mutex
+	presetsCache []Preset
+	presetsSeen  int // len(switchByID) when presetsCache was resolved
+)
 
 // UndeclaredPresetSwitches lists the switches presets name that no package
 // declared (engine's tests check it is empty once engine/fs is linked in).
