@@ -9,14 +9,14 @@ import (
 // A switch is declared once, beside the code that reads it (as Go declares a
 // GODEBUG setting once and counts its uses where it is read):
 //
-//	var swWCPTerminateLE0 = declare(Switch{Name: "wcp_terminate_le0", ...})
-//	var pathWCPNrToWriteLE0 = swWCPTerminateLE0.path("write_cache_pages.nr_to_write_le0", "...")
+//	var swScaledChunk = declare(Switch{Name: "scaled_chunk", Order: 20, Doc: ..., Models: ..., Source: ...})
+//	var pathChunkScaled = swScaledChunk.path("writeback_chunk_size.scaled", "...")
 //
-// and read as k.on(swWCPTerminateLE0) (a bit test); a counted path counts with
-// k.Fired(pathWCPNrToWriteLE0) (an array increment). The table Switches, the
-// overrides by name, the presets, switch_activity and UncountedSwitches all read
-// these declarations. Switches of a filesystem are declared in engine/fs with
-// DeclareSwitch and DeclarePath.
+// and read as k.on(swScaledChunk) (a bit test); the path counts its decision
+// point with k.Fired(pathChunkScaled) (an array increment). The table Switches,
+// the overrides by name, the presets, switch_activity and UncountedSwitches all
+// read these declarations. A filesystem's switches are declared in engine/fs
+// with DeclareSwitch and DeclarePath; presets name them (variants.go).
 
 // SwitchID is a declared switch: its bit in Variants.
 type SwitchID uint8
