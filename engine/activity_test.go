@@ -72,3 +72,44 @@ func TestV6SwitchesRun(t *testing.T) {
 		})
 	}
 }
+
+// TestPresetsNameDeclaredSwitches: the switches presets name (the filesystems',
+// declared in engine/fs after the kernel package's presets) are all declared once
+// engine is linked, and each is on in some preset.
+func TestPresetsNameDeclaredSwitches(t *testing.T) {
+	assert.Empty(t, kernel.UndeclaredPresetSwitches())
+	for _, name := range []string{"ext4_writeback_bump", "xfs_write_inode_flush"} {
+		some := false
+		for _, p := range kernel.Presets() {
+			on, ok := p.Variants.Get(name)
+			require.True(t, ok, name)
+			some = some || on
+		}
+		assert.True(t, some, "no preset has %s", name)
+	}
+}
+
+// TestEverySwitchCounted: every declared switch (the kernel's and engine/fs's)
+// decides at least one counted path, or its declaration says why it has none
+// (Switch.Uncounted), not both, so NeverRan's "this change never ran" can be
+// said of every counted switch; and the switches' page order keys are distinct.
+func TestEverySwitchCounted(t *testing.T) {
+	counted := map[string][]string{}
+	for _, p := range kernel.ActivityPaths() {
+		for _, s := range p.Switches {
+			counted[s] = append(counted[s], p.Name)
+		}
+	}
+	order := map[int]string{}
+	for _, sw := range kernel.Switches {
+		t.Run(sw.Name, func(t *testing.T) {
+			assert.NotContains(t, order, sw.Order, "order key of %s", order[sw.Order])
+			order[sw.Order] = sw.Name
+			if sw.Uncounted != "" {
+				assert.Empty(t, counted[sw.Name], "declared uncounted but counted by %v", counted[sw.Name])
+				return
+			}
+			assert.NotEmpty(t, counted[sw.Name], "no counted path and no Uncounted reason")
+		})
+	}
+}

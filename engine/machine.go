@@ -150,7 +150,7 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 		}
 		m.tr.SetWindow(cfg.TraceFrom.Time(), cfg.TraceUntil.Time())
 		wording := trace.V32
-		if variants.TraceV66 {
+		if variants.On(kernel.SwTraceV66) {
 			wording = trace.V66
 		}
 		m.tp = trace.NewPrinter(wording, m.tr)

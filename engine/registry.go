@@ -7,8 +7,8 @@ import (
 
 // The registries the CLI and the page read, re-exported so that they reach the
 // model through engine (and harness, repro) only. Each is one table in its
-// package: kernel.Presets and kernel.Switches (engine/kernel/variants.go),
-// devices' presets and parameters (devices/spec.go), fs.Models
+// package: kernel.Presets (engine/kernel/variants.go) and kernel.Switches (each
+// switch's declaration, beside its code: engine/kernel/switch.go), devices' presets and parameters (devices/spec.go), fs.Models
 // (engine/fs/registry.go), Columns (series.go).
 type (
 	KernelPreset = kernel.Preset

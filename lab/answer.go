@@ -172,7 +172,7 @@ var ioLessColumns = []string{"setpoint_MB", "dirty_ratelimit_MBps", "balanced_ra
 // AbsentColumns are the series cfg's kernel does not have.
 func AbsentColumns(cfg engine.Config) map[string]bool {
 	v, err := variantsOf(cfg)
-	if err != nil || !v.IOFullThrottle {
+	if ioFull, _ := v.Get("io_full_throttle"); err != nil || !ioFull {
 		return nil
 	}
 	out := map[string]bool{}

@@ -54,7 +54,7 @@ func newCatalog() *wire.Catalog {
 	for _, p := range kernels {
 		c.KernelDocs[p.Name] = p.Doc
 		for _, sw := range engine.Switches() {
-			if *sw.Field(&p.Variants) {
+			if p.Variants.On(sw.ID) {
 				c.KernelOn[p.Name] = append(c.KernelOn[p.Name], sw.Name)
 			}
 		}

@@ -6,6 +6,26 @@ import (
 	"github.com/wblab/wblab/engine/sim"
 )
 
+// swExt3JbdBuffers is ext3's own driver with jbd (2.6.x to 4.2; from 4.3 ext3
+// mounts go to ext4 with jbd2) as its sources have it: kjournald writes a
+// data=ordered commit's data by buffer (journal_submit_data_buffers:
+// trylock_buffer, submit_bh, no PG_writeback; the page stays dirty), so
+// ->writepage (__block_write_full_page) meets buffers kjournald holds locked,
+// which WB_SYNC_NONE writeback skips from 2.6.37 on (redirty_page_for_writepage:
+// pages_skipped, NR_DIRTIED again), and buffers it already wrote, which it ends
+// under writeback without IO; both count in NR_WRITTEN. No preset has it: with
+// it the model's flusher passes over kjournald's locked buffers about once per
+// page per commit (many times with Wu 2011's patches 4 and 5), and ext3's
+// harness write_bw runs 15-60 % above the thread's (README, "ext3's ordered
+// data"). Off: kjournald writes the transaction's data as page writeback.
+var swExt3JbdBuffers = kernel.DeclareSwitch(kernel.Switch{Name: "ext3_jbd_buffers", Order: 210,
+	Doc:    "ext3's jbd as its sources have it (2.6.x-4.2): kjournald writes ordered data by buffer; ->writepage skips the buffers it holds (pages_skipped) and ends the ones it wrote without IO, both in NR_WRITTEN (no preset: write_bw then runs far above the thread's)",
+	Models: "journal_submit_data_buffers, fs/jbd/commit.c; __block_write_full_page, fs/buffer.c; redirty_page_for_writepage, mm/page-writeback.c v3.1",
+	Source: "ext3 of 2.6.x-4.2; wu-2011-more_io_wait-thread.txt" + " (T2's ext3 cells)"})
+
+var pathExt3KjournaldBuffers = swExt3JbdBuffers.DeclarePath("ext3_writepage.kjournald_buffers",
+	"ext3 ->writepage runs on pages whose buffers kjournald wrote by buffer: still locked (skipped, pages_skipped) or clean (ended under writeback without IO)")
+
 // Ext3Params are ext3's tunables (v3.2 defaults: data=ordered, jbd, barriers on).
 type Ext3Params struct {
 	// WriteBeginCost is ext3_write_begin + ext3_ordered_write_end per page: a
@@ -100,7 +120,7 @@ type Ext3 struct {
 	hi      int     // next home write of homeCom
 	calls   callPool[ext3Call]
 
-	// by buffer (Variants.Ext3JbdBuffers, jbd's journal_submit_data_buffers)
+	// by buffer (switch ext3_jbd_buffers, jbd's journal_submit_data_buffers)
 	byBuffer  bool
 	batch     []dataSeg     // buffers locked and filed BJ_Locked, not yet submitted (wbuf)
 	batchLen  int64         // pages in batch
@@ -189,7 +209,7 @@ func (e *Ext3) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	e.k = k
 	e.j = newJournal(k, b, "kjournald", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.beforeCommit = e.commitData
-	if e.byBuffer = k.P.Variants.Ext3JbdBuffers; e.byBuffer {
+	if e.byBuffer = k.P.Variants.On(swExt3JbdBuffers); e.byBuffer {
 		e.j.beforeCommit = e.commitDataBuffers
 	}
 	// T_LOCKED until t_updates drops to zero: no handle outlives a step
@@ -592,7 +612,7 @@ func (e *Ext3) endClean(wc *kernel.WritebackCtx, ei *ext3Inode, index, n int64) 
 // at once ended under writeback with nothing submitted (NR_WRITTEN counts it).
 func (e *Ext3) writepageNoIO(wc *kernel.WritebackCtx, ei *ext3Inode, index, n int64) {
 	c := &e.k.P.Costs
-	e.k.Fired(kernel.ActExt3KjournaldBuffers)
+	e.k.Fired(pathExt3KjournaldBuffers)
 	wc.Th.Charge(sim.Time(n) * (c.Writepage + c.EndIOPage))
 	for i, end := index, index+n; i < end; {
 		l, ok := ei.bufLocked.Next(i)

@@ -113,7 +113,7 @@ func TestExt3CommitWaitsForItsData(t *testing.T) {
 	for _, byBuffer := range []bool{false, true} {
 		t.Run(fmt.Sprintf("by_buffer=%v", byBuffer), func(t *testing.T) {
 			e := NewExt3()
-			w, k := testKernel(t, "wu2011-hdd", e, 100<<20, func(p *kernel.Params) { p.Variants.Ext3JbdBuffers = byBuffer })
+			w, k := testKernel(t, "wu2011-hdd", e, 100<<20, func(p *kernel.Params) { p.Variants.Set(swExt3JbdBuffers, byBuffer) })
 			for i := 0; i < 2; i++ {
 				workload.NewDD(k, 4096, 0, false).Start(0)
 			}
@@ -142,7 +142,7 @@ func TestExt3CommitWaitsForItsData(t *testing.T) {
 	}
 }
 
-// TestExt3ByBufferCounts: with jbd's by-buffer ordered data (Variants.Ext3JbdBuffers)
+// TestExt3ByBufferCounts: with jbd's by-buffer ordered data (swExt3JbdBuffers)
 // kjournald writes buffers without PG_writeback, so its pages reach NR_WRITTEN
 // only when ->writepage meets them: locked (trylock_buffer fails under
 // WB_SYNC_NONE from 2.6.37: redirtied, pages_skipped, counted in NR_DIRTIED and
@@ -158,8 +158,8 @@ func TestExt3ByBufferCounts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := NewExt3()
 			w, k := testKernel(t, "wu2011-hdd", e, 100<<20, func(p *kernel.Params) {
-				p.Variants.Ext3JbdBuffers = true
-				p.Variants.WbcNonblocking = tc.blocking
+				p.Variants.Set(swExt3JbdBuffers, true)
+				p.Variants.Set(ksw("wbc_nonblocking"), tc.blocking)
 			})
 			runDD(t, w, k, 1, 30*sim.Second, true)
 			st := k.BDI.Q.Stats()

@@ -5,6 +5,18 @@ import (
 	"github.com/wblab/wblab/engine/sim"
 )
 
+// swExt4WritebackBump is ext4_da_writepages' nr_to_write bump of 2.6.32-3.x
+// (s_max_writeback_mb_bump: up to 128 MB of contiguous dirty pages, given back at
+// exit). Off: 2.6.30's ext4_da_writepages, which only raises nr_to_write to
+// s_mb_stream_request (16 pages) and keeps the bump (fs/ext4/inode.c of 2.6.30).
+var swExt4WritebackBump = kernel.DeclareSwitch(kernel.Switch{Name: "ext4_writeback_bump", Order: 30,
+	Doc:    "ext4_da_writepages raises nr_to_write to 128 MB of contiguous dirty pages (2.6.32+); off: 16 pages (2.6.30)",
+	Models: "ext4_da_writepages, fs/ext4/inode.c v2.6.32+ (off: v2.6.30 s_mb_stream_request raise)",
+	Source: "ext4 in 2.6.32 (larger contiguous ext4_da_writepages chunks); off in the 2.6.30 presets of axboe-2009-per-bdi-flusher-threads.txt"})
+
+var pathExt4NrToWriteRaise = swExt4WritebackBump.DeclarePath("ext4_da_writepages.nr_to_write_raise",
+	"ext4_da_writepages calls that raised nr_to_write (the 128 MB bump, or 2.6.30's s_mb_stream_request)")
+
 // Ext4Params are ext4's tunables (v3.2, default mount: delalloc, data=ordered, jbd2).
 type Ext4Params struct {
 	// MaxWritebackMBBump is s_max_writeback_mb_bump (128): ext4_da_writepages raises
@@ -66,7 +78,7 @@ func DefaultExt4Params() Ext4Params {
 //     preallocation window;
 //   - ext4_da_writepages bumps nr_to_write up to MaxWritebackMBBump of contiguous dirty
 //     pages and gives the bump back at exit, so the caller sees only its own budget
-//     consumed (or over-consumed); before 2.6.32 (Variants.Ext4WritebackBump off) it
+//     consumed (or over-consumed); before 2.6.32 (switch ext4_writeback_bump off) it
 //     only raises nr_to_write to MbStreamRequest;
 //   - allocation changes i_disksize and the extent tree and marks the inode
 //     I_DIRTY_SYNC under I_SYNC (dquot_claim_block); writeback_single_inode clears
@@ -146,12 +158,12 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 		maxPages := e.P.MaxWritebackMBBump << 8
 		desired := int64(0)
 		switch {
-		case !e.k.P.Variants.Ext4WritebackBump:
+		case !e.k.P.Variants.On(swExt4WritebackBump):
 			// 2.6.30: at least s_mb_stream_request pages; the bump is not given back
 			if wbc.NrToWrite < e.P.MbStreamRequest {
 				wbc.NrToWrite = e.P.MbStreamRequest
 				e.Bumps++
-				e.k.Fired(kernel.ActExt4NrToWriteRaise)
+				e.k.Fired(pathExt4NrToWriteRaise)
 			}
 		case wbc.RangeCyclic:
 			desired = numDirtyPages(wc.In, wc.In.WritebackIndex, maxPages)
@@ -162,7 +174,7 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 			c.bump = desired - wbc.NrToWrite
 			wbc.NrToWrite = desired
 			e.Bumps++
-			e.k.Fired(kernel.ActExt4NrToWriteRaise)
+			e.k.Fired(pathExt4NrToWriteRaise)
 		}
 		c.bumpHeld = true
 		wc.Th.Sub.StartPlug()

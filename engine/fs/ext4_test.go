@@ -69,7 +69,7 @@ func TestExt4StreamRequestBump(t *testing.T) {
 		nrToWrite, wantWrites int64
 	}{{1536, 1536}, {4, 16}, {16, 16}} {
 		e := NewExt4()
-		w, k := testKernel(t, "simple", e, 1<<30, func(p *kernel.Params) { p.Variants.Ext4WritebackBump = false })
+		w, k := testKernel(t, "simple", e, 1<<30, func(p *kernel.Params) { p.Variants.Set(swExt4WritebackBump, false) })
 		in := k.NewInode()
 		dirty(k, in, 10000)
 		wc, wrote := callWritepages(t, w, k, e, in, kernel.WritebackControl{

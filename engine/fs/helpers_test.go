@@ -21,7 +21,7 @@ func testKernel(t testing.TB, dev string, f kernel.Filesystem, dirtyBytes int64,
 	require.NoError(t, err)
 	p := kernel.Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: dirtyBytes, DirtyBackgroundRatio: 10,
 		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(),
-		Variants: kernel.Variants{WCPTerminateLE0: true, ScaledChunk: true, Ext4WritebackBump: true, XFSWriteInodeFlush: true}}
+		Variants: kernel.Variants{}.With(kernel.SwWCPTerminateLE0, ksw("scaled_chunk"), swExt4WritebackBump, swXFSWriteInodeFlush)}
 	if mutate != nil {
 		mutate(&p)
 	}
@@ -49,4 +49,13 @@ func runDD(t testing.TB, w *sim.World, k *kernel.Kernel, n int, d sim.Time, chec
 	require.NoError(t, ierr)
 	require.NoError(t, k.CheckInvariants())
 	return float64(k.G.NrWritten) / 256 / d.Seconds()
+}
+
+// ksw is the kernel switch named name.
+func ksw(name string) kernel.SwitchID {
+	sw, ok := kernel.LookupSwitch(name)
+	if !ok {
+		panic("no kernel switch " + name)
+	}
+	return sw.ID
 }

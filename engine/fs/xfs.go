@@ -9,6 +9,21 @@ import (
 	"github.com/wblab/wblab/engine/sim"
 )
 
+// swXFSWriteInodeFlush is XFS's ->write_inode of 2.6.30-3.1 (xfs_fs_write_inode,
+// fs/xfs/xfs_super.c): WB_SYNC_NONE writeback, kupdate's included, fails with
+// EAGAIN while the inode is pinned in the log or its flush lock is held, and
+// otherwise flushes the inode, with its cluster's other dirty inodes, into the
+// inode cluster buffer as a delayed write (xfs_iflush), whose flush lock stays
+// held until xfsbufd writes the buffer. Off: an XFS without ->write_inode
+// (4.x and 6.1 log every inode change in a transaction), which never fails.
+var swXFSWriteInodeFlush = kernel.DeclareSwitch(kernel.Switch{Name: "xfs_write_inode_flush", Order: 200,
+	Doc:    "XFS ->write_inode (2.6.30-3.1): EAGAIN while the inode is pinned in the log or flush-locked; else xfs_iflush into the cluster buffer, flush-locked until xfsbufd writes it (off: no ->write_inode, 4.x/6.1)",
+	Models: "xfs_fs_write_inode, xfs_iflush_cluster, fs/xfs/xfs_super.c, xfs_inode.c v3.1; xfs_sync_worker, xfsbufd (xfs_buf_age_centisecs)",
+	Source: "XFS of 2.6.30-3.1; wu-2011-more_io_wait-thread.txt"})
+
+var pathXFSWriteInodeBusy = swXFSWriteInodeFlush.DeclarePath("xfs_write_inode.pinned_or_flush_locked",
+	"XFS ->write_inode (WB_SYNC_NONE, not kupdate) calls that found the inode pinned in the log or flush-locked (EAGAIN with xfs_iflush, 2.6.30-3.1)")
+
 // XfsParams are XFS's tunables (v3.2, mounted as the harness does:
 // -o allocsize=1g,nobarrier,inode64).
 type XfsParams struct {
@@ -114,7 +129,7 @@ func DefaultXfsParams() XfsParams {
 //   - IO completion: appending ioends are finished by the xfsdatad worker, whose
 //     xfs_setfilesize trylock fails while the writer or writeback holds the ILOCK
 //     and then requeues the ioend and sleeps a jiffy (xfs_ioend.go);
-//   - with write_cache_pages' 2.6.36-rc1 termination rule (Variants.WCPTerminateLE0
+//   - with write_cache_pages' 2.6.36-rc1 termination rule (switch wcp_terminate_le0
 //     off), once ->writepage drove nr_to_write to ≤ 0 write_cache_pages calls it one
 //     page at a time for the rest of the file. Writepages computes that steady state
 //     itself in batches (one step per batch of one-page calls instead of one event
@@ -308,7 +323,7 @@ func (x *Xfs) ilockAt(in *kernel.Inode, now sim.Time) bool {
 }
 
 func (x *Xfs) Writepages(wc *kernel.WritebackCtx) bool {
-	if x.k.P.Variants.WCPTerminateLE0 || wc.Wbc.SyncMode != kernel.WBSyncNone {
+	if x.k.P.Variants.On(kernel.SwWCPTerminateLE0) || wc.Wbc.SyncMode != kernel.WBSyncNone {
 		return wc.WriteCachePages()
 	}
 	// 2.6.36-rc1's generic write_cache_pages, its steady state batched (oldRuleStep)
@@ -337,7 +352,7 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 			wbc.NrToWrite--
 			return n, wbc.NrToWrite == 0
 		}
-		x.k.Fired(kernel.ActWCPNrToWriteLE0) // clustering drove it <= 0: the old rule goes on
+		x.k.Fired(kernel.PathWCPNrToWriteLE0) // clustering drove it <= 0: the old rule goes on
 		return n, false
 	}
 	xi := wc.In.FS.(*xfsInode)
@@ -383,7 +398,7 @@ func (x *Xfs) oldRuleStep(wc *kernel.WritebackCtx, s, e int64) (int64, bool) {
 	}
 	wc.Th.Charge(cpu)
 	// each of these calls found nr_to_write <= 0 and did not stop the loop
-	x.k.FiredN(kernel.ActWCPNrToWriteLE0, x.WritepageCalls-calls0)
+	x.k.FiredN(kernel.PathWCPNrToWriteLE0, x.WritepageCalls-calls0)
 	if i > s {
 		xi.mapper.set(x.k.W.Now(), cpu, x.WritepageCalls-calls0, x.P.BmapiHold)
 		wc.WritePages(s, i-s)
@@ -454,13 +469,13 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 // the next checkpoint). All other writeback, kupdate's included (3.1 has no
 // for_kupdate branch; logging the inode for kupdate came after 3.1, with
 // xfs_log_dirty_inode), takes the ILOCK with a trylock and, with
-// Variants.XFSWriteInodeFlush, fails with EAGAIN while the inode is pinned
+// switch xfs_write_inode_flush, fails with EAGAIN while the inode is pinned
 // (xfs_ipincount) or flush-locked (xfs_iflock_nowait), else flushes it with
 // xfs_iflush(SYNC_TRYLOCK). On EAGAIN it re-marks the inode I_DIRTY_SYNC
 // (xfs_mark_inode_dirty_sync). Without the switch XFS has no ->write_inode.
 func (x *Xfs) WriteInode(wc *kernel.WritebackCtx) error {
 	xi := wc.In.FS.(*xfsInode)
-	if !x.k.P.Variants.XFSWriteInodeFlush {
+	if !x.k.P.Variants.On(swXFSWriteInodeFlush) {
 		return nil
 	}
 	if !xi.updateCore {
@@ -485,11 +500,11 @@ func (x *Xfs) WriteInode(wc *kernel.WritebackCtx) error {
 		return fail(nil)
 	}
 	if now < xi.pinnedTill {
-		x.k.Fired(kernel.ActXFSWriteInodeBusy)
+		x.k.Fired(pathXFSWriteInodeBusy)
 		return fail(&x.Pinned)
 	}
 	if now < xi.flushTill {
-		x.k.Fired(kernel.ActXFSWriteInodeBusy)
+		x.k.Fired(pathXFSWriteInodeBusy)
 		return fail(&x.FlushLocked)
 	}
 	x.iflushCluster(wc.In, now)

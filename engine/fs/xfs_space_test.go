@@ -59,7 +59,7 @@ func TestXfsReservationsStayInsideTheDevice(t *testing.T) {
 			x := NewXfs()
 			p := kernel.Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
 				DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(),
-				Variants: kernel.Variants{WCPTerminateLE0: true, ScaledChunk: true, XFSWriteInodeFlush: true}}
+				Variants: kernel.Variants{}.With(kernel.SwWCPTerminateLE0, ksw("scaled_chunk"), swXFSWriteInodeFlush)}
 			k, err := kernel.New(w, p, q, x)
 			require.NoError(t, err)
 			runDD(t, w, k, 10, 20*sim.Second, true) // invariants, bio-inside-device included

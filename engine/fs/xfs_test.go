@@ -39,7 +39,7 @@ func TestXfsClusteringWritesManyPagesInOneWritepageCall(t *testing.T) {
 func TestXfsOldTerminationRuleWritesTwoPagesPerCall(t *testing.T) {
 	x := NewXfs()
 	x.P.IlockHold = 0
-	w, k := testKernel(t, "simple", x, 1<<30, func(p *kernel.Params) { p.Variants.WCPTerminateLE0 = false })
+	w, k := testKernel(t, "simple", x, 1<<30, func(p *kernel.Params) { p.Variants.Set(kernel.SwWCPTerminateLE0, false) })
 	in := k.NewInode()
 	dirty(k, in, 10000)
 	ev := w.Events()
@@ -102,7 +102,7 @@ func TestXfsdatadRequeuesOnIlockContention(t *testing.T) {
 			x := NewXfs()
 			x.P.BmapiHold = c.hold
 			// 2.6.36-rc1's write_cache_pages: a stream of two-page ioends
-			w, k := testKernel(t, "chinner2010-vm", x, 400<<20, func(p *kernel.Params) { p.Variants.WCPTerminateLE0 = false })
+			w, k := testKernel(t, "chinner2010-vm", x, 400<<20, func(p *kernel.Params) { p.Variants.Set(kernel.SwWCPTerminateLE0, false) })
 			mbps := runDD(t, w, k, 1, 5*sim.Second, true)
 			t.Logf("%.0f MB/s, ioends %d, requeues %d, pages_skipped %d", mbps, x.Ioends, x.EndIoRequeues, x.PagesSkipped)
 			assert.Positive(t, x.Ioends)
@@ -151,7 +151,8 @@ func TestXfsChinnerFixSpeedsUpSequentialWrites(t *testing.T) {
 	rate := func(fix bool) (float64, sim.Time) {
 		x := NewXfs()
 		w, k := testKernel(t, "chinner2010-vm", x, 1<<30, func(p *kernel.Params) {
-			p.Variants = kernel.Variants{WCPTerminateLE0: fix} // 2.6.36: MAX_WRITEBACK_PAGES chunks
+			p.Variants = kernel.Variants{} // 2.6.36: MAX_WRITEBACK_PAGES chunks
+			p.Variants.Set(kernel.SwWCPTerminateLE0, fix)
 		})
 		mbps := runDD(t, w, k, 1, 20*sim.Second, false)
 		cpu := k.Flusher().Thread().Task.CPUTime()
@@ -180,7 +181,7 @@ func TestXfsBlocksOnIlockBefore2637(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			x := NewXfs()
-			_, k := testKernel(t, "simple", x, 1<<30, func(p *kernel.Params) { p.Variants.WbcNonblocking = c.old })
+			_, k := testKernel(t, "simple", x, 1<<30, func(p *kernel.Params) { p.Variants.Set(ksw("wbc_nonblocking"), c.old) })
 			in := k.NewInode()
 			dirty(k, in, 1000)
 			in.FS.(*xfsInode).completion = ilockWindow{from: 0, till: sim.Second, ppm: 1_000_000}
@@ -200,7 +201,7 @@ func TestXfsBlocksOnIlockBefore2637(t *testing.T) {
 // unfinished ioends, and catches an ioend the model lost or invented.
 func TestXfsIoendInvariant(t *testing.T) {
 	x := NewXfs()
-	w, k := testKernel(t, "chinner2010-vm", x, 400<<20, func(p *kernel.Params) { p.Variants.WCPTerminateLE0 = false })
+	w, k := testKernel(t, "chinner2010-vm", x, 400<<20, func(p *kernel.Params) { p.Variants.Set(kernel.SwWCPTerminateLE0, false) })
 	runDD(t, w, k, 1, sim.Second, true) // checked after every event
 	in := k.Inodes()[0]
 	require.Positive(t, in.Writeback.Count(), "ioends in flight at the end")
@@ -231,7 +232,7 @@ func (r *recorder) Emit(now sim.Time, task *sim.Task, ev tracepoint.Event) {
 func TestXfsOldRuleCallTime(t *testing.T) {
 	x := NewXfs()
 	w, k := testKernel(t, "chinner2010-vm", x, 400<<20, func(p *kernel.Params) {
-		p.Variants = kernel.Variants{WbcNonblocking: true} // 2.6.36-rc1's write_cache_pages, blocking ILOCK
+		p.Variants = kernel.Variants{}.With(ksw("wbc_nonblocking")) // 2.6.36-rc1's write_cache_pages, blocking ILOCK
 	})
 	r := &recorder{comm: "flush-8:0"}
 	k.SetTracer(r)
@@ -315,7 +316,7 @@ func TestXfsWriteInodePinAndFlushLock(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			x := NewXfs()
-			w, k := testKernel(t, "simple", x, 1<<30, func(p *kernel.Params) { p.Variants.XFSWriteInodeFlush = c.on })
+			w, k := testKernel(t, "simple", x, 1<<30, func(p *kernel.Params) { p.Variants.Set(swXFSWriteInodeFlush, c.on) })
 			var ins []*kernel.Inode
 			for len(ins) < 3 {
 				in := k.NewInode()

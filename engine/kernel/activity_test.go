@@ -49,33 +49,6 @@ func TestNeverRan(t *testing.T) {
 	assert.Empty(t, NeverRan(base.Variants, base.Variants, zero, zero), "same kernel: no differing switch")
 }
 
-// TestEverySwitchCounted: every switch of the registry has at least one counted
-// path, or UncountedSwitches names why it has none (and then it has none), so
-// NeverRan's "this change never ran" can be said of every counted switch.
-func TestEverySwitchCounted(t *testing.T) {
-	counted := map[string][]string{}
-	for _, p := range ActivityPaths() {
-		for _, s := range p.Switches {
-			counted[s] = append(counted[s], p.Name)
-		}
-	}
-	for _, sw := range Switches {
-		t.Run(sw.Name, func(t *testing.T) {
-			why, uncounted := UncountedSwitches[sw.Name]
-			if uncounted {
-				assert.NotEmpty(t, why, "a switch without counted path names why")
-				assert.Empty(t, counted[sw.Name], "listed as uncounted but counted by %v", counted[sw.Name])
-				return
-			}
-			assert.NotEmpty(t, counted[sw.Name], "no counted path and no reason in UncountedSwitches")
-		})
-	}
-	for name := range UncountedSwitches {
-		_, ok := LookupSwitch(name)
-		assert.True(t, ok, "UncountedSwitches names %q, not a switch", name)
-	}
-}
-
 // TestV6DecisionsCountWhereTheSettingsDiffer: the v6 formula switches count a
 // decision when the two settings give different values, whichever the kernel has.
 func TestV6DecisionsCountWhereTheSettingsDiffer(t *testing.T) {
@@ -83,30 +56,31 @@ func TestV6DecisionsCountWhereTheSettingsDiffer(t *testing.T) {
 		name string
 		v6   bool
 		call func(k *Kernel)
-		id   ActivityID
+		id   PathID
 		want int64
 	}{
 		{"dirty_exceeded: bdi over, global under (v3.2 yes, v6 no)", false,
-			func(k *Kernel) { k.dirtyExceeded(k.BDI, 10, 5, 1, 100) }, ActDirtyExceededDiffers, 1},
+			func(k *Kernel) { k.dirtyExceeded(k.BDI, 10, 5, 1, 100) }, pathDirtyExceededDiffers, 1},
 		{"dirty_exceeded: same from v6", true,
-			func(k *Kernel) { k.dirtyExceeded(k.BDI, 10, 5, 1, 100) }, ActDirtyExceededDiffers, 1},
+			func(k *Kernel) { k.dirtyExceeded(k.BDI, 10, 5, 1, 100) }, pathDirtyExceededDiffers, 1},
 		{"dirty_exceeded: both over", true,
-			func(k *Kernel) { k.dirtyExceeded(k.BDI, 10, 5, 200, 100) }, ActDirtyExceededDiffers, 0},
+			func(k *Kernel) { k.dirtyExceeded(k.BDI, 10, 5, 200, 100) }, pathDirtyExceededDiffers, 0},
 		{"dirty_exceeded: neither over", false,
-			func(k *Kernel) { k.dirtyExceeded(k.BDI, 1, 5, 1, 100) }, ActDirtyExceededDiffers, 0},
+			func(k *Kernel) { k.dirtyExceeded(k.BDI, 1, 5, 1, 100) }, pathDirtyExceededDiffers, 0},
 		{"max pause: large pool, the two rules differ", false,
-			func(k *Kernel) { k.bdiMaxPause(k.BDI, 22400) }, ActMaxPauseDiffers, 1},
+			func(k *Kernel) { k.bdiMaxPause(k.BDI, 22400) }, pathMaxPauseDiffers, 1},
 		{"max pause: from v6", true,
-			func(k *Kernel) { k.bdiMaxPause(k.BDI, 22400) }, ActMaxPauseDiffers, 1},
+			func(k *Kernel) { k.bdiMaxPause(k.BDI, 22400) }, pathMaxPauseDiffers, 1},
 		{"max pause: both at MAX_PAUSE (dirty ratelimit 2^10 below write_bw)", true, func(k *Kernel) {
 			k.BDI.DirtyRatelimit = k.BDI.AvgWriteBandwidth >> 10
 			k.bdiMaxPause(k.BDI, 1<<40)
-		}, ActMaxPauseDiffers, 0},
+		}, pathMaxPauseDiffers, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			k, _ := newTestKernel(t, func(p *Params) {
-				p.Variants.DirtyExceededV6, p.Variants.WbMaxPause = tc.v6, tc.v6
+				p.Variants.Set(swDirtyExceededV6, tc.v6)
+				p.Variants.Set(swWbMaxPause, tc.v6)
 			})
 			k.BDI.AvgWriteBandwidth, k.BDI.DirtyRatelimit = 25600, 25600 // 100 MB/s
 			before := k.act.n[tc.id]

@@ -35,7 +35,7 @@ func TestPositionRatiosIsPositionRatio(t *testing.T) {
 		name   string
 		thresh int64
 		strict bool
-		clamp  bool // Variants.PosRatioClamp: bdiPositionRatio returns v6's
+		clamp  bool // Variants.On(swPosRatioClamp): bdiPositionRatio returns v6's
 	}{
 		{"tiny threshold", 6, false, false},
 		{"100M", 25600, false, false},
@@ -46,7 +46,7 @@ func TestPositionRatiosIsPositionRatio(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k, _ := newTestKernel(t, func(p *Params) { p.Variants.PosRatioClamp = tc.clamp })
+			k, _ := newTestKernel(t, func(p *Params) { p.Variants.Set(swPosRatioClamp, tc.clamp) })
 			b := k.BDI
 			b.Knobs.StrictLimit = tc.strict
 			r := rand.New(rand.NewPCG(uint64(i), 7))
@@ -67,7 +67,7 @@ func TestPositionRatiosIsPositionRatio(t *testing.T) {
 				want6 := k.positionRatio(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty, true)
 				p32, p6 := k.positionRatios(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty)
 				require.Equal(t, [2]int64{want32, want6}, [2]int64{p32, p6}, "%+v", in)
-				before := k.act.n[ActPosRatioDiffers]
+				before := k.act.n[pathPosRatioDiffers]
 				want := want32
 				if tc.clamp {
 					want = want6
@@ -75,9 +75,9 @@ func TestPositionRatiosIsPositionRatio(t *testing.T) {
 				require.Equal(t, want, k.bdiPositionRatio(b, in.thresh, in.bg, in.dirty, in.bdiThresh, in.bdiDirty))
 				if want32 != want6 {
 					differ++
-					require.Equal(t, before+1, k.act.n[ActPosRatioDiffers])
+					require.Equal(t, before+1, k.act.n[pathPosRatioDiffers])
 				} else {
-					require.Equal(t, before, k.act.n[ActPosRatioDiffers])
+					require.Equal(t, before, k.act.n[pathPosRatioDiffers])
 				}
 			}
 			if !tc.strict {
@@ -93,7 +93,7 @@ func TestPositionRatiosIsPositionRatio(t *testing.T) {
 func TestMaxPausesIsMaxPause(t *testing.T) {
 	for _, hz := range []int{100, 250, 1000} {
 		for _, v6 := range []bool{false, true} {
-			k, _ := newTestKernel(t, func(p *Params) { p.Variants.WbMaxPause = v6 })
+			k, _ := newTestKernel(t, func(p *Params) { p.Variants.Set(swWbMaxPause, v6) })
 			k.W = sim.NewWorld(hz, 1)
 			b := k.BDI
 			r := rand.New(rand.NewPCG(uint64(hz), 3))
@@ -104,12 +104,12 @@ func TestMaxPausesIsMaxPause(t *testing.T) {
 				for _, bdiDirty := range []int64{in.bdiDirty, r.Int64N(1 << 24), r.Int64N(1 << 12), 0} {
 					want := k.maxPause(b, bdiDirty, v6)
 					other := k.maxPause(b, bdiDirty, !v6)
-					before := k.act.n[ActMaxPauseDiffers]
+					before := k.act.n[pathMaxPauseDiffers]
 					require.Equal(t, want, k.bdiMaxPause(b, bdiDirty), "hz %d v6 %v bdi_dirty %d %+v", hz, v6, bdiDirty, in)
 					if want != other {
 						before++
 					}
-					require.Equal(t, before, k.act.n[ActMaxPauseDiffers])
+					require.Equal(t, before, k.act.n[pathMaxPauseDiffers])
 				}
 			}
 		}
@@ -155,7 +155,7 @@ func TestDirtyLimitsMemoFollowsInputs(t *testing.T) {
 		{"background ratio", func(k *Kernel) { k.P.DirtyBackgroundBytes, k.P.DirtyBackgroundRatio = 0, 7 }},
 		{"odd memory", func(k *Kernel) { k.dirtyableMem = 1_000_003 }},
 		{"other ratio", func(k *Kernel) { k.P.DirtyRatio = 33 }},
-		{"domain", func(k *Kernel) { k.P.Variants.DomainDirtyLimits = true }},
+		{"domain", func(k *Kernel) { k.P.Variants.Set(swDomainDirtyLimits, true) }},
 		{"background above dirty", func(k *Kernel) { k.P.DirtyBackgroundRatio = 40 }},
 	}
 	for _, e := range edits {
@@ -165,7 +165,7 @@ func TestDirtyLimitsMemoFollowsInputs(t *testing.T) {
 			bg, dirty := k.dirtyLimitsWith(domain)
 			require.Equal(t, [2]int64{wantBg, wantDirty}, [2]int64{bg, dirty}, "%s domain=%v", e.name, domain)
 		}
-		before := k.act.n[ActDomainLimitsDiffer]
+		before := k.act.n[pathDomainLimitsDiffer]
 		bg, dirty := k.globalDirtyLimits(nil)
 		require.Equal(t, [2]int64{bg, dirty}, func() [2]int64 { b, d := k.dirtyLimits(); return [2]int64{b, d} }(), e.name)
 		b32, d32 := k.limitsFrom(k.dirtyableMem, false)
@@ -173,6 +173,6 @@ func TestDirtyLimitsMemoFollowsInputs(t *testing.T) {
 		if b32 != b6 || d32 != d6 {
 			before++
 		}
-		require.Equal(t, before, k.act.n[ActDomainLimitsDiffer], e.name)
+		require.Equal(t, before, k.act.n[pathDomainLimitsDiffer], e.name)
 	}
 }

@@ -5,6 +5,53 @@ import (
 	"github.com/wblab/wblab/engine/tracepoint"
 )
 
+// swLastActiveProgress is patch 3/7 (Kara): wb_writeback returns its progress
+// (pages plus inodes cleaned) and wb->last_active moves on that progress.
+var swLastActiveProgress = declare(Switch{Name: "last_active_progress", Order: 60,
+	Doc:    "Wu 2011 patch 3: wb->last_active moves on pages or inodes written",
+	Models: "wb_writeback, wb_do_writeback, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu 2011 patch 3/7 (Kara), " + threadWu})
+
+var pathLastActiveDiffers = swLastActiveProgress.path("last_active.progress_differs",
+	"flusher passes whose progress (pages plus inodes cleaned) differs from pages written")
+
+// swKupdateRetryEarly is patch 4/7 (Kara): kupdate runs early while b_more_io_wait
+// is non-empty and the flusher sleeps 1, 2, 4 ... jiffies (reset on progress) up
+// to dirty_writeback_interval instead of the full interval.
+var swKupdateRetryEarly = declare(Switch{Name: "kupdate_retry_early", Order: 70,
+	Doc:    "Wu 2011 patch 4: kupdate retries b_more_io_wait early, pause doubling up to dirty_writeback_interval",
+	Models: "wb_check_old_data_flush, bdi_writeback_thread, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu 2011 patch 4/7 (Kara), " + threadWu})
+
+var pathKupdateEarly = swKupdateRetryEarly.path("kupdate.retry_early",
+	"kupdate runs started early while b_more_io_wait is not empty, and the short retry sleeps")
+
+// swDirtiedBeforeEachLoop is v6 wb_writeback's dirtied_before: background work
+// takes jiffies on every loop iteration (all dirty inodes), kupdate
+// jiffies - dirty_expire_interval; other works keep the start-of-work cut-off.
+var swDirtiedBeforeEachLoop = declare(Switch{Name: "dirtied_before_each_loop", Order: 230,
+	Doc:    "v6: background work's dirtied_before = jiffies on every wb_writeback loop (picks up newly dirtied inodes)",
+	Models: "wb_writeback, fs/fs-writeback.c v6.1",
+	Source: notesV6})
+
+var pathBackgroundCutoff = swDirtiedBeforeEachLoop.path("background.later_loops",
+	"background wb_writeback loops after the work's first jiffy (start-of-work vs per-loop cut-off)")
+
+// swSbInodesISyncCheck moves the I_SYNC test into writeback_sb_inodes (v6):
+// WB_SYNC_NONE requeue_io()s the busy inode with writeback_sb_inodes_requeue
+// (no writeback_single_inode call), WB_SYNC_ALL sleeps on it and re-examines.
+var swSbInodesISyncCheck = declare(Switch{Name: "sb_inodes_i_sync_check", Order: 260,
+	Doc:    "v6: I_SYNC check in writeback_sb_inodes (requeue_io + writeback_sb_inodes_requeue, or sleep for sync)",
+	Models: "writeback_sb_inodes, fs/fs-writeback.c v6.1",
+	Source: notesV6})
+
+// swWroteMinusSkipped is v6 writeback_sb_inodes' total_wrote: write_chunk -
+// nr_to_write - pages_skipped, floored at 0 (+1 for an inode made clean).
+var swWroteMinusSkipped = declare(Switch{Name: "wrote_minus_skipped", Order: 290,
+	Doc:    "v6: writeback_sb_inodes counts write_chunk - nr_to_write - pages_skipped (floored at 0)",
+	Models: "writeback_sb_inodes, fs/fs-writeback.c v6.1",
+	Source: notesV6})
+
 // Flusher is the per-bdi flusher thread "flush-MAJ:MIN" (bdi_writeback_thread,
 // v3.2) with its work list. Its Resume runs a resumable version of
 // bdi_writeback_thread → wb_do_writeback → wb_writeback → writeback_sb_inodes →
@@ -93,39 +140,97 @@ func newFlusher(k *Kernel, b *BDI) *Flusher {
 // Thread is the flusher's thread.
 func (f *Flusher) Thread() *Thread { return f.th }
 
+// flusherDesign is how work reaches a bdi's flusher and how the flusher sleeps,
+// chosen once by New (newFlusherDesign): the per-bdi thread of 2.6.32-4.x
+// (bdiThread, below), the v6 work item (wbWorkfn, flusher_workqueue.go), and
+// 2.6.30's pdflush pool in front of either (pdflushPool, pdflush.go).
+type flusherDesign interface {
+	// inodeDirtied is __mark_inode_dirty's wakeup when b gets its first dirty inode.
+	inodeDirtied(b *BDI)
+	// wakeupDelayed wakes f in dirty_writeback_interval.
+	wakeupDelayed(f *Flusher)
+	// startAll asks b's flusher to write every dirty page (WB_SYNC_NONE).
+	startAll(b *BDI, reason Reason)
+	// startBackground starts background writeback on b.
+	startBackground(b *BDI)
+	// top runs when the flusher starts a pass.
+	top(f *Flusher)
+	// idle puts f to sleep after a pass that left no work.
+	idle(f *Flusher)
+}
+
+// newFlusherDesign picks the kernel's flusher design (switches pdflush and
+// workqueue_flusher).
+func newFlusherDesign(k *Kernel) flusherDesign {
+	var d flusherDesign = bdiThread{k}
+	if k.on(swWorkqueueFlusher) {
+		d = wbWorkfn{bdiThread{k}}
+	}
+	if k.on(swPdflush) {
+		d = pdflushPool{d, k}
+	}
+	return d
+}
+
+// bdiThread is the per-bdi flusher thread of 2.6.32-4.x (bdi_writeback_thread,
+// fs/fs-writeback.c v3.2): a kthread that sleeps dirty_writeback_interval, or
+// shorter with Wu 2011's patch 4, and is woken for queued works.
+type bdiThread struct{ k *Kernel }
+
+// inodeDirtied is __mark_inode_dirty's delayed wakeup: bdi_wakeup_thread_delayed
+// (v3.2), wb_wakeup_delayed (v6), whichever k.fd has.
+func (d bdiThread) inodeDirtied(b *BDI) { d.k.fd.wakeupDelayed(b.flusher) }
+
 // wakeupDelayed is bdi_wakeup_thread_delayed (v3.2): wake the flusher in
 // dirty_writeback_interval (5 s).
-func (f *Flusher) wakeupDelayed() {
-	if f.k.P.Variants.WorkqueueFlusher && f.wakeup.Pending() {
-		// wb_wakeup_delayed (v6): queue_delayed_work leaves a pending work alone
-		f.k.fired(ActWakeupDelayedKept)
-		return
-	}
+func (bdiThread) wakeupDelayed(f *Flusher) {
 	d := f.k.W.JiffiesToTime(f.k.W.MsecsToJiffies(int64(f.k.P.DirtyWritebackCs) * 10))
 	f.k.W.After(&f.wakeup, d)
 }
 
-// StartAll is wb_start_all (v6, wakeup_flusher_threads): set WB_start_all and wake
-// the flusher, whose wb_check_start_all writes every dirty page (WB_SYNC_NONE). A
-// request while one is pending is dropped. Without WorkqueueFlusher it is v3.2's
-// __bdi_start_writeback(bdi, nr_dirty, range_cyclic=0, reason): a queued work.
-func (k *Kernel) StartAll(reason Reason) {
-	for _, b := range k.bdis {
-		k.startAllOn(b, reason)
+// startAll is v3.2's __bdi_start_writeback(bdi, nr_dirty, range_cyclic=0,
+// reason): a queued work.
+func (d bdiThread) startAll(b *BDI, reason Reason) {
+	k := d.k
+	k.QueueWorkOn(b, &WbWritebackWork{NrPages: k.G.NrFileDirty + int64(k.nrDirtyInodes()), SyncMode: WBSyncNone, Reason: reason})
+}
+
+// startBackground is bdi_start_background_writeback (v3.2): no work item, just
+// wake the flusher; wb_check_background_flush does the work.
+func (bdiThread) startBackground(b *BDI) { b.flusher.wake() }
+
+// top is bdi_writeback_thread's del_timer (v3.2): the delayed wakeup is not
+// needed while the thread runs.
+func (bdiThread) top(f *Flusher) { f.k.W.Cancel(&f.wakeup) }
+
+// idle is bdi_writeback_thread's sleep (v3.2): dirty_writeback_interval while
+// dirty IO remains (with Wu 2011 patch 4, 1, 2, 4 ... jiffies while inodes wait
+// on b_more_io_wait), else until woken.
+func (bdiThread) idle(f *Flusher) {
+	k := f.k
+	maxPause := k.W.HZ()
+	if k.P.DirtyWritebackCs > 0 {
+		maxPause = k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)
+	}
+	if k.on(swKupdateRetryEarly) && f.b.bMoreIOWait.n > 0 && f.pause < maxPause {
+		// Wu 2011 patch 4: retry b_more_io_wait after 1, 2, 4 ... jiffies
+		f.Stats.RetrySleeps++
+		k.Fired(pathKupdateEarly)
+		f.th.Task.SleepInterruptible(k.W.JiffiesToTime(f.pause))
+		f.pause <<= 1
+	} else if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
+		f.th.Task.SleepInterruptible(k.W.JiffiesToTime(maxPause))
+	} else {
+		f.th.Task.SleepInterruptible(-1)
 	}
 }
 
-func (k *Kernel) startAllOn(b *BDI, reason Reason) {
-	f := b.flusher
-	if !k.P.Variants.WorkqueueFlusher {
-		k.QueueWorkOn(b, &WbWritebackWork{NrPages: k.G.NrFileDirty + int64(k.nrDirtyInodes()), SyncMode: WBSyncNone, Reason: reason})
-		return
+// StartAll asks every bdi's flusher to write all dirty pages: v6 wb_start_all
+// (wakeup_flusher_threads), v3.2 __bdi_start_writeback (flusherDesign.startAll).
+func (k *Kernel) StartAll(reason Reason) {
+	for _, b := range k.bdis {
+		k.fd.startAll(b, reason)
 	}
-	if f.startAll {
-		return
-	}
-	f.startAll, f.startAllReason = true, reason
-	f.wake()
 }
 
 // wakeupTimerFn is wakeup_timer_fn (v3.2).
@@ -156,28 +261,21 @@ func (k *Kernel) QueueWorkOn(b *BDI, w *WbWritebackWork) {
 	f.wake()
 }
 
-// StartBackgroundWriteback is bdi_start_background_writeback (v3.2): no work item,
-// just wake the flusher; wb_check_background_flush does the work.
+// StartBackgroundWriteback is bdi_start_background_writeback (v3.2), or 2.6.30's
+// pdflush_operation(background_writeout) (flusherDesign.startBackground).
 func (k *Kernel) StartBackgroundWriteback(b *BDI) {
 	if k.Tracing() {
 		k.trace(nil, tracepoint.Bdi{TP: tracepoint.WritebackWakeBackground, Bdi: b.Name})
 	}
-	if k.pd != nil {
-		k.pdflushOperation(pdBackground) // pdflush_operation(background_writeout, 0): every superblock
-		return
-	}
-	b.flusher.wake()
+	k.fd.startBackground(b)
 }
 
 func (f *Flusher) resume() {
 	k := f.k
 	for {
 		switch f.pc {
-		case fpTop: // bdi_writeback_thread loop
-			if !k.P.Variants.WorkqueueFlusher {
-				// del_timer (v3.2); the v6 delayed work is this run itself
-				k.W.Cancel(&f.wakeup)
-			}
+		case fpTop: // bdi_writeback_thread loop, wb_workfn (v6)
+			k.fd.top(f)
 			f.pagesWritten, f.totalProgress = 0, 0
 			f.b.writebackRunning = true
 			f.pc = fpWorks
@@ -213,12 +311,12 @@ func (f *Flusher) resume() {
 			}
 			expired := f.b.lastOldFlush + k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs)*10)
 			// Wu 2011 patch 4: run early while inodes wait on b_more_io_wait
-			retry := k.P.Variants.KupdateRetryEarly && f.b.bMoreIOWait.n > 0
+			retry := k.on(swKupdateRetryEarly) && f.b.bMoreIOWait.n > 0
 			if k.W.Jiffies() < expired && !retry {
 				continue
 			}
 			if k.W.Jiffies() < expired {
-				k.fired(ActKupdateEarly)
+				k.Fired(pathKupdateEarly)
 			}
 			f.b.lastOldFlush = k.W.Jiffies()
 			nr := k.G.NrFileDirty + int64(k.nrDirtyInodes())
@@ -252,11 +350,11 @@ func (f *Flusher) resume() {
 				k.trace(f.th, tracepoint.PagesWritten{Pages: f.pagesWritten})
 			}
 			progress := f.pagesWritten
-			if k.P.Variants.LastActiveProgress {
+			if k.on(swLastActiveProgress) {
 				progress = f.totalProgress // Wu 2011 patch 3
 			}
 			if (f.totalProgress > 0) != (f.pagesWritten > 0) {
-				k.fired(ActLastActiveDiffers)
+				k.Fired(pathLastActiveDiffers)
 			}
 			if progress > 0 {
 				f.b.lastActive = k.W.Jiffies()
@@ -267,31 +365,8 @@ func (f *Flusher) resume() {
 				continue
 			}
 			f.Stats.IdleSleeps++
-			k.fired(ActFlusherIdle)
-			if k.P.Variants.WorkqueueFlusher {
-				// wb_workfn (v6): wb_wakeup_delayed when dirty IO remains; the
-				// work then waits to be queued (timer, wb_wakeup, new works)
-				if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
-					f.wakeupDelayed()
-				}
-				f.th.Task.SleepInterruptible(-1)
-				return
-			}
-			maxPause := k.W.HZ()
-			if k.P.DirtyWritebackCs > 0 {
-				maxPause = k.W.MsecsToJiffies(int64(k.P.DirtyWritebackCs) * 10)
-			}
-			if k.P.Variants.KupdateRetryEarly && f.b.bMoreIOWait.n > 0 && f.pause < maxPause {
-				// Wu 2011 patch 4: retry b_more_io_wait after 1, 2, 4 ... jiffies
-				f.Stats.RetrySleeps++
-				k.fired(ActKupdateEarly)
-				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(f.pause))
-				f.pause <<= 1
-			} else if f.b.wbHasDirtyIO() && k.P.DirtyWritebackCs > 0 {
-				f.th.Task.SleepInterruptible(k.W.JiffiesToTime(maxPause))
-			} else {
-				f.th.Task.SleepInterruptible(-1)
-			}
+			k.Fired(pathFlusherIdle)
+			k.fd.idle(f)
 			return
 		}
 	}
@@ -314,7 +389,7 @@ func (f *Flusher) startWork(w *WbWritebackWork, ret int) {
 func (k *Kernel) loopDirtiedBefore(w *WbWritebackWork) {
 	if w.ForKupdate {
 		w.olderThanThis = k.W.Jiffies() - k.W.MsecsToJiffies(int64(k.P.DirtyExpireCs)*10)
-	} else if w.ForBackground && k.P.Variants.DirtiedBeforeEachLoop {
+	} else if w.ForBackground && k.on(swDirtiedBeforeEachLoop) {
 		w.olderThanThis = k.W.Jiffies()
 	}
 }
@@ -347,7 +422,7 @@ func (f *Flusher) wbWriteback() bool {
 				return f.wbFinish()
 			}
 			if w.ForBackground && k.W.Jiffies() > f.wbStart {
-				k.fired(ActBackgroundCutoff)
+				k.Fired(pathBackgroundCutoff)
 			}
 			k.loopDirtiedBefore(w)
 			if k.Tracing() {
@@ -369,7 +444,7 @@ func (f *Flusher) wbWriteback() bool {
 			if k.Tracing() {
 				k.trace(f.th, workEvent(tracepoint.WritebackWritten, f.b, w))
 			}
-			if !k.P.Variants.BandwidthFromWritepages {
+			if !k.on(swBandwidthFromWritepages) {
 				k.wbUpdateBandwidth(b, f.wbStart)
 			}
 			f.wbStage = wbLoop
@@ -381,21 +456,21 @@ func (f *Flusher) wbWriteback() bool {
 				continue
 			}
 			if b.bMoreIO.n > 0 {
-				k.fired(ActNoProgressMoreIO)
+				k.Fired(pathNoProgressMoreIO)
 			} else if b.bMoreIOWait.n > 0 {
-				k.fired(ActMoreIOWaitOnly)
+				k.Fired(pathMoreIOWaitOnly)
 			}
-			if k.P.Variants.RemoveMoreIOWait {
+			if k.on(swRemoveMoreIOWait) {
 				return f.wbFinish() // Wu's diff: "if (!progress) break;"
 			}
 			if b.bMoreIO.n == 0 {
 				return f.wbFinish() // b_more_io_wait does not keep the loop going
 			}
-			if k.P.Variants.ISyncRequeueWait {
+			if k.on(swISyncRequeueWait) {
 				// Kara 2011: pr_warn_ratelimited("mm: Possible busyloop in data
 				// writeback ...") and loop
 				k.busyLoops++
-				k.fired(ActBusyLoop)
+				k.Fired(pathBusyLoop)
 				if k.Tracing() {
 					k.trace(f.th, workEvent(tracepoint.WritebackBusyloop, f.b, w))
 				}
@@ -409,12 +484,12 @@ func (f *Flusher) wbWriteback() bool {
 			}
 			// inode_wait_for_writeback on the tail of b_more_io
 			if in := b.bMoreIO.tail; in.State&ISync != 0 {
-				k.fired(ActInodeWaitWriteback)
+				k.Fired(pathInodeWaitWriteback)
 				f.th.Task.Wait(&in.syncWait)
 				return true
 			}
 			k.busyLoops++
-			k.fired(ActBusyLoop)
+			k.Fired(pathBusyLoop)
 			if f.th.YieldCPU() {
 				return true
 			}
@@ -442,10 +517,10 @@ func (f *Flusher) writebackSbInodes() bool {
 				k.redirtyTailFor(in, CauseNewFreeing)
 				continue
 			}
-			if in.State&ISync != 0 && k.P.Variants.SbInodesISyncCheck {
+			if in.State&ISync != 0 && k.on(swSbInodesISyncCheck) {
 				// v6: someone else writes the inode
 				if w.SyncMode != WBSyncAll {
-					k.fired(ActISyncSkip)
+					k.Fired(pathISyncSkip)
 					k.requeueIOFor(in, CauseISync)
 					f.Stats.SbRequeues++
 					if k.Tracing() {
@@ -464,7 +539,7 @@ func (f *Flusher) writebackSbInodes() bool {
 				RangeStart: 0, RangeEnd: longMax,
 			}
 			f.wsi.begin(k, f.th, in, wbc, true)
-			f.wsi.iSyncChecked = k.P.Variants.SbInodesISyncCheck
+			f.wsi.iSyncChecked = k.on(swSbInodesISyncCheck)
 			f.inInode = true
 			f.Stats.InodeCalls++
 		}
@@ -475,7 +550,7 @@ func (f *Flusher) writebackSbInodes() bool {
 		in, wbc := f.wsi.in, &f.wsi.wc.Wbc
 		done := f.writeChunk - wbc.NrToWrite
 		w.NrPages -= done
-		if k.P.Variants.WroteMinusSkipped {
+		if k.on(swWroteMinusSkipped) {
 			f.wrote += max(done-wbc.PagesSkipped, 0) // v6 total_wrote
 		} else {
 			f.wrote += done
@@ -490,14 +565,14 @@ func (f *Flusher) writebackSbInodes() bool {
 			f.wrote++
 		}
 		if wbc.PagesSkipped > 0 {
-			k.fired(ActPagesSkipped)
+			k.Fired(pathPagesSkipped)
 		}
-		if wbc.PagesSkipped > 0 && !k.P.Variants.RequeueInode {
+		if wbc.PagesSkipped > 0 && !k.on(swRequeueInode) {
 			// writeback is not making progress due to locked buffers
 			switch v := &k.P.Variants; {
-			case v.NoRedirtyOnPagesSkipped:
+			case v.On(swNoRedirtyOnPagesSkipped):
 				// removed: the inode stays where writeback_single_inode put it
-			case v.PagesSkippedRequeueWait:
+			case v.On(swPagesSkippedRequeueWait):
 				k.requeueIOWaitFor(in, CausePagesSkipped) // Wu 2011 patch 5
 			default:
 				k.redirtyTailFor(in, CausePagesSkipped)

@@ -5,6 +5,139 @@ import (
 	"github.com/wblab/wblab/engine/tracepoint"
 )
 
+// swScaledChunk is writeback_chunk_size() of v3.1+ (bw/2, limit/8, 4 MB rounding);
+// off: the fixed MAX_WRITEBACK_PAGES = 1024 of 2.6.32-3.0.
+var swScaledChunk = declare(Switch{Name: "scaled_chunk", Order: 20,
+	Doc:    "writeback_chunk_size scales with bandwidth and dirty limit (v3.1+) instead of 4 MB",
+	Models: "writeback_chunk_size, fs/fs-writeback.c v3.1",
+	Source: "Wu's IO-less series (v3.1 merge), " + threadWu})
+
+var pathChunkScaled = swScaledChunk.path("writeback_chunk_size.scaled",
+	"writeback_chunk_size calls where the scaled chunk is not MAX_WRITEBACK_PAGES")
+
+// Wu 2011 "writeback: avoid touching dirtied_when on blocked inodes" series
+// (../threads/wu-2011-more_io_wait-thread.txt). requeue_io_wait() exists only
+// with more_io_wait; a switch that calls it without more_io_wait (a combination
+// no kernel had) falls back to requeue_io().
+
+// swMoreIOWait is patch 1/7: the b_more_io_wait list and requeue_io_wait(); queue_io
+// splices it into b_io after b_more_io, wb_writeback does not loop on it (it only
+// keeps going while b_more_io is non-empty) and wb_has_dirty_io counts it.
+var swMoreIOWait = declare(Switch{Name: "more_io_wait", Order: 40,
+	Doc:    "Wu 2011 patch 1: b_more_io_wait list + requeue_io_wait (spliced into b_io, not looped on)",
+	Models: "queue_io, requeue_io_wait, wb_writeback, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu 2011 patch 1/7, " + threadWu})
+
+var pathMoreIOWaitOnly = swMoreIOWait.path("wb_writeback.more_io_wait_only",
+	"passes without progress that end with only b_more_io_wait inodes left")
+
+// swWriteInodeRequeueWait is patch 2/7 (Hellwig): an inode the filesystem left
+// I_DIRTY after writeback (->write_inode failed, e.g. XFS EAGAIN on the ILOCK) is
+// requeue_io_wait()ed instead of redirty_tail()ed.
+var swWriteInodeRequeueWait = declare(Switch{Name: "write_inode_requeue_wait", Order: 50,
+	Doc:    "Wu 2011 patch 2: inode left dirty by ->write_inode → requeue_io_wait, not redirty_tail",
+	Models: "writeback_single_inode, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu 2011 patch 2/7 (Hellwig), " + threadWu})
+
+var pathWriteInodeFailed = swWriteInodeRequeueWait.path("write_inode_failed",
+	"->write_inode calls that failed (XFS EAGAIN: ILOCK busy, inode pinned or flush-locked)")
+
+// swPagesSkippedRequeueWait is patch 5/7: writeback_sb_inodes requeue_io_wait()s an
+// inode with pages_skipped instead of redirty_tail().
+var swPagesSkippedRequeueWait = declare(Switch{Name: "pages_skipped_requeue_wait", Order: 80,
+	Doc:    "Wu 2011 patch 5: pages_skipped inode → requeue_io_wait, not redirty_tail",
+	Models: "writeback_sb_inodes, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu 2011 patch 5/7, " + threadWu})
+
+var pathPagesSkipped = swPagesSkippedRequeueWait.path("pages_skipped",
+	"writeback_single_inode calls that ended with pages_skipped > 0", swNoRedirtyOnPagesSkipped, swRequeueInode, swWroteMinusSkipped)
+
+// swBlockedRequeueWait is patch 6/7: writeback_single_inode requeue_io_wait()s an
+// inode with dirty pages left although nr_to_write was not used up ("blocked by
+// something other than congestion") instead of redirty_tail().
+var swBlockedRequeueWait = declare(Switch{Name: "blocked_requeue_wait", Order: 90,
+	Doc:    "Wu 2011 patch 6: blocked inode (dirty pages, slice not used up) → requeue_io_wait",
+	Models: "writeback_single_inode, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu 2011 patch 6/7, " + threadWu})
+
+// swGrabSuperRequeueWait is patch 7/7: __writeback_inodes_wb requeue_io_wait()s an
+// inode whose superblock grab_super_passive() cannot take (s_umount held for
+// write by umount/remount) instead of redirty_tail(). The model has one mounted
+// superblock that is never unmounted or remounted during a run, so the grab never
+// fails and the switch changes nothing here; it is kept so presets name the
+// thread's kernels exactly.
+var swGrabSuperRequeueWait = declare(Switch{Name: "grab_super_requeue_wait", Order: 100,
+	Doc:    "Wu 2011 patch 7: failed superblock grab → requeue_io_wait (no effect: one sb, never unmounted)",
+	Models: "__writeback_inodes_wb, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu 2011 patch 7/7, " + threadWu})
+
+var pathGrabSuperFailed = swGrabSuperRequeueWait.path("grab_super_failed",
+	"grab_super_passive failures (one superblock, never unmounted: cannot fire)")
+
+// swISyncRequeueWait is Kara's "writeback: requeue_io_wait() when I_SYNC is set":
+// a WB_SYNC_NONE writeback that finds the inode under I_SYNC requeue_io_wait()s it,
+// and wb_writeback no longer waits on the tail of b_more_io when nothing was
+// written: it warns "Possible busyloop in data writeback" (counted in BusyLoops)
+// and loops.
+var swISyncRequeueWait = declare(Switch{Name: "i_sync_requeue_wait", Order: 110,
+	Doc:    "Kara 2011: inode under I_SYNC → requeue_io_wait; wb_writeback warns (counts) busy loops instead of waiting",
+	Models: "writeback_single_inode, wb_writeback, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Kara, \"writeback: requeue_io_wait() when I_SYNC is set\", " + threadWu})
+
+var pathISyncSkip = swISyncRequeueWait.path("i_sync_skip",
+	"WB_SYNC_NONE writebacks that found the inode under I_SYNC", swSbInodesISyncCheck)
+
+var pathNoProgressMoreIO = swISyncRequeueWait.path("wb_writeback.no_progress_more_io",
+	"wb_writeback passes without progress with b_more_io not empty (wait, busy loop or exit)", swRemoveMoreIOWait)
+
+var pathInodeWaitWriteback = swISyncRequeueWait.path("inode_wait_for_writeback",
+	"wb_writeback sleeps on the I_SYNC of b_more_io's tail", swRemoveMoreIOWait)
+
+var pathBusyLoop = swISyncRequeueWait.path("wb_writeback.busy_loop",
+	"wb_writeback passes retried at once without progress", swRemoveMoreIOWait)
+
+// swNoRedirtyOnPagesSkipped is the thread's "remove redirty_tail() on
+// pages_skipped": writeback_sb_inodes leaves an inode with pages_skipped on the
+// list writeback_single_inode chose.
+var swNoRedirtyOnPagesSkipped = declare(Switch{Name: "no_redirty_on_pages_skipped", Order: 120,
+	Doc:    "Wu 2011: remove redirty_tail() on pages_skipped in writeback_sb_inodes",
+	Models: "writeback_sb_inodes, fs/fs-writeback.c (3.1-rc9 + patch)",
+	Source: "Wu, \"remove redirty_tail() on pages_skipped\", " + threadWu})
+
+// swRemoveMoreIOWait is Wu's follow-up diff: requeue_io_wait ≡ requeue_io (no
+// separate list) and wb_writeback leaves its loop as soon as a pass makes no
+// progress.
+var swRemoveMoreIOWait = declare(Switch{Name: "remove_more_io_wait", Order: 130,
+	Doc:    "Wu 2011 follow-up: requeue_io_wait ≡ requeue_io, wb_writeback exits on a pass without progress",
+	Models: "requeue_io_wait, wb_writeback, fs/fs-writeback.c (3.1-rc9 + diff)",
+	Source: "Wu's follow-up diff, " + threadWu})
+
+// v6.x writeback semantics (kernel-notes §1, "v6.x" paragraphs; the 6.1 preset).
+// b_dirty_time and lazytime (I_DIRTY_TIME, dirtytime_expire_interval) are left
+// out: the model has no atime/mtime-only dirtying.
+
+// swISyncQueued is I_SYNC_QUEUED (v5.9+): move_expired_inodes sets it,
+// __mark_inode_dirty leaves a queued inode where it is (instead of testing
+// I_SYNC), redirty_tail and the move off the lists clear it.
+var swISyncQueued = declare(Switch{Name: "i_sync_queued", Order: 240,
+	Doc:    "v6: I_SYNC_QUEUED set by move_expired_inodes; __mark_inode_dirty leaves queued inodes in place",
+	Models: "move_expired_inodes, __mark_inode_dirty, fs/fs-writeback.c v5.9+",
+	Source: notesV6})
+
+var pathMarkDirtyLeftQueued = swISyncQueued.path("mark_inode_dirty.left_queued",
+	"__mark_inode_dirty calls that left an I_SYNC_QUEUED inode in place")
+
+var pathMarkDirtyLeftISync = swISyncQueued.path("mark_inode_dirty.left_i_sync",
+	"__mark_inode_dirty calls that left an inode under I_SYNC in place")
+
+// swRequeueInode is requeue_inode() (v3.5+): pages_skipped is decided first
+// (redirty_tail a dirty inode, drop a clean one) inside the decision tree,
+// not by writeback_sb_inodes after it.
+var swRequeueInode = declare(Switch{Name: "requeue_inode", Order: 250,
+	Doc:    "v6: requeue_inode() decision tree (pages_skipped decided first: redirty_tail dirty, drop clean)",
+	Models: "requeue_inode, fs/fs-writeback.c v3.5+",
+	Source: notesV6})
+
 // SyncMode is enum writeback_sync_modes.
 type SyncMode int
 
@@ -97,14 +230,14 @@ func (k *Kernel) markInodeDirty(in *Inode, flags int) {
 	}
 	wasDirty := in.State & IDirty
 	in.State |= flags
-	if k.P.Variants.ISyncQueued {
+	if k.on(swISyncQueued) {
 		// v6: a queued inode stays where it is; the flusher places it afterwards
 		if in.State&ISyncQueued != 0 || in.State&IFreeing != 0 {
-			k.fired(ActMarkDirtyLeftQueued)
+			k.Fired(pathMarkDirtyLeftQueued)
 			return
 		}
 	} else if in.State&ISync != 0 || in.State&IFreeing != 0 {
-		k.fired(ActMarkDirtyLeftISync)
+		k.Fired(pathMarkDirtyLeftISync)
 		return
 	}
 	if wasDirty == 0 {
@@ -112,8 +245,8 @@ func (k *Kernel) markInodeDirty(in *Inode, flags int) {
 		wakeup := !b.wbHasDirtyIO()
 		in.DirtiedWhen = k.W.Jiffies()
 		listMove(in, &b.bDirty)
-		if wakeup && k.pd == nil {
-			b.flusher.wakeupDelayed()
+		if wakeup {
+			k.fd.inodeDirtied(b)
 		}
 	}
 }
@@ -150,7 +283,7 @@ func (k *Kernel) requeueIO(in *Inode) { listMove(in, &in.bdi.bMoreIO) }
 // callers' switches fall back to requeue_io as well.
 func (k *Kernel) requeueIOWait(in *Inode) {
 	v := &k.P.Variants
-	if !v.MoreIOWait || v.RemoveMoreIOWait {
+	if !v.On(swMoreIOWait) || v.On(swRemoveMoreIOWait) {
 		k.requeueIO(in)
 		return
 	}
@@ -160,7 +293,7 @@ func (k *Kernel) requeueIOWait(in *Inode) {
 // requeueIOWaitFor is requeueIOWait counting the cause under the list the inode
 // went to.
 func (k *Kernel) requeueIOWaitFor(in *Inode, c Cause) {
-	if v := &k.P.Variants; !v.MoreIOWait || v.RemoveMoreIOWait {
+	if v := &k.P.Variants; !v.On(swMoreIOWait) || v.On(swRemoveMoreIOWait) {
 		k.requeued(opRequeueIO, c)
 	} else {
 		k.requeued(opRequeueIOWait, c)
@@ -186,7 +319,7 @@ func (k *Kernel) moveExpiredInodes(wb *BDI, work *WbWritebackWork) int {
 			break
 		}
 		listMove(in, tmp)
-		if k.P.Variants.ISyncQueued {
+		if k.on(swISyncQueued) {
 			in.State |= ISyncQueued
 		}
 		moved++
@@ -214,7 +347,7 @@ func (k *Kernel) queueIO(b *BDI, th *Thread, work *WbWritebackWork) {
 // writebackChunkSize is writeback_chunk_size (v3.2): WB_SYNC_ALL and tagged works
 // write each inode in one go; otherwise half a second of bandwidth, at most 1/8 of
 // the dirty limit and the work's pages, rounded to 4 MB with 4 MB minimum. Without
-// the ScaledChunk switch it is MAX_WRITEBACK_PAGES (2.6.32-3.0).
+// switch scaled_chunk it is MAX_WRITEBACK_PAGES (2.6.32-3.0).
 func (k *Kernel) writebackChunkSize(b *BDI, work *WbWritebackWork) int64 {
 	if work.SyncMode == WBSyncAll || work.TaggedWritepages {
 		return longMax
@@ -223,9 +356,9 @@ func (k *Kernel) writebackChunkSize(b *BDI, work *WbWritebackWork) int64 {
 	pages = min(pages, work.NrPages)
 	scaled := (pages + minWritebackPages) / minWritebackPages * minWritebackPages
 	if scaled != maxWritebackPages {
-		k.fired(ActChunkScaled)
+		k.Fired(pathChunkScaled)
 	}
-	if !k.P.Variants.ScaledChunk {
+	if !k.on(swScaledChunk) {
 		return maxWritebackPages
 	}
 	return scaled
@@ -267,8 +400,8 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 		case wsiStart:
 			if in.State&ISync != 0 && !m.iSyncChecked {
 				if m.wc.Wbc.SyncMode != WBSyncAll {
-					k.fired(ActISyncSkip)
-					if k.P.Variants.ISyncRequeueWait {
+					k.Fired(pathISyncSkip)
+					if k.on(swISyncRequeueWait) {
 						k.requeueIOWaitFor(in, CauseISync) // Kara 2011
 					} else {
 						k.requeueIOFor(in, CauseISync)
@@ -299,14 +432,14 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 			m.stage = wsiWritepages
 			if m.wc.Wbc.NrToWrite <= 0 {
 				m.stage = wsiWait
-			} else if k.P.Variants.BandwidthFromWritepages {
+			} else if k.on(swBandwidthFromWritepages) {
 				k.wbBandwidthEstimateStart(in.bdi)
 			}
 		case wsiWritepages:
 			if in.bdi.FS.Writepages(&m.wc) {
 				return true
 			}
-			if k.P.Variants.BandwidthFromWritepages {
+			if k.on(swBandwidthFromWritepages) {
 				// do_writepages (v6): update the bandwidth once in a while
 				if k.W.Jiffies() > in.bdi.bwTimeStamp+max(k.W.HZ()/5, 1) {
 					k.wbUpdateBandwidthV6(in.bdi)
@@ -329,7 +462,7 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 				}
 				err := in.bdi.FS.WriteInode(&m.wc)
 				if err != nil {
-					k.fired(ActWriteInodeFailed)
+					k.Fired(pathWriteInodeFailed)
 				}
 				if k.Tracing() {
 					k.trace(th, tracepoint.WriteInode{TP: tracepoint.WritebackWriteInode, Bdi: in.bdi.Name, Ino: in.Ino, SyncMode: int(m.wc.Wbc.SyncMode)})
@@ -357,7 +490,7 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 	in, wbc := m.in, &m.wc.Wbc
 	in.State &^= ISync
-	if k.P.Variants.RequeueInode {
+	if k.on(swRequeueInode) {
 		k.requeueInode(m)
 	} else if in.State&IFreeing == 0 {
 		if in.State&IDirty != 0 && (wbc.SyncMode == WBSyncAll || wbc.TaggedWritepages) {
@@ -369,7 +502,7 @@ func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 			switch {
 			case wbc.NrToWrite <= 0:
 				k.requeueIOFor(in, CauseSliceUsed) // slice used up: queue for next turn
-			case k.P.Variants.BlockedRequeueWait:
+			case k.on(swBlockedRequeueWait):
 				k.requeueIOWaitFor(in, CauseBlocked) // Wu 2011 patch 6
 			default:
 				k.redirtyTailFor(in, CauseBlocked) // blocked by something other than congestion
@@ -377,7 +510,7 @@ func (k *Kernel) wsiFinish(th *Thread, m *singleInodeWB) {
 		case in.State&IDirty != 0:
 			// the fs redirtied the inode during writeback (delalloc metadata, or
 			// ->write_inode failed and re-marked it)
-			if k.P.Variants.WriteInodeRequeueWait {
+			if k.on(swWriteInodeRequeueWait) {
 				k.requeueIOWaitFor(in, CauseInodeDirty) // Wu 2011 patch 2 (Hellwig)
 			} else {
 				k.redirtyTailFor(in, CauseInodeDirty)

@@ -18,7 +18,7 @@ const (
 	IClear         = 1 << 6
 	ISync          = 1 << 7 // I_SYNC: writeback of this inode in progress
 	IReferenced    = 1 << 8
-	// ISyncQueued is I_SYNC_QUEUED (v5.9+, Variants.ISyncQueued): the inode is on
+	// ISyncQueued is I_SYNC_QUEUED (v5.9+, switch i_sync_queued): the inode is on
 	// b_io/b_more_io for the flusher. show_inode_state does not print it.
 	ISyncQueued = 1 << 9
 

@@ -112,7 +112,7 @@ func (k *Kernel) CheckInvariants() error {
 
 // checkBdiLists checks b's writeback lists: links, lengths, b_dirty's order.
 func (k *Kernel) checkBdiLists(b *BDI) error {
-	if v := &k.P.Variants; (!v.MoreIOWait || v.RemoveMoreIOWait) && b.bMoreIOWait.n > 0 {
+	if v := &k.P.Variants; (!v.On(swMoreIOWait) || v.On(swRemoveMoreIOWait)) && b.bMoreIOWait.n > 0 {
 		return fmt.Errorf("invariant more-io-wait-unused: b_more_io_wait holds %d inodes without the list", b.bMoreIOWait.n)
 	}
 	for _, l := range []*inodeList{&b.bDirty, &b.bIO, &b.bMoreIO, &b.bMoreIOWait} {

@@ -13,7 +13,7 @@ import (
 // equal dirtiers near 15/16, a task that dirtied nothing keeps the whole limit, and
 // the share decays by half for every half-period of others' dirtying.
 func TestTaskDirtyLimit(t *testing.T) {
-	k, _ := newTestKernel(t, func(p *Params) { p.Variants = Variants{IOFullThrottle: true}; p.DirtyBytes = 0; p.DirtyRatio = 10 })
+	k, _ := newTestKernel(t, func(p *Params) { p.Variants = Variants{}.With(swIOFullThrottle); p.DirtyBytes = 0; p.DirtyRatio = 10 })
 	in := k.NewInode()
 	a, b, idle := k.NewThread("a"), k.NewThread("b"), k.NewThread("idle")
 	const limit = 80000
@@ -38,7 +38,7 @@ func TestTaskDirtyLimit(t *testing.T) {
 // by dirty pages it writes write_chunk pages itself and returns.
 func TestBalanceDirtyPagesPauseBackoff(t *testing.T) {
 	k, _ := newTestKernel(t, func(p *Params) {
-		p.Variants = Variants{IOFullThrottle: true, IOFullPauseBackoff: true}
+		p.Variants = Variants{}.With(swIOFullThrottle, swIOFullPauseBackoff)
 		p.DirtyBytes, p.DirtyRatio, p.DirtyWritebackCs = 0, 10, 0
 	})
 	_, thresh := k.dirtyLimits()
@@ -66,7 +66,7 @@ func TestBalanceDirtyPagesPauseBackoff(t *testing.T) {
 // dirtier write back sync_writeback_pages() = 1.5 × ratelimit_pages itself; 2.6.30
 // does so whenever the bdi has reclaimable pages.
 func TestIOFullWriteChunk(t *testing.T) {
-	for _, v := range []Variants{{IOFullThrottle: true}, {IOFullThrottle: true, IOFullPauseBackoff: true}} {
+	for _, v := range []Variants{Variants{}.With(swIOFullThrottle), Variants{}.With(swIOFullThrottle, swIOFullPauseBackoff)} {
 		k, _ := newTestKernel(t, func(p *Params) { p.Variants = v; p.DirtyBytes, p.DirtyRatio, p.DirtyWritebackCs = 0, 10, 0 })
 		_, thresh := k.dirtyLimits()
 		th := k.NewThread("dd")

@@ -20,6 +20,19 @@ import (
 	"github.com/wblab/wblab/engine/tracepoint"
 )
 
+// SwTraceV66 prints the writeback tracepoints in the v6.6 wording (kernel-notes
+// §6.3): cgroup_ino suffixes, global_dirty_state without unstable=,
+// balance_dirty_pages with period/think, writeback_single_inode_start,
+// writeback_sb_inodes_requeue and writeback_write_inode[_start], no
+// writeback_wake_thread / writeback_single_inode_requeue. Off (the Config
+// variant trace_v66=false on a modern preset) keeps the v3.2 wording the
+// harness's scripts parse.
+var SwTraceV66 = declare(Switch{Name: "trace_v66", Order: 470,
+	Doc:       "trace lines in the v6.6 wording (cgroup_ino, no unstable=, period/think); off: v3.2 wording for old scripts",
+	Models:    "include/trace/events/writeback.h v6.6",
+	Source:    notesV6,
+	Uncounted: "changes only the wording of trace lines, never the simulated run"})
+
 // Kernel is one simulated machine's writeback subsystem.
 type Kernel struct {
 	W    *sim.World
@@ -41,8 +54,12 @@ type Kernel struct {
 	inodes  []*Inode
 	threads []*Thread
 	flusher *Flusher
-	pd      *pdflush // the pdflush pool (Variants.Pdflush)
-	mm      *mm      // page reclaim (vmscan.go; nil: not modelled)
+	pd      *pdflush // the pdflush pool (switch pdflush)
+	// balancer is balance_dirty_pages of the kernel's era (newBalancer)
+	balancer balancer
+	// fd is the flusher design: per-bdi thread, v6 work item, pdflush pool
+	fd flusherDesign
+	mm *mm // page reclaim (vmscan.go; nil: not modelled)
 
 	congestionWQ sim.WaitQueue // congestion_wait sleepers (2.6.30 design)
 	nextPID      int
@@ -155,6 +172,7 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	k.writeoutPeriodTimer.Fn = k.writeoutPeriod
 	k.BDI.onePage, _ = fs.(OnePageWriter)
 	k.bdpRatelimits = make([]int64, p.CPUs)
+	k.balancer = newBalancer(k)
 	k.dirtyableMem = dirtyableMemory(p.MemoryMB)
 	if p.Reclaim != nil {
 		k.initReclaim(p.Reclaim)
@@ -163,9 +181,10 @@ func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, erro
 	_ = bg
 	k.globalDirtyLimit = thresh
 	k.writebackSetRatelimit(thresh)
+	k.fd = newFlusherDesign(k)
 	k.flusher = newFlusher(k, k.BDI)
 	k.BDI.flusher = k.flusher
-	if p.Variants.Pdflush {
+	if p.Variants.On(swPdflush) {
 		k.pd = newPdflush(k)
 	}
 	if err := fs.Mount(k, k.BDI); err != nil {
@@ -257,7 +276,7 @@ type Thread struct {
 	// task_struct writeback fields
 	NrDirtied      int64 // nr_dirtied
 	NrDirtiedPause int64 // nr_dirtied_pause
-	// DirtyPausedWhen is dirty_paused_when (v3.3+, Variants.BdpThinkTime), jiffies;
+	// DirtyPausedWhen is dirty_paused_when (v3.3+, switch bdp_think_time), jiffies;
 	// 0 until the first balance_dirty_pages.
 	DirtyPausedWhen int64
 	bdp             bdpState
@@ -436,7 +455,7 @@ func (k *Kernel) EndPageWriteback(in *Inode, index, pages int64) {
 	if in.wbWait.Len() > 0 {
 		in.wbWait.WakeAll()
 	}
-	if k.P.Variants.BandwidthFromWritepages && n > 0 && in.Writeback.Empty() {
+	if k.on(swBandwidthFromWritepages) && n > 0 && in.Writeback.Empty() {
 		k.wbInodeWritebackEnd(b)
 	}
 	if k.mm != nil {
@@ -453,7 +472,7 @@ func (k *Kernel) accountDirtied(th *Thread, in *Inode, n int64) {
 	k.G.NrDirtied += n
 	in.bdi.Stats.Dirtied += n
 	in.dirtied += n
-	if k.P.Variants.IOFullThrottle {
+	if k.on(swIOFullThrottle) {
 		k.taskDirtyInc(th, n)
 	}
 }

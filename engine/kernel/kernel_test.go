@@ -46,7 +46,7 @@ func newTestKernel(t *testing.T, mutate func(*Params)) (*Kernel, *testFS) {
 	require.NoError(t, err)
 	p := Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
 		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: DefaultCosts(),
-		Variants: Variants{WCPTerminateLE0: true, ScaledChunk: true}}
+		Variants: Variants{}.With(SwWCPTerminateLE0, swScaledChunk)}
 	if mutate != nil {
 		mutate(&p)
 	}
@@ -78,7 +78,7 @@ func TestWritebackChunkSize(t *testing.T) {
 		k.BDI.AvgWriteBandwidth = tc.bw
 		assert.Equal(t, tc.wantPages, k.writebackChunkSize(k.BDI, &tc.work), tc.name)
 	}
-	k, _ := newTestKernel(t, func(p *Params) { p.Variants.ScaledChunk = false })
+	k, _ := newTestKernel(t, func(p *Params) { p.Variants.Set(swScaledChunk, false) })
 	assert.Equal(t, int64(1024), k.writebackChunkSize(k.BDI, &WbWritebackWork{NrPages: longMax}), "MAX_WRITEBACK_PAGES before v3.1")
 }
 
@@ -162,7 +162,7 @@ func TestWriteCachePagesNrToWrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k, _ := newTestKernel(t, func(p *Params) { p.Variants.WCPTerminateLE0 = tc.fix })
+			k, _ := newTestKernel(t, func(p *Params) { p.Variants.Set(SwWCPTerminateLE0, tc.fix) })
 			th := k.NewThread("dd")
 			in := k.NewInode()
 			k.DirtyPages(th, in, 0, tc.dirty, tc.dirty*PageSize)

@@ -32,7 +32,7 @@ func TestBackgroundPicksUpInodeDirtiedAfterWorkStart(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k, _ := newTestKernel(t, with(func(v *Variants) { v.DirtiedBeforeEachLoop = tc.v6 }))
+			k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swDirtiedBeforeEachLoop, tc.v6) }))
 			th := k.NewThread("dd")
 			require.NoError(t, k.W.Run(sim.Second))
 			w := &WbWritebackWork{NrPages: longMax, ForBackground: tc.background, RangeCyclic: true}
@@ -52,7 +52,7 @@ func TestBackgroundPicksUpInodeDirtiedAfterWorkStart(t *testing.T) {
 // not queued (fsync's writeback) is moved to b_dirty in v6 and left in v3.2.
 func TestISyncQueued(t *testing.T) {
 	t.Run("move_expired_inodes sets it, redirty_tail clears it", func(t *testing.T) {
-		k, _ := newTestKernel(t, with(func(v *Variants) { v.ISyncQueued = true }))
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swISyncQueued, true) }))
 		in := k.NewInode()
 		k.DirtyPages(k.NewThread("dd"), in, 0, 1, PageSize)
 		k.queueIO(k.BDI, nil, &WbWritebackWork{})
@@ -75,7 +75,7 @@ func TestISyncQueued(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k, _ := newTestKernel(t, with(func(v *Variants) { v.ISyncQueued = tc.v6 }))
+			k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swISyncQueued, tc.v6) }))
 			in := k.NewInode()
 			in.State = tc.state
 			switch tc.list {
@@ -109,7 +109,7 @@ func TestRequeueInodeDecisionTree(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k, _ := newTestKernel(t, with(func(v *Variants) { v.RequeueInode, v.ISyncQueued = true, true }))
+			k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swRequeueInode, true); v.Set(swISyncQueued, true) }))
 			th := k.NewThread("flush")
 			in := k.NewInode()
 			if tc.dirty > 0 {
@@ -136,7 +136,7 @@ func TestRequeueInodeDecisionTree(t *testing.T) {
 // writeback_single_inode, which requeues it.
 func TestSbInodesISyncCheck(t *testing.T) {
 	for _, v6 := range []bool{false, true} {
-		k, _ := newTestKernel(t, with(func(v *Variants) { v.SbInodesISyncCheck = v6 }))
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swSbInodesISyncCheck, v6) }))
 		in := k.NewInode()
 		k.DirtyPages(k.NewThread("dd"), in, 0, 10, 10*PageSize)
 		in.State |= ISync
@@ -185,7 +185,8 @@ func TestTotalWroteMinusPagesSkipped(t *testing.T) {
 			k, _ := newTestKernel(t, nil)
 			fs := &skipFS{skip: tc.skip}
 			k.FS, k.BDI.FS = fs, fs
-			k.P.Variants.WroteMinusSkipped, k.P.Variants.RequeueInode = tc.v6, tc.v6
+			k.P.Variants.Set(swWroteMinusSkipped, tc.v6)
+			k.P.Variants.Set(swRequeueInode, tc.v6)
 			in := k.NewInode()
 			k.DirtyPages(k.NewThread("dd"), in, 0, 100, 100*PageSize)
 			in.State &^= IDirtySync | IDirtyDatasync
@@ -209,10 +210,10 @@ func TestDelayedWakeupNotMoved(t *testing.T) {
 		v6   bool
 		want sim.Time
 	}{{false, 6 * sim.Second}, {true, 5 * sim.Second}} {
-		k, _ := newTestKernel(t, with(func(v *Variants) { v.WorkqueueFlusher = tc.v6 }))
-		k.flusher.wakeupDelayed()
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swWorkqueueFlusher, tc.v6) }))
+		k.fd.wakeupDelayed(k.flusher)
 		require.NoError(t, k.W.Run(sim.Second))
-		k.flusher.wakeupDelayed()
+		k.fd.wakeupDelayed(k.flusher)
 		assert.Equal(t, tc.want, k.flusher.wakeup.When(), "v6=%v", tc.v6)
 	}
 }
@@ -223,7 +224,7 @@ func TestDelayedWakeupNotMoved(t *testing.T) {
 // while one is pending is dropped.
 func TestWbCheckStartAll(t *testing.T) {
 	for _, v6 := range []bool{false, true} {
-		k, _ := newTestKernel(t, with(func(v *Variants) { v.WorkqueueFlusher = v6 }))
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swWorkqueueFlusher, v6) }))
 		in := k.NewInode()
 		k.DirtyPages(k.NewThread("dd"), in, 0, 1000, 1000*PageSize)
 		k.StartAll(ReasonTryToFreePages)
@@ -246,7 +247,7 @@ func TestWbCheckStartAll(t *testing.T) {
 // wb_writeback; wb_bandwidth_estimate_start re-snapshots after an idle second.
 func TestBandwidthFromWritepagesAndCompletion(t *testing.T) {
 	t.Run("estimate start after idle", func(t *testing.T) {
-		k, _ := newTestKernel(t, with(func(v *Variants) { v.BandwidthFromWritepages = true }))
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swBandwidthFromWritepages, true) }))
 		require.NoError(t, k.W.Run(3*sim.Second))
 		k.BDI.Stats.Written = 77
 		k.wbBandwidthEstimateStart(k.BDI)
@@ -257,7 +258,7 @@ func TestBandwidthFromWritepagesAndCompletion(t *testing.T) {
 		assert.Equal(t, int64(3000), k.BDI.bwTimeStamp, "not idle for HZ")
 	})
 	t.Run("update after the last completion", func(t *testing.T) {
-		k, _ := newTestKernel(t, with(func(v *Variants) { v.BandwidthFromWritepages = true }))
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swBandwidthFromWritepages, true) }))
 		in := k.NewInode()
 		k.DirtyPages(k.NewThread("dd"), in, 0, 1000, 1000*PageSize)
 		k.StartAll(ReasonSync)
@@ -273,11 +274,11 @@ func TestPreset61(t *testing.T) {
 	p, err := LookupPreset("6.1")
 	require.NoError(t, err)
 	v := p.Variants
-	assert.True(t, v.DirtiedBeforeEachLoop && v.ISyncQueued && v.RequeueInode && v.SbInodesISyncCheck &&
-		v.WorkqueueFlusher && v.BandwidthFromWritepages && v.WroteMinusSkipped)
-	assert.False(t, v.MoreIOWait || v.IOFullThrottle || v.Pdflush || v.WaitIffCongested)
-	assert.True(t, v.ReclaimThrottle && v.DirtyableNoAnon)
-	assert.False(t, v.XFSWriteInodeFlush, "6.1's XFS has no ->write_inode")
+	assert.True(t, v.On(swDirtiedBeforeEachLoop) && v.On(swISyncQueued) && v.On(swRequeueInode) && v.On(swSbInodesISyncCheck) &&
+		v.On(swWorkqueueFlusher) && v.On(swBandwidthFromWritepages) && v.On(swWroteMinusSkipped))
+	assert.False(t, v.On(swMoreIOWait) || v.On(swIOFullThrottle) || v.On(swPdflush) || v.On(swWaitIffCongested))
+	assert.True(t, v.On(swReclaimThrottle) && v.On(swDirtyableNoAnon))
+	assert.NotContains(t, presetDefs[len(presetDefs)-1].fs, fsXFSFlush, "6.1's XFS has no ->write_inode")
 	old, err := LookupPreset(DefaultPreset)
 	require.NoError(t, err)
 	for _, n := range VariantNames() {
@@ -393,7 +394,7 @@ func TestDirtyExceededRule(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, v6 := range []bool{false, true} {
-			k, _ := newTestKernel(t, with(func(v *Variants) { v.DirtyExceededV6 = v6 }))
+			k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swDirtyExceededV6, v6) }))
 			want := tc.wantV32
 			if v6 {
 				want = tc.wantV6
@@ -405,7 +406,7 @@ func TestDirtyExceededRule(t *testing.T) {
 
 func TestBalancedRateCappedAtWriteBW(t *testing.T) {
 	for _, capped := range []bool{false, true} {
-		k, _ := newTestKernel(t, with(func(v *Variants) { v.BalancedRateCap = capped }))
+		k, _ := newTestKernel(t, with(func(v *Variants) { v.Set(swBalancedRateCap, capped) }))
 		_, thresh, _, setpoint := k.DirtyLimits()
 		bg, _ := k.dirtyLimits()
 		// nothing dirtied in the period: dirty_rate 0, balanced = task_ratelimit * write_bw
@@ -422,7 +423,7 @@ func TestDomainDirtyLimitsPerPageRatio(t *testing.T) {
 	for _, v6 := range []bool{false, true} {
 		k, _ := newTestKernel(t, func(p *Params) {
 			p.DirtyBytes, p.DirtyRatio, p.DirtyBackgroundRatio = 0, 20, 10
-			p.Variants.DomainDirtyLimits = v6
+			p.Variants.Set(swDomainDirtyLimits, v6)
 		})
 		avail := k.dirtyableMem
 		bg, thresh := k.dirtyLimits()

@@ -19,7 +19,9 @@ func twoDisks(t *testing.T, preset string, slowBps int64, knobs kernel.BdiKnobs)
 	p, err := kernel.LookupPreset(preset)
 	require.NoError(t, err)
 	// the sysfs knobs of 6.3 (strict_limit, max_bytes) on the 6.1 preset
-	p.Variants.BdiKnobsV63 = p.Variants.BdiKnobsV63 || (knobs.StrictLimit || knobs.MaxBytes > 0)
+	if knobs.StrictLimit || knobs.MaxBytes > 0 {
+		p.Variants, _ = kernel.Overrides{"bdi_knobs_v63": true}.Apply(p.Variants)
+	}
 	w := sim.NewWorld(1000, 1)
 	fast, err := devices.Preset("simple")
 	require.NoError(t, err)
@@ -118,8 +120,8 @@ func TestStrictLimitNeedsTheCap(t *testing.T) {
 	require.NoError(t, err)
 	v61, err := kernel.LookupPreset("6.1")
 	require.NoError(t, err)
-	v63 := v61.Variants
-	v63.BdiKnobsV63 = true
+	v63, err := kernel.Overrides{"bdi_knobs_v63": true}.Apply(v61.Variants)
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		name  string
 		knobs kernel.BdiKnobs

@@ -7,6 +7,82 @@ import (
 	"github.com/wblab/wblab/engine/tracepoint"
 )
 
+// swBandwidthFromWritepages moves the write-bandwidth update out of wb_writeback
+// into do_writepages (every BANDWIDTH_INTERVAL, after wb_bandwidth_estimate_start)
+// and IO completion (bw_dwork BANDWIDTH_INTERVAL after an inode's writeback
+// ends); __wb_update_bandwidth has no idle skip (elapsed >= 1).
+var swBandwidthFromWritepages = declare(Switch{Name: "bandwidth_from_writepages", Order: 280,
+	Doc:    "v6: write bandwidth updated from do_writepages and IO completion, not wb_writeback",
+	Models: "do_writepages, wb_update_bandwidth, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathBandwidthUpdate = swBandwidthFromWritepages.path("write_bandwidth.updates",
+	"write-bandwidth updates: from wb_writeback and balance_dirty_pages (v3.2), or do_writepages, IO completion and balance_dirty_pages (v6)")
+
+// swDomainDirtyLimits is domain_dirty_limits(): ratios are converted per
+// PAGE_SIZE first ((ratio*PAGE_SIZE/100)*avail/PAGE_SIZE). The _bytes forms and
+// the bg >= thresh rule are unchanged (no real-time dirtiers in the model).
+var swDomainDirtyLimits = declare(Switch{Name: "domain_dirty_limits", Order: 300,
+	Doc:    "v6: domain_dirty_limits converts dirty ratios per PAGE_SIZE before scaling available memory",
+	Models: "domain_dirty_limits, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathDomainLimitsDiffer = swDomainDirtyLimits.path("domain_dirty_limits.rounding_differs",
+	"global_dirty_limits calls where converting the ratios per PAGE_SIZE (v6) gives other thresholds than ratio * avail / 100")
+
+// swPosRatioClamp is v6 pos_ratio_polynom(): the cubic is clamped to [0, 2.0] and
+// divisions use (limit - setpoint) | 1, (x_intercept - wb_setpoint) | 1.
+var swPosRatioClamp = declare(Switch{Name: "pos_ratio_clamp", Order: 310,
+	Doc:    "v6: pos_ratio_polynom clamped to [0, 2.0], divisions by (x | 1)",
+	Models: "pos_ratio_polynom, wb_position_ratio, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathPosRatioDiffers = swPosRatioClamp.path("pos_ratio.v6_differs",
+	"balance_dirty_pages and ratelimit-update position ratios that the v6 clamp to [0, 2] and the | 1 divisors change")
+
+// swWbMaxPause is v6 wb_max_pause(): min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1,
+// MAX_PAUSE), replacing bdi_max_pause's 20 ms + N-dd term.
+var swWbMaxPause = declare(Switch{Name: "wb_max_pause", Order: 330,
+	Doc:    "v6: wb_max_pause = min(wb_dirty / (1 + bw/roundup_pow_of_two(1+HZ/8)) + 1, 200 ms)",
+	Models: "wb_max_pause, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathMaxPauseDiffers = swWbMaxPause.path("max_pause.v6_differs",
+	"balance_dirty_pages max-pause computations where wb_max_pause (v6) and bdi_max_pause (v3.2) differ")
+
+// swDirtyExceededV6 is dirty_exceeded = wb_dirty > wb_thresh && dirty > thresh
+// (v3.2: ||).
+var swDirtyExceededV6 = declare(Switch{Name: "dirty_exceeded_v6", Order: 340,
+	Doc:    "v6: dirty_exceeded = wb_dirty > wb_thresh && dirty > thresh (v3.2: ||)",
+	Models: "balance_dirty_pages, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathDirtyExceededDiffers = swDirtyExceededV6.path("dirty_exceeded.v6_differs",
+	"balance_dirty_pages dirty_exceeded decisions where v6's && and v3.2's || differ")
+
+// swBalancedRateCap caps balanced_dirty_ratelimit at write_bw (v6).
+var swBalancedRateCap = declare(Switch{Name: "balanced_rate_cap", Order: 350,
+	Doc:    "v6: balanced_dirty_ratelimit capped at write_bw",
+	Models: "wb_update_dirty_ratelimit, mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathBalancedAboveWriteBW = swBalancedRateCap.path("balanced_dirty_ratelimit.above_write_bw",
+	"dirty-ratelimit updates whose balanced rate is above write_bw (v6 caps it there)")
+
+// swBdpGlobalExit is the IO-less balance_dirty_pages of 3.2-rc before Wu's
+// "writeback: hard throttle 1000+ dd on a slow USB stick" (commit
+// 1df647197c5b): after a pause the loop ends once the global dirty count is
+// under the hard limit, so dirtiers whose task_ratelimit is at its minimum
+// still dirty a page per max_pause each. Off: the loop goes on while
+// task_ratelimit is 0 and the bdi has dirty pages (bdpLoopExit).
+var swBdpGlobalExit = declare(Switch{Name: "bdp_global_exit", Order: 380,
+	Doc:    "3.2-rc before Wu's hard throttle (1df647197c5b): balance_dirty_pages leaves its loop under the global hard limit, even at task_ratelimit 0",
+	Models: "balance_dirty_pages, mm/page-writeback.c v3.2-rc (before 1df647197c5b)",
+	Source: "commit 1df647197c5b (v3.2), \"writeback: hard throttle 1000+ dd on a slow USB stick\""})
+
+var pathBdpLoopExitDiffers = swBdpGlobalExit.path("balance_dirty_pages.loop_exit_differs",
+	"decisions after a balance_dirty_pages pause where the hard-throttle exit (task_ratelimit != 0) and the 3.2-rc global exit (dirty < hard limit) differ")
+
 func ilog2(x int64) int64 {
 	if x <= 0 {
 		return 0
@@ -24,7 +100,7 @@ func roundupPow2(x int64) int64 {
 // dirtyLimits computes global_dirty_limits (v3.2) without tracing: background and
 // dirty thresholds in pages.
 func (k *Kernel) dirtyLimits() (background, dirty int64) {
-	return k.dirtyLimitsWith(k.P.Variants.DomainDirtyLimits)
+	return k.dirtyLimitsWith(k.on(swDomainDirtyLimits))
 }
 
 // dirtyLimitsWith is dirtyLimits with the ratio conversion chosen: domain true is
@@ -99,7 +175,7 @@ func dirtyRatioPages(r int, avail int64, domain bool) int64 {
 // The other ratio conversion is looked up beside it to count the calls where the
 // two differ.
 func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
-	domain := k.P.Variants.DomainDirtyLimits
+	domain := k.on(swDomainDirtyLimits)
 	var b, d int64
 	if k.mm == nil {
 		m := k.limitsFor(k.dirtyableMem)
@@ -112,7 +188,7 @@ func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
 		b, d = k.dirtyLimitsWith(!domain) // reads the dirtyable memory again
 	}
 	if b != background || d != dirty {
-		k.fired(ActDomainLimitsDiffer)
+		k.Fired(pathDomainLimitsDiffer)
 	}
 	if th == k.flusher.th {
 		k.flusherGDS.add(gdsSample{k.W.Now(), k.G.NrWritten})
@@ -126,7 +202,7 @@ func (k *Kernel) globalDirtyLimits(th *Thread) (background, dirty int64) {
 
 // writebackSetRatelimit is writeback_set_ratelimit (v3.2).
 func (k *Kernel) writebackSetRatelimit(dirty int64) {
-	if k.P.Variants.IOFullThrottle {
+	if k.on(swIOFullThrottle) {
 		// writeback_set_ratelimit (2.6.30): vm_total_pages / (cpus * 32), at least
 		// 16 pages and at most 4 MB
 		total := k.P.MemoryMB << (20 - PageShift)
@@ -187,9 +263,9 @@ func posRatioPolynomV6(setpoint, dirty, limit int64) int64 {
 func (k *Kernel) bdiPositionRatio(b *BDI, thresh, bg, dirty, bdiThresh, bdiDirty int64) int64 {
 	p32, p6 := k.positionRatios(b, thresh, bg, dirty, bdiThresh, bdiDirty)
 	if p32 != p6 {
-		k.fired(ActPosRatioDiffers)
+		k.Fired(pathPosRatioDiffers)
 	}
-	if k.P.Variants.PosRatioClamp {
+	if k.on(swPosRatioClamp) {
 		return p6
 	}
 	return p32
@@ -414,9 +490,9 @@ func (k *Kernel) bdiMaxPause(b *BDI, bdiDirty int64) int64 {
 	}
 	t32 := min(max(t, 4), ceil)
 	if t32 != t6 {
-		k.fired(ActMaxPauseDiffers)
+		k.Fired(pathMaxPauseDiffers)
 	}
-	if k.P.Variants.WbMaxPause {
+	if k.on(swWbMaxPause) {
 		return t6
 	}
 	return t32
@@ -535,9 +611,9 @@ func (k *Kernel) bdiUpdateDirtyRatelimit(b *BDI, thresh, bg, dirty, bdiThresh, b
 	taskRatelimit := dirtyRatelimit*pos>>ratelimitCalcShift + 1
 	balanced := taskRatelimit * writeBW / (dirtyRate | 1)
 	if balanced > writeBW {
-		k.fired(ActBalancedAboveWriteBW)
+		k.Fired(pathBalancedAboveWriteBW)
 	}
-	if k.P.Variants.BalancedRateCap {
+	if k.on(swBalancedRateCap) {
 		balanced = min(balanced, writeBW) // v6: never above the write bandwidth
 	}
 
@@ -594,8 +670,8 @@ func (k *Kernel) updateBandwidth(b *BDI, now, thresh, bg, dirty, bdiThresh, bdiD
 	elapsed := now - b.bwTimeStamp
 	dirtied, written := b.Stats.Dirtied, b.Stats.Written
 	// skip quiet periods: at least 1 s idle between two flusher runs
-	if k.P.Variants.BandwidthFromWritepages || !(elapsed > k.W.HZ() && b.bwTimeStamp < startTime) {
-		k.fired(ActBandwidthUpdate)
+	if k.on(swBandwidthFromWritepages) || !(elapsed > k.W.HZ() && b.bwTimeStamp < startTime) {
+		k.Fired(pathBandwidthUpdate)
 		if thresh != 0 {
 			k.globalUpdateBandwidth(thresh, dirty)
 			k.bdiUpdateDirtyRatelimit(b, thresh, bg, dirty, bdiThresh, bdiDirty, dirtied, elapsed)
@@ -620,7 +696,7 @@ func (k *Kernel) wbBandwidthEstimateStart(b *BDI) {
 // bandwidth only, elapsed >= 1, no idle skip (the callers check BANDWIDTH_INTERVAL
 // where they do: do_writepages does, the delayed work after IO completion does not).
 func (k *Kernel) wbUpdateBandwidthV6(b *BDI) {
-	k.fired(ActBandwidthUpdate)
+	k.Fired(pathBandwidthUpdate)
 	now := k.W.Jiffies()
 	elapsed := max(now-b.bwTimeStamp, 1)
 	k.bdiUpdateWriteBandwidth(b, elapsed, b.Stats.Written)
@@ -673,7 +749,7 @@ type bdpState struct {
 	bg, thresh     int64
 	maxPause       int64
 	bdiDirty       int64
-	// v6 loop (BdpThinkTime)
+	// v6 loop (switch bdp_think_time)
 	now            int64 // the (possibly advanced) now of the pause
 	period, think  int64
 	nrDirtiedPause int64 // from wb_min_pause
@@ -686,154 +762,48 @@ type bdpState struct {
 	m           wbInodesM
 }
 
-// BalanceDirtyPagesRatelimited is balance_dirty_pages_ratelimited_nr (v3.2): account
-// nr page-chunks dirtied by th and report whether balance_dirty_pages must run.
+// balancer is one era's balance_dirty_pages with its ratelimiting, chosen once
+// by New (newBalancer): bdp_2630.go, bdp_2635.go, bdp_32.go, bdp_33.go.
+type balancer interface {
+	// ratelimited is balance_dirty_pages_ratelimited_nr: account nr pages dirtied
+	// by th and report whether balance_dirty_pages must run.
+	ratelimited(th *Thread, nr int64) bool
+	// room is how many more pages th can dirty before ratelimited says so.
+	room(th *Thread) int64
+	// balance is balance_dirty_pages (see BalanceDirtyPages).
+	balance(th *Thread, resume bool) sim.Time
+}
+
+// newBalancer picks the kernel's balance_dirty_pages: IO-full (2.6.30, or the
+// 2.6.35-3.1 loop), IO-less (v3.2) or with think time (v3.3+/v6).
+func newBalancer(k *Kernel) balancer {
+	switch {
+	case k.on(swIOFullThrottle) && k.on(swIOFullPauseBackoff):
+		return bdp2635{bdp2630{k}}
+	case k.on(swIOFullThrottle):
+		return bdp2630{k}
+	case k.on(swBdpThinkTime):
+		return bdp33{bdp32{k}}
+	}
+	return bdp32{k}
+}
+
+// BalanceDirtyPagesRatelimited is balance_dirty_pages_ratelimited_nr: account nr
+// page-chunks dirtied by th and report whether balance_dirty_pages must run.
 func (k *Kernel) BalanceDirtyPagesRatelimited(th *Thread, nr int64) bool {
-	if k.P.Variants.IOFullThrottle {
-		return k.balanceDirtyPagesRatelimitedIOFull(th, nr)
-	}
-	ratelimit := th.NrDirtiedPause
-	if k.mappingBDI(th).DirtyExceeded {
-		ratelimit = min(ratelimit, 32>>(PageShift-10))
-	}
-	th.NrDirtied += nr
-	th.Stats.Dirtied += nr
-	cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
-	p := &k.bdpRatelimits[cpu]
-	if th.NrDirtied >= ratelimit {
-		*p = 0
-	} else {
-		*p += nr
-		if *p >= k.ratelimitPages {
-			*p = 0
-			ratelimit = 0
-		}
-	}
-	return th.NrDirtied >= ratelimit
+	return k.balancer.ratelimited(th, nr)
 }
 
 // RatelimitRoom is how many more page-chunks th can dirty before
 // BalanceDirtyPagesRatelimited asks for balance_dirty_pages (≥ 1).
-func (k *Kernel) RatelimitRoom(th *Thread) int64 {
-	if k.P.Variants.IOFullThrottle {
-		ratelimit := k.ratelimitPages
-		if k.mappingBDI(th).DirtyExceeded {
-			ratelimit = 8
-		}
-		cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
-		return max(ratelimit-k.bdpRatelimits[cpu], 1)
-	}
-	ratelimit := th.NrDirtiedPause
-	if k.mappingBDI(th).DirtyExceeded {
-		ratelimit = min(ratelimit, 32>>(PageShift-10))
-	}
-	room := ratelimit - th.NrDirtied
-	cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
-	room = min(room, k.ratelimitPages-k.bdpRatelimits[cpu])
-	return max(room, 1)
-}
+func (k *Kernel) RatelimitRoom(th *Thread) int64 { return k.balancer.room(th) }
 
-// BalanceDirtyPages is the IO-less balance_dirty_pages (v3.2). Call it with
-// resume=false after BalanceDirtyPagesRatelimited asked for it; it returns a pause
-// the task must sleep (TASK_KILLABLE) before calling it again with resume=true, or 0
-// when it is done.
+// BalanceDirtyPages is balance_dirty_pages of the kernel's era. Call it with
+// resume=false after BalanceDirtyPagesRatelimited asked for it; it returns a
+// pause the task must sleep (TASK_KILLABLE) before calling it again with
+// resume=true, or 0 when it is done.
 func (k *Kernel) BalanceDirtyPages(th *Thread, resume bool) sim.Time {
-	if k.P.Variants.IOFullThrottle {
-		if !resume {
-			k.fired(ActBdpIOFull)
-		}
-		return k.balanceDirtyPagesIOFull(th, resume)
-	}
-	if !resume {
-		k.fired(ActBdpIOLess)
-		if k.mappingBDI(th).Knobs.StrictLimit {
-			k.fired(ActBdpStrictLimit)
-		}
-	}
-	if k.P.Variants.BdpThinkTime {
-		return k.balanceDirtyPagesV6(th, resume)
-	}
-	s := &th.bdp
-	b := k.mappingBDI(th)
-	hz := k.W.HZ()
-	if !resume {
-		k.bdpEnter(th)
-	}
-	for {
-		if s.slept {
-			s.slept = false
-			if k.bdpLoopExit(s) {
-				break
-			}
-		}
-		s.nrReclaimable = k.G.NrFileDirty
-		s.nrDirty = s.nrReclaimable + k.G.NrWriteback
-		s.bg, s.thresh = k.globalDirtyLimits(th)
-		freerun := (s.thresh + s.bg) / 2
-		if s.nrDirty <= freerun {
-			s.pause = 0
-			break
-		}
-		if !b.writebackRunning {
-			k.StartBackgroundWriteback(b)
-		}
-		bdiThresh := k.bdiDirtyLimit(b, s.thresh)
-		s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
-		s.dirtyExceeded = k.dirtyExceeded(b, s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
-		if s.dirtyExceeded && !b.DirtyExceeded {
-			b.DirtyExceeded = true
-		}
-		if now, due := k.bandwidthDue(b); due { // bdiUpdateBandwidth, its test inline
-			k.updateBandwidth(b, now, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
-		}
-		s.maxPause = k.bdiMaxPause(b, s.bdiDirty)
-		s.dirtyRatelimit = b.DirtyRatelimit
-		pos := k.bdiPositionRatio(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
-		s.taskRatelimit = s.dirtyRatelimit * pos >> ratelimitCalcShift
-		th.Stats.LastTaskBW = s.taskRatelimit
-		var pause int64
-		if s.taskRatelimit == 0 {
-			pause = s.maxPause
-		} else {
-			pause = hz * s.pagesDirtied / s.taskRatelimit
-			if pause <= 0 {
-				k.traceBdp(th, b, s, bdiThresh, 0)
-				s.pause = 1 // avoid resetting nr_dirtied_pause below
-				break
-			}
-			pause = min(pause, s.maxPause)
-		}
-		k.traceBdp(th, b, s, bdiThresh, pause)
-		s.pause = pause
-		s.slept = true
-		th.Stats.Pauses++
-		d := k.W.JiffiesToTime(pause)
-		b.Q.NoteDirtySleep(k.W.Now()) // bdi->wb.dirty_sleep, read by blk-wbt
-		th.Stats.notePause(d)
-		return d
-	}
-	// after the loop
-	if !s.dirtyExceeded && b.DirtyExceeded {
-		b.DirtyExceeded = false
-	}
-	th.NrDirtied = 0
-	dr := s.dirtyRatelimit
-	switch {
-	case s.pause == 0: // freerun
-		th.NrDirtiedPause = dirtyPollInterval(s.nrDirty, s.thresh)
-	case s.pause <= s.maxPause/4 && s.pagesDirtied >= th.NrDirtiedPause:
-		th.NrDirtiedPause = min(max(dr*(s.maxPause/2)/hz, s.pagesDirtied+s.pagesDirtied/8), s.pagesDirtied*4)
-	case s.pause >= s.maxPause:
-		th.NrDirtiedPause = 1 | min(max(dr*(s.maxPause/2)/hz, s.pagesDirtied/4), s.pagesDirtied-s.pagesDirtied/8)
-	}
-	s.active = false
-	if b.writebackRunning {
-		return 0
-	}
-	if s.nrReclaimable > s.bg {
-		k.StartBackgroundWriteback(b)
-	}
-	return 0
+	return k.balancer.balance(th, resume)
 }
 
 // wbBgThresh is wb_dirty_limits' wb_bg_thresh (v3.12+): the bdi's share of the
@@ -846,15 +816,15 @@ func wbBgThresh(bdiThresh, bg, thresh int64) int64 {
 }
 
 // dirtyExceeded is balance_dirty_pages' dirty_exceeded: v3.2 bdi_dirty > bdi_thresh
-// || nr_dirty > thresh; v6 (DirtyExceededV6) wb_dirty > wb_thresh && (dirty >
+// || nr_dirty > thresh; v6 (dirty_exceeded_v6) wb_dirty > wb_thresh && (dirty >
 // thresh || strictlimit).
 func (k *Kernel) dirtyExceeded(b *BDI, bdiDirty, bdiThresh, dirty, thresh int64) bool {
 	v6 := bdiDirty > bdiThresh && (dirty > thresh || b.Knobs.StrictLimit)
 	v32 := bdiDirty > bdiThresh || dirty > thresh
 	if v6 != v32 {
-		k.fired(ActDirtyExceededDiffers)
+		k.Fired(pathDirtyExceededDiffers)
 	}
-	if k.P.Variants.DirtyExceededV6 {
+	if k.on(swDirtyExceededV6) {
 		return v6
 	}
 	return v32
@@ -865,118 +835,6 @@ func (k *Kernel) bdpEnter(th *Thread) {
 	th.bdp = bdpState{active: true, startTime: k.W.Jiffies(), pagesDirtied: th.NrDirtied}
 	th.Charge(k.P.Costs.BalanceDirty)
 	th.Stats.BdpCalls++
-}
-
-// balanceDirtyPagesV6 is balance_dirty_pages of v3.3+/v6.1 (BdpThinkTime): the
-// dirtier's pause is its period (pages_dirtied / task_ratelimit) less the time it
-// spent outside since its last pause (dirty_paused_when); pauses below
-// wb_min_pause are not slept but carried as virtual time.
-func (k *Kernel) balanceDirtyPagesV6(th *Thread, resume bool) sim.Time {
-	s := &th.bdp
-	b := k.mappingBDI(th)
-	hz := k.W.HZ()
-	if !resume {
-		k.bdpEnter(th)
-	}
-	for {
-		if s.slept {
-			s.slept = false
-			th.DirtyPausedWhen = s.now + s.pause
-			th.NrDirtied = 0
-			th.NrDirtiedPause = s.nrDirtiedPause
-			if k.bdpLoopExit(s) {
-				break
-			}
-		}
-		now := k.W.Jiffies()
-		s.nrReclaimable = k.G.NrFileDirty
-		s.nrDirty = s.nrReclaimable + k.G.NrWriteback
-		s.bg, s.thresh = k.globalDirtyLimits(th)
-		if s.nrReclaimable > s.bg && !b.writebackRunning {
-			k.StartBackgroundWriteback(b)
-		}
-		// strictlimit (3.12+): the free-run test on the bdi's own counts
-		dirty, thresh, bg := s.nrDirty, s.thresh, s.bg
-		var bdiThresh int64
-		if b.Knobs.StrictLimit {
-			bdiThresh = k.bdiDirtyLimit(b, s.thresh)
-			s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
-			dirty, thresh, bg = s.bdiDirty, bdiThresh, wbBgThresh(bdiThresh, s.bg, s.thresh)
-		}
-		if dirty <= (thresh+bg)/2 { // free run
-			th.DirtyPausedWhen = now
-			th.NrDirtied = 0
-			th.NrDirtiedPause = dirtyPollInterval(dirty, thresh)
-			break
-		}
-		if !b.writebackRunning {
-			k.StartBackgroundWriteback(b)
-		}
-		if !b.Knobs.StrictLimit {
-			bdiThresh = k.bdiDirtyLimit(b, s.thresh)
-			s.bdiDirty = b.Stats.Reclaimable + b.Stats.Writeback
-		}
-		s.dirtyExceeded = k.dirtyExceeded(b, s.bdiDirty, bdiThresh, s.nrDirty, s.thresh)
-		pos := k.bdiPositionRatio(b, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty)
-		if s.dirtyExceeded && !b.DirtyExceeded {
-			b.DirtyExceeded = true
-		}
-		if now, due := k.bandwidthDue(b); due { // bdiUpdateBandwidth, its test inline
-			k.updateBandwidth(b, now, s.thresh, s.bg, s.nrDirty, bdiThresh, s.bdiDirty, s.startTime)
-		}
-		dirtyRatelimit := b.DirtyRatelimit
-		s.taskRatelimit = dirtyRatelimit * pos >> ratelimitCalcShift
-		th.Stats.LastTaskBW = s.taskRatelimit
-		s.maxPause = k.bdiMaxPause(b, s.bdiDirty)
-		minPause, nrDirtiedPause := k.wbMinPause(b, s.maxPause, s.taskRatelimit, dirtyRatelimit)
-		s.nrDirtiedPause = nrDirtiedPause
-		var period, pause int64
-		if s.taskRatelimit == 0 {
-			period, pause = s.maxPause, s.maxPause
-		} else {
-			period = hz * s.pagesDirtied / s.taskRatelimit
-			pause = period
-			if th.DirtyPausedWhen != 0 {
-				pause -= now - th.DirtyPausedWhen // think time
-			}
-			if pause < minPause {
-				s.period, s.think = period, k.think(th, now)
-				k.traceBdp(th, b, s, bdiThresh, min(pause, 0))
-				switch {
-				case pause < -hz:
-					th.DirtyPausedWhen, th.NrDirtied = now, 0
-				case period != 0:
-					th.DirtyPausedWhen += period
-					th.NrDirtied = 0
-				case th.NrDirtiedPause <= s.pagesDirtied:
-					th.NrDirtiedPause += s.pagesDirtied
-				}
-				s.noSleep = true
-				break
-			}
-			if pause > s.maxPause {
-				now += min(pause-s.maxPause, s.maxPause) // for occasional dropped task_ratelimit
-				pause = s.maxPause
-			}
-		}
-		s.period, s.think = period, k.think(th, now)
-		k.traceBdp(th, b, s, bdiThresh, pause)
-		s.now, s.pause = now, pause
-		s.slept = true
-		th.Stats.Pauses++
-		d := k.W.JiffiesToTime(pause)
-		b.Q.NoteDirtySleep(k.W.Now()) // wb->dirty_sleep, read by blk-wbt
-		th.Stats.notePause(d)
-		return d
-	}
-	if !s.dirtyExceeded && b.DirtyExceeded {
-		b.DirtyExceeded = false
-	}
-	s.active = false
-	if !b.writebackRunning && s.nrReclaimable > s.bg {
-		k.StartBackgroundWriteback(b)
-	}
-	return 0
 }
 
 func (k *Kernel) think(th *Thread, now int64) int64 {
@@ -1004,7 +862,7 @@ func (k *Kernel) emitBdp(th *Thread, b *BDI, s *bdpState, bdiThresh, pause int64
 		BdiSetpoint: bdiSetpoint, BdiDirty: s.bdiDirty, DirtyRatelimit: kb(b.DirtyRatelimit), TaskRatelimit: kb(s.taskRatelimit),
 		Dirtied: s.pagesDirtied, DirtiedPause: th.NrDirtiedPause, Paused: (k.W.Jiffies() - s.startTime) * 1000 / hz,
 		Pause: pause * 1000 / hz, Period: s.period * 1000 / hz, Think: s.think * 1000 / hz,
-		PeriodThink: k.P.Variants.BdpThinkTime}) // v3.3+
+		PeriodThink: k.on(swBdpThinkTime)}) // v3.3+
 }
 
 // bdpLoopExit is balance_dirty_pages' decision after a pause (v3.2, commit
@@ -1013,15 +871,15 @@ func (k *Kernel) emitBdp(th *Thread, b *BDI, s *bdpState, bdiThresh, pause int64
 // or when the bdi's dirty pages are within bdi_stat_error (a dead bdi's pipe);
 // so a task whose task_ratelimit rounded to 0 (dirty_ratelimit at its floor of 1
 // page/s, pos_ratio below 1) sleeps max_pause again without dirtying. With
-// Variants.BdpGlobalExit (3.2-rc before that commit) the loop ends once the
+// switch bdp_global_exit (3.2-rc before that commit) the loop ends once the
 // global dirty count is under the hard limit, whatever the bdi.
 func (k *Kernel) bdpLoopExit(s *bdpState) bool {
 	hard := s.taskRatelimit != 0 || s.bdiDirty <= k.bdiStatError()
 	global := s.nrDirty < max(s.thresh, k.globalDirtyLimit) // hard_dirty_limit
 	if hard != global {
-		k.fired(ActBdpLoopExitDiffers)
+		k.Fired(pathBdpLoopExitDiffers)
 	}
-	if k.P.Variants.BdpGlobalExit {
+	if k.on(swBdpGlobalExit) {
 		return global
 	}
 	return hard
@@ -1039,6 +897,6 @@ func (k *Kernel) TaskRatelimitOn(b *BDI) int64 {
 		return 0
 	}
 	bdiDirty := b.Stats.Reclaimable + b.Stats.Writeback
-	pos := k.positionRatio(b, thresh, bg, nrDirty, k.bdiDirtyLimit(b, thresh), bdiDirty, k.P.Variants.PosRatioClamp)
+	pos := k.positionRatio(b, thresh, bg, nrDirty, k.bdiDirtyLimit(b, thresh), bdiDirty, k.on(swPosRatioClamp))
 	return b.DirtyRatelimit * pos >> ratelimitCalcShift
 }

@@ -7,8 +7,8 @@ import (
 
 // This file is the writeback design before Axboe's per-bdi flusher threads
 // (2.6.30, ../shared/threads/axboe-2009-per-bdi-flusher-threads.txt), selected by
-// Variants.Pdflush, and the IO-full balance_dirty_pages of 2.6.30-3.1 (Variants.
-// IOFullThrottle):
+// switch pdflush, and the IO-full balance_dirty_pages of 2.6.30-3.1 (switch
+// io_full_throttle):
 //
 //   - writeback_inodes(wbc) / generic_sync_sb_inodes (2.6.30): one pass over the
 //     superblock's inodes with a single wbc whose nr_to_write (MAX_WRITEBACK_PAGES for
@@ -55,6 +55,26 @@ import (
 // writes back in the dirtier's context (generic_sync_bdi_inodes(NULL, &wbc); 2.6.32
 // writeback_inodes_wbc). Not modelled: sync_supers() at the start of wb_kupdate,
 // laptop mode, clip_bdi_dirty_limit (a no-op with one disk).
+
+// swPdflush is the design before Axboe's per-bdi flusher threads (2.6.30): a pool
+// of pdflush threads running background_writeout and wb_kupdate with congestion
+// waits (pdflush.go). Off: the per-bdi flush-MAJ:MIN thread with its work list.
+var swPdflush = declare(Switch{Name: "pdflush", Order: 140,
+	Doc:    "2.6.30: pdflush thread pool, background_writeout/wb_kupdate (off: Axboe's per-bdi flushers)",
+	Models: "mm/pdflush.c, background_writeout, wb_kupdate, mm/page-writeback.c v2.6.30",
+	Source: threadAxboe})
+
+var pathCongestionWait = swPdflush.path("congestion_wait",
+	"congestion_wait(WRITE, HZ/10) sleeps of 2.6.30's pdflush and balance_dirty_pages", swIOFullThrottle, swIOFullPauseBackoff)
+
+var pathPdflushThreadStart = swPdflush.path("pdflush.thread_start",
+	"pdflush threads started at run time (beyond MIN_PDFLUSH_THREADS)")
+
+var pathPdflushThreadExit = swPdflush.path("pdflush.thread_exit",
+	"pdflush threads that exited after a second idle")
+
+var pathPdflushOperations = swPdflush.path("pdflush.operations",
+	"pdflush_operation calls (wb_kupdate from wb_timer, background_writeout from balance_dirty_pages), with or without an idle thread")
 
 // wbInodesM is writeback_inodes(wbc) → generic_sync_sb_inodes (2.6.30) as a
 // resumable machine: the walk over the superblocks (one per bdi here), newest
@@ -204,7 +224,7 @@ func (k *Kernel) syncSingleInodeRequeue(in *Inode, wbc *WritebackControl) {
 // the queue leaves write congestion (EndIO wakes the queue) or 100 ms pass; the
 // sleep and the wake-up cost a schedule() each.
 func (k *Kernel) congestionWait(th *Thread) {
-	k.fired(ActCongestionWait)
+	k.Fired(pathCongestionWait)
 	th.Charge(k.P.Costs.SleepWake)
 	th.Task.WaitTimeout(&k.congestionWQ, k.W.JiffiesToTime(max(k.W.HZ()/10, 1)))
 }
@@ -268,6 +288,21 @@ type PdflushStats struct {
 	Operations      int64 // pdflush_operation() calls that found an idle thread
 	Failed          int64 // pdflush_operation() calls that found none
 }
+
+// pdflushPool is 2.6.30's writeback design: background writeout and kupdate
+// run in the pdflush pool; the bdi's flusher (the design it wraps) only serves
+// queued works (sync), and is not woken when an inode is first dirtied.
+type pdflushPool struct {
+	flusherDesign
+	k *Kernel
+}
+
+// inodeDirtied does nothing: wb_timer (wbTimerFn) runs kupdate every
+// dirty_writeback_interval.
+func (pdflushPool) inodeDirtied(*BDI) {}
+
+// startBackground is pdflush_operation(background_writeout, 0): every superblock.
+func (d pdflushPool) startBackground(*BDI) { d.k.pdflushOperation(pdBackground) }
 
 // newPdflush is pdflush_init (mm/pdflush.c, 2.6.30: MIN_PDFLUSH_THREADS threads) and
 // page_writeback_init's wb_timer (mm/page-writeback.c, 2.6.30: first expiry one
@@ -497,215 +532,4 @@ func (t *pdflushThread) pdflushDone() bool {
 		return true
 	}
 	return false
-}
-
-// propSingle is a prop_local_single (lib/proportions.c, 2.6.24-3.1): a task's
-// recent events, halved for every half-period of global events it missed.
-type propSingle = propLocal
-
-// vmDirtiesShift is calc_period_shift() (2.6.30/2.6.36 mm/page-writeback.c):
-// 2 + ilog2(dirty_total - 1), dirty_total the dirty threshold in pages.
-func (k *Kernel) vmDirtiesShift() int64 {
-	_, dirty := k.dirtyLimits()
-	return 2 + ilog2(max(dirty-1, 1))
-}
-
-// propNormSingle is prop_norm_single: catch the task's count up with the global
-// period, halving it once per missed half-period.
-func (k *Kernel) propNormSingle(pl *propSingle) { pl.norm(k.vmDirties, k.vmDirtiesShift()) }
-
-// taskDirtyInc is task_dirty_inc once per page for n pages (account_page_dirtied,
-// 2.6.24-3.1): the pages are counted in runs that end at half-period boundaries, so
-// the normalisation happens where per-page calls would do it.
-func (k *Kernel) taskDirtyInc(th *Thread, n int64) {
-	period2 := int64(1) << (k.vmDirtiesShift() - 1)
-	for n > 0 {
-		k.propNormSingle(&th.dirties)
-		c := min(n, period2-k.vmDirties&(period2-1))
-		th.dirties.events += c
-		k.vmDirties += c
-		n -= c
-	}
-}
-
-// taskDirtyLimit is task_dirty_limit (2.6.30/2.6.36): the bdi limit lowered by up
-// to 1/8 by the task's share of recent dirtying (prop_fraction_single:
-// events / (period/2 + global % period/2)), never below half.
-func (k *Kernel) taskDirtyLimit(th *Thread, bdiDirty int64) int64 {
-	k.propNormSingle(&th.dirties)
-	period2 := int64(1) << (k.vmDirtiesShift() - 1)
-	den := period2 + k.vmDirties&(period2-1)
-	inv := (bdiDirty >> 3) * th.dirties.events / den
-	return max(bdiDirty-inv, bdiDirty/2)
-}
-
-// balanceDirtyPagesIOFull is balance_dirty_pages of 2.6.30-3.1: over the bdi limit
-// the dirtier writes write_chunk pages itself, then waits in congestion_wait until
-// it is under the limit or its chunk is done. The returned time is the longest the
-// task may stay asleep: when the dirtier's writeback blocked (a full request pool)
-// or it entered congestion_wait, th already waits on a queue and the caller's
-// sleep turns into a wait with that timeout.
-func (k *Kernel) balanceDirtyPagesIOFull(th *Thread, resume bool) sim.Time {
-	if k.P.Variants.IOFullPauseBackoff {
-		return k.balanceDirtyPagesPauseBackoff(th, resume)
-	}
-	s := &th.bdp
-	b := k.mappingBDI(th)
-	writeChunk := k.ratelimitPages + k.ratelimitPages/2 // sync_writeback_pages()
-	th.noYield = true
-	defer func() { th.noYield = false }()
-	if !resume {
-		*s = bdpState{active: true}
-		th.Stats.BdpCalls++
-	}
-	if s.waiting { // back from congestion_wait: the pause's length
-		d := k.W.Now() - s.waitFrom
-		th.Stats.notePause(d)
-		s.waiting = false
-	}
-	for {
-		if s.ioFullStage == 1 { // writeback_inodes(&wbc) in the dirtier's context
-			if k.writebackInodes(th, &s.m) {
-				return k.W.JiffiesToTime(k.W.HZ()) // blocked in get_request_wait
-			}
-			s.pagesDirtied += writeChunk - s.m.wbc.NrToWrite // pages_written
-			s.ioFullStage = 2
-		}
-		// get_dirty_limits and the global/bdi counters, at the top of each pass
-		// and again after the dirtier's writeback
-		th.Charge(k.P.Costs.BalanceDirty)
-		bg, thresh := k.globalDirtyLimits(th)
-		bdiThresh := k.taskDirtyLimit(th, k.bdiDirtyLimit(b, thresh))
-		s.bdiThresh = bdiThresh
-		bdiDirty := b.Stats.Reclaimable + b.Stats.Writeback
-		if s.ioFullStage == 0 {
-			s.bg = bg
-			if bdiDirty <= bdiThresh {
-				break
-			}
-			if k.G.NrFileDirty+k.G.NrWriteback < (bg+thresh)/2 {
-				break // throttle only when background writeback cannot catch up
-			}
-			b.DirtyExceeded = true
-			if b.Stats.Reclaimable > 0 {
-				s.m = wbInodesM{bdi: b, wbc: WritebackControl{SyncMode: WBSyncNone, NrToWrite: writeChunk, RangeCyclic: true, RangeEnd: longMax}}
-				s.ioFullStage = 1
-				continue
-			}
-			s.ioFullStage = 2
-		}
-		// stage 2: after the dirtier's writeback
-		if bdiDirty <= bdiThresh || s.pagesDirtied >= writeChunk {
-			break
-		}
-		s.ioFullStage = 0
-		th.Stats.Pauses++
-		s.waiting, s.waitFrom = true, k.W.Now()
-		k.congestionWait(th)
-		return k.W.JiffiesToTime(max(k.W.HZ()/10, 1))
-	}
-	if b.Stats.Reclaimable+b.Stats.Writeback < s.bdiThresh && b.DirtyExceeded {
-		b.DirtyExceeded = false
-	}
-	s.active = false
-	if b.writebackRunning {
-		return 0 // pdflush / the flusher is already working this queue
-	}
-	if bg, _ := k.dirtyLimits(); k.G.NrFileDirty > bg {
-		k.StartBackgroundWriteback(b)
-	}
-	return 0
-}
-
-// balanceDirtyPagesRatelimitedIOFull is balance_dirty_pages_ratelimited_nr
-// (2.6.30): a per-CPU count of dirtied pages; ratelimit_pages, or 8 pages while the
-// bdi is over its limit.
-func (k *Kernel) balanceDirtyPagesRatelimitedIOFull(th *Thread, nr int64) bool {
-	ratelimit := k.ratelimitPages
-	if k.mappingBDI(th).DirtyExceeded {
-		ratelimit = 8
-	}
-	th.Stats.Dirtied += nr
-	cpu := max(th.Task.CPU, 0) % len(k.bdpRatelimits)
-	p := &k.bdpRatelimits[cpu]
-	*p += nr
-	if *p >= ratelimit {
-		*p = 0
-		return true
-	}
-	return false
-}
-
-// balanceDirtyPagesPauseBackoff is balance_dirty_pages of 2.6.36 (the IO-full loop
-// of 2.6.35-3.1, mm/page-writeback.c of 2.6.36-rc1): throttle only above
-// (background + dirty)/2; dirty_exceeded when the bdi is at its task-scaled limit or
-// the system at the dirty limit; the dirtier writes write_chunk pages itself only
-// while the bdi's reclaimable pages exceed its limit, and otherwise sleeps
-// io_schedule_timeout(pause), the pause doubling from one jiffy to HZ/10.
-func (k *Kernel) balanceDirtyPagesPauseBackoff(th *Thread, resume bool) sim.Time {
-	s := &th.bdp
-	b := k.mappingBDI(th)
-	writeChunk := k.ratelimitPages + k.ratelimitPages/2 // sync_writeback_pages(ratelimit)
-	th.noYield = true
-	defer func() { th.noYield = false }()
-	if !resume {
-		*s = bdpState{active: true, pause: 1}
-		th.Stats.BdpCalls++
-	}
-	if s.waiting { // back from io_schedule_timeout: the pause's length
-		d := k.W.Now() - s.waitFrom
-		th.Stats.notePause(d)
-		s.waiting = false
-	}
-	exceeded := false
-	for {
-		if s.ioFullStage == 1 { // writeback_inodes_wb(&bdi->wb, &wbc) in the dirtier's context
-			if k.writebackInodes(th, &s.m) {
-				return k.W.JiffiesToTime(k.W.HZ()) // blocked in get_request_wait
-			}
-			s.pagesDirtied += writeChunk - s.m.wbc.NrToWrite // pages_written
-			s.ioFullStage = 0
-			if s.pagesDirtied >= writeChunk {
-				exceeded = true
-				break // we've done our duty
-			}
-		} else {
-			th.Charge(k.P.Costs.BalanceDirty)
-			bg, thresh := k.globalDirtyLimits(th)
-			s.bg = bg
-			global := k.G.NrFileDirty + k.G.NrWriteback
-			if global < (bg+thresh)/2 {
-				break // throttle only when background writeback cannot catch up
-			}
-			s.bdiThresh = k.taskDirtyLimit(th, k.bdiDirtyLimit(b, thresh))
-			exceeded = b.Stats.Reclaimable+b.Stats.Writeback >= s.bdiThresh || global >= thresh
-			if !exceeded {
-				break
-			}
-			b.DirtyExceeded = true
-			if b.Stats.Reclaimable > s.bdiThresh {
-				s.m = wbInodesM{bdi: b, wbc: WritebackControl{SyncMode: WBSyncNone, NrToWrite: writeChunk, RangeCyclic: true, RangeEnd: longMax}}
-				s.ioFullStage = 1
-				continue
-			}
-		}
-		// __set_current_state(TASK_INTERRUPTIBLE); io_schedule_timeout(pause)
-		th.Stats.Pauses++
-		d := k.W.JiffiesToTime(s.pause)
-		s.pause = min(s.pause*2, max(k.W.HZ()/10, 1))
-		s.waiting, s.waitFrom = true, k.W.Now()
-		th.Charge(k.P.Costs.SleepWake)
-		return d
-	}
-	if !exceeded && b.DirtyExceeded {
-		b.DirtyExceeded = false
-	}
-	s.active = false
-	if b.writebackRunning {
-		return 0
-	}
-	if bg, _ := k.dirtyLimits(); k.G.NrFileDirty > bg {
-		k.StartBackgroundWriteback(b)
-	}
-	return 0
 }

@@ -66,8 +66,8 @@ func TestPdflushAndIOFullThrottle(t *testing.T) {
 		v                  Variants
 		minShare, maxShare float64
 	}{
-		{"2.6.30 pdflush", Variants{Pdflush: true, IOFullThrottle: true}, 0.5, 0.9},
-		{"per-bdi, IO-full", Variants{IOFullThrottle: true}, 0, 0.1},
+		{"2.6.30 pdflush", Variants{}.With(swPdflush, swIOFullThrottle), 0.5, 0.9},
+		{"per-bdi, IO-full", Variants{}.With(swIOFullThrottle), 0, 0.1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k, _ := newTestKernel(t, func(p *Params) { p.Variants = tc.v; p.DirtyBytes = 0; p.DirtyRatio = 10 })
@@ -85,7 +85,7 @@ func TestPdflushAndIOFullThrottle(t *testing.T) {
 			for _, th := range k.Pdflush() {
 				pd += th.Stats.PagesSubmitted
 			}
-			if tc.v.Pdflush {
+			if tc.v.On(swPdflush) {
 				assert.Positive(t, pd, "pdflush threads write back")
 				assert.Zero(t, k.Flusher().Thread().Stats.PagesSubmitted, "no per-bdi flusher")
 			} else {
@@ -96,7 +96,7 @@ func TestPdflushAndIOFullThrottle(t *testing.T) {
 			t.Logf("dirtier wrote %d pages itself, pdflush %d, flusher %d", w.th.Stats.PagesSubmitted, pd, k.Flusher().Thread().Stats.PagesSubmitted)
 			st := w.th.Stats
 			t.Logf("dirtier paused %d times, %v in all, max %v", st.Pauses, st.Paused, st.MaxPause)
-			if !tc.v.Pdflush {
+			if !tc.v.On(swPdflush) {
 				require.Positive(t, st.Pauses, "the dirtier waits for the flusher in congestion_wait")
 			}
 			if st.Pauses > 0 {
@@ -116,7 +116,7 @@ func TestPdflushAndIOFullThrottle(t *testing.T) {
 // that jiffies are well past the pool's 1 s rules.
 func pdflushKernel(t *testing.T) *Kernel {
 	t.Helper()
-	k, _ := newTestKernel(t, func(p *Params) { p.Variants = Variants{Pdflush: true, IOFullThrottle: true} })
+	k, _ := newTestKernel(t, func(p *Params) { p.Variants = Variants{}.With(swPdflush, swIOFullThrottle) })
 	require.NoError(t, k.W.Run(9500*sim.Millisecond))
 	require.Equal(t, minPdflushThreads, k.NrPdflushThreads(), "pdflush_init starts MIN_PDFLUSH_THREADS")
 	return k

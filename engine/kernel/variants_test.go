@@ -40,6 +40,6 @@ func TestPresetsAreDistinctAndFound(t *testing.T) {
 		assert.Equal(t, tc.want, p.Name, tc.in)
 	}
 	v := wu2011([]int{1, 2, 3, 4}, false, false, false)
-	assert.True(t, v.MoreIOWait && v.WriteInodeRequeueWait && v.LastActiveProgress && v.KupdateRetryEarly)
-	assert.False(t, v.PagesSkippedRequeueWait || v.BlockedRequeueWait || v.GrabSuperRequeueWait)
+	assert.True(t, v.On(swMoreIOWait) && v.On(swWriteInodeRequeueWait) && v.On(swLastActiveProgress) && v.On(swKupdateRetryEarly))
+	assert.False(t, v.On(swPagesSkippedRequeueWait) || v.On(swBlockedRequeueWait) || v.On(swGrabSuperRequeueWait))
 }

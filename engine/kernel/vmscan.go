@@ -22,6 +22,60 @@ import (
 // (ext4_writepage redirties a page with delayed buffers), and since 3.2 direct
 // reclaim does not call it at all.
 
+// swDirtyableLRUAnon is 2.6.28-2.6.31 determine_dirtyable_memory: free pages plus
+// global_lru_pages(), anonymous pages included with or without swap. Off:
+// global_reclaimable_pages() (anonymous pages only with swap).
+var swDirtyableLRUAnon = declare(Switch{Name: "dirtyable_lru_anon", Order: 400,
+	Doc:    "2.6.28-2.6.31: dirtyable memory counts anonymous pages even without swap (global_lru_pages)",
+	Models: "determine_dirtyable_memory, mm/page-writeback.c v2.6.30",
+	Source: "v2.6.32 global_reclaimable_pages replaced global_lru_pages there"})
+
+var pathDirtyableAnon = swDirtyableLRUAnon.path("dirtyable_memory.anon",
+	"dirty-limit computations of the page-reclaim model on a machine with anonymous memory (whether it counts as dirtyable)", swDirtyableNoAnon)
+
+// swDirtyableNoAnon is 3.14's global_dirtyable_memory (commit a1c3bfb2, "do not
+// count anon pages as dirtyable memory"): free pages less totalreserve_pages,
+// plus the file LRU.
+var swDirtyableNoAnon = declare(Switch{Name: "dirtyable_no_anon", Order: 410,
+	Doc:    "3.14+: dirtyable memory is free + file LRU - reserve, never anonymous pages",
+	Models: "global_dirtyable_memory, mm/page-writeback.c v3.14 / v6.1",
+	Source: "commit a1c3bfb2 (v3.14), \"do not count anon pages as dirtyable memory\""})
+
+// swWatermarkScale is v4.6's __setup_per_zone_wmarks with
+// watermark_scale_factor 10: low and high are min + max(min/4, 0.1 % of the
+// zone) and twice that. Off: min + min/4 and min + min/2.
+var swWatermarkScale = declare(Switch{Name: "watermark_scale", Order: 420,
+	Doc:    "4.6+: zone watermarks spaced by watermark_scale_factor (0.1 % of memory) instead of min/4",
+	Models: "__setup_per_zone_wmarks, mm/page_alloc.c v4.6",
+	Source: "commit 795ae7a0 (v4.6), watermark_scale_factor"})
+
+var pathZoneWatermarks = swWatermarkScale.path("zone_watermarks.setup",
+	"zone watermark setups of the page-reclaim model (min + min/4 or watermark_scale_factor spacing)")
+
+// swWaitIffCongested is 2.6.37-5.15 reclaim (commit 0e093d99): direct reclaim's
+// nap in do_try_to_free_pages is wait_iff_congested(HZ/10), which sleeps only
+// while a bdi is congested and the zone is marked ZONE_CONGESTED (every dirty
+// page reclaim met sat on a congested queue). Off (and ReclaimThrottle off):
+// 2.6.30's unconditional congestion_wait(WRITE, HZ/10) below priority
+// DEF_PRIORITY-2.
+var swWaitIffCongested = declare(Switch{Name: "wait_iff_congested", Order: 430,
+	Doc:    "2.6.37-5.15: direct reclaim naps only while a bdi is congested and the zone is marked congested",
+	Models: "wait_iff_congested, mm/backing-dev.c; do_try_to_free_pages, shrink_page_list, mm/vmscan.c v3.1",
+	Source: "commit 0e093d99 (v2.6.37)"})
+
+var pathReclaimPassEnd = swWaitIffCongested.path("vmscan.pass_end",
+	"kswapd and direct-reclaim priority passes whose end decides the throttle (congestion_wait, wait_iff_congested or reclaim_throttle)", swReclaimThrottle)
+
+// swReclaimThrottle is v5.16+ reclaim_throttle: kswapd sleeps up to HZ/10 when it
+// meets PG_reclaim pages still under writeback (VMSCAN_THROTTLE_WRITEBACK,
+// woken after SWAP_CLUSTER_MAX pages per sleeper complete), direct reclaim
+// sleeps one jiffy on a congested lruvec or no progress, unless at most half of
+// the reclaimable pages wait for writeback (skip_throttle_noprogress).
+var swReclaimThrottle = declare(Switch{Name: "reclaim_throttle", Order: 440,
+	Doc:    "5.16+: reclaim_throttle on writeback (kswapd, HZ/10) and congestion/no progress (direct, 1 jiffy)",
+	Models: "reclaim_throttle, shrink_node, shrink_folio_list, mm/vmscan.c v6.1",
+	Source: "Mel Gorman's reclaim throttling series (v5.16)"})
+
 // Reclaim is the machine's memory beside the page cache. With Params.Reclaim nil
 // the page cache never fills and nothing is reclaimed (the one-disk model).
 type Reclaim struct {
@@ -98,7 +152,7 @@ func (k *Kernel) initReclaim(r *Reclaim) {
 	kb := m.total * (PageSize / 1024)
 	minKB := min(max(int64(devices.IntSqrt(uint64(kb*16))), 128), 65536)
 	m.wmMin = minKB / (PageSize / 1024)
-	if k.P.Variants.WatermarkScale {
+	if k.on(swWatermarkScale) {
 		// __setup_per_zone_wmarks (v4.6+): the gap is max(min/4, managed *
 		// watermark_scale_factor (10) / 10000)
 		gap := max(m.wmMin/4, m.total*10/10000)
@@ -106,7 +160,7 @@ func (k *Kernel) initReclaim(r *Reclaim) {
 	} else {
 		m.wmLow, m.wmHigh = m.wmMin+m.wmMin/4, m.wmMin+m.wmMin/2
 	}
-	k.fired(ActZoneWatermarks)
+	k.Fired(pathZoneWatermarks)
 	m.free = m.wmHigh
 	m.file = max(m.total-m.anon-m.free, 0)
 	// a used desktop's cache: the working set on the active list, as large as the
@@ -156,13 +210,13 @@ func (k *Kernel) dirtyableReclaim() int64 {
 	m := k.mm
 	v := &k.P.Variants
 	if m.anon > 0 {
-		k.fired(ActDirtyableAnon)
+		k.Fired(pathDirtyableAnon)
 	}
 	x := m.free + m.file
 	switch {
-	case v.DirtyableNoAnon:
+	case v.On(swDirtyableNoAnon):
 		x -= min(m.free, m.wmHigh)
-	case v.DirtyableLRUAnon || m.swap:
+	case v.On(swDirtyableLRUAnon) || m.swap:
 		x += m.anon
 	}
 	return x + 1
@@ -306,7 +360,7 @@ func (k *Kernel) shrinkBatch(th *Thread, sc *scanControl, kswapd bool) (freed, t
 				}
 			}
 			congested := false
-			if v.ReclaimThrottle {
+			if v.On(swReclaimThrottle) {
 				sc.dirty += l // 6.1 counts dirty || writeback
 				congested = wb && marked
 			} else if dirty && !wb {
@@ -353,7 +407,7 @@ func (k *Kernel) shrinkBatch(th *Thread, sc *scanControl, kswapd bool) (freed, t
 	// shrink_page_list's zone flags: all dirty pages seen were refused by a
 	// congested queue (3.1 ZONE_CONGESTED; 6.1 LRUVEC_CONGESTED, set by kswapd)
 	if sc.dirty > 0 && sc.dirty == sc.congested {
-		if v.ReclaimThrottle {
+		if v.On(swReclaimThrottle) {
 			if kswapd {
 				m.lruvecCongested = true
 			}
@@ -361,7 +415,7 @@ func (k *Kernel) shrinkBatch(th *Thread, sc *scanControl, kswapd bool) (freed, t
 			m.zoneCongested = true
 		}
 	}
-	if v.ReclaimThrottle && kswapd && sc.wb > 0 && sc.wb == sc.taken {
+	if v.On(swReclaimThrottle) && kswapd && sc.wb > 0 && sc.wb == sc.taken {
 		m.pgdatWriteback = true
 	}
 	return freed, taken
@@ -488,9 +542,9 @@ func (k *Kernel) kswapdResume() {
 		m.Stats.KswapdScanned += taken
 		m.Stats.KswapdReclaimed += freed
 		if sc.passScanned >= m.passTarget(sc) || taken == 0 {
-			k.fired(ActReclaimPassEnd)
+			k.Fired(pathReclaimPassEnd)
 			nap := sim.Time(0)
-			if v.ReclaimThrottle {
+			if v.On(swReclaimThrottle) {
 				if sc.immediate > 0 {
 					// reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)
 					nap = -1
@@ -602,17 +656,17 @@ func (k *Kernel) AllocStep(th *Thread, a *Alloc) bool {
 			continue
 		}
 		// end of a priority pass (shrink_zones returned)
-		k.fired(ActReclaimPassEnd)
+		k.Fired(pathReclaimPassEnd)
 		sleep, q := sim.Time(0), (*sim.WaitQueue)(nil)
 		switch {
-		case v.ReclaimThrottle:
+		case v.On(swReclaimThrottle):
 			// shrink_node: a congested lruvec throttles direct reclaimers (1 jiffy)
 			// unless skip_throttle_noprogress; so does a pass at priority 1 that
 			// freed nothing (consider_reclaim_throttle, NOPROGRESS)
 			if (m.lruvecCongested || (sc.prio <= 1 && sc.reclaimed == 0)) && !k.skipThrottleNoprogress() {
 				sleep, q = k.W.JiffiesToTime(1), &m.reclaimWaitOther
 			}
-		case v.WaitIffCongested:
+		case v.On(swWaitIffCongested):
 			// do_try_to_free_pages: wait_iff_congested(zone, BLK_RW_ASYNC, HZ/10)
 			// sleeps only while a bdi is congested and the zone is marked congested
 			if sc.prio < defPriority-2 && sc.scanned > 0 && k.anyCongested() && m.zoneCongested {

@@ -55,11 +55,11 @@ func TestDirtyableReclaim(t *testing.T) {
 		swap   bool
 		wantMB int64
 	}{
-		{"2.6.30: anon counted without swap", Variants{DirtyableLRUAnon: true}, false, 4096},
+		{"2.6.30: anon counted without swap", Variants{}.With(swDirtyableLRUAnon), false, 4096},
 		{"3.2 without swap", Variants{}, false, 512},
 		{"3.2 with swap", Variants{}, true, 4096},
 		// the 512 MB page cache less the high watermark (16.4 MB)
-		{"6.1: never anon", Variants{DirtyableNoAnon: true, WatermarkScale: true}, true, 495},
+		{"6.1: never anon", Variants{}.With(swDirtyableNoAnon, swWatermarkScale), true, 495},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k, _ := newTestKernel(t, func(p *Params) {

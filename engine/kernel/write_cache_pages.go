@@ -6,6 +6,35 @@ import (
 	"github.com/wblab/wblab/engine/tracepoint"
 )
 
+// SwWCPTerminateLE0 is Chinner's 2.6.36 fix (commit 546a1924): write_cache_pages stops
+// when --nr_to_write <= 0. Off: the 2.6.36-rc1 rule, which only decrements and
+// stops while nr_to_write > 0 and so never stops once ->writepage drove it ≤ 0.
+var SwWCPTerminateLE0 = declare(Switch{Name: "wcp_terminate_le0", Order: 10,
+	Doc:    "write_cache_pages stops at --nr_to_write <= 0 (Chinner's 2.6.36 fix)",
+	Models: "write_cache_pages, mm/page-writeback.c v2.6.36",
+	Source: "commit 546a1924, " + threadChinner})
+
+var PathWCPNrToWriteLE0 = SwWCPTerminateLE0.path("write_cache_pages.nr_to_write_le0",
+	"->writepage calls after which write_cache_pages found nr_to_write <= 0 (2.6.36-rc1 continues, the fix stops)")
+
+// swWbcNonblocking is writeback before 2.6.37 (Wu's "remove wbc->nonblocking"):
+// WB_SYNC_NONE writeback only gives up on a busy lock (XFS's ILOCK in
+// xfs_map_blocks, a locked buffer) when wbc->nonblocking is set, which only
+// 2.6.30's pdflush background writeout did; the per-bdi flusher and the
+// dirtiers block on the lock. Off: every WB_SYNC_NONE writeback uses trylocks.
+var swWbcNonblocking = declare(Switch{Name: "wbc_nonblocking", Order: 220,
+	Doc:    "pre-2.6.37: WB_SYNC_NONE writeback blocks on busy locks unless wbc->nonblocking (2.6.30 pdflush)",
+	Models: "wbc->nonblocking users (xfs_map_blocks, write_cache_pages), v2.6.30-v2.6.36",
+	Source: "Wu, \"remove wbc->nonblocking\" (2.6.37)"})
+
+var pathLockBlocking = swWbcNonblocking.path("writepage_lock.blocking",
+	"WB_SYNC_NONE ->writepage lock decisions that wait (no wbc->nonblocking)")
+
+var pathLockTrylock = swWbcNonblocking.path("writepage_lock.trylock",
+	"WB_SYNC_NONE ->writepage lock decisions that trylock")
+
+// PathWCPNrToWriteLE0 counts ->writepage calls write_cache_pages' check found nr_to_write <= 0.
+
 // WritebackCtx is one ->writepages call in progress: the calling thread, the inode,
 // its writeback_control and write_cache_pages' cursor (so the call can block in
 // submit_bio or wait_on_page_writeback and resume where it stopped).
@@ -167,17 +196,17 @@ func (wc *WritebackCtx) WalkDone() bool { return wc.wcp.finished }
 func (wc *WritebackCtx) WalkStarted() bool { return wc.wcp.started }
 
 // TryLocks reports whether ->writepage gives up on a busy lock rather than waiting
-// for it: WB_SYNC_NONE writeback, and before 2.6.37 (Variants.WbcNonblocking) only
+// for it: WB_SYNC_NONE writeback, and before 2.6.37 (switch wbc_nonblocking) only
 // with wbc->nonblocking set.
 func (wc *WritebackCtx) TryLocks() bool {
 	if wc.Wbc.SyncMode != WBSyncNone {
 		return false
 	}
-	if wc.K.P.Variants.WbcNonblocking && !wc.nonblocking {
-		wc.K.fired(ActLockBlocking)
+	if wc.K.on(swWbcNonblocking) && !wc.nonblocking {
+		wc.K.Fired(pathLockBlocking)
 		return false
 	}
-	wc.K.fired(ActLockTrylock)
+	wc.K.Fired(pathLockTrylock)
 	return true
 }
 
@@ -336,7 +365,7 @@ func (k *Kernel) callsBeforeStop(nr int64) int64 {
 	if nr > 0 {
 		return nr
 	}
-	if k.P.Variants.WCPTerminateLE0 {
+	if k.on(SwWCPTerminateLE0) {
 		return 1
 	}
 	return longMax
@@ -348,13 +377,13 @@ func (wc *WritebackCtx) afterWritepageCalls(n int64) {
 	wbc, c := &wc.Wbc, &wc.wcp
 	if wbc.NrToWrite <= 0 && wbc.SyncMode == WBSyncNone {
 		// ->writepage drove nr_to_write <= 0 (clustering): the two termination rules differ
-		if wc.K.P.Variants.WCPTerminateLE0 {
-			wc.K.fired(ActWCPNrToWriteLE0)
+		if wc.K.on(SwWCPTerminateLE0) {
+			wc.K.Fired(PathWCPNrToWriteLE0)
 		} else {
-			wc.K.firedN(ActWCPNrToWriteLE0, n)
+			wc.K.FiredN(PathWCPNrToWriteLE0, n)
 		}
 	}
-	if wc.K.P.Variants.WCPTerminateLE0 {
+	if wc.K.on(SwWCPTerminateLE0) {
 		wbc.NrToWrite -= n
 		if wbc.NrToWrite <= 0 && wbc.SyncMode == WBSyncNone {
 			c.done = true
@@ -462,7 +491,7 @@ func (wc *WritebackCtx) TraceWritepage(calls int64) {
 	nr := wc.Wbc.NrToWrite
 	for i := int64(0); i < calls; i++ {
 		wc.traceWritepage(wc.K.W.Now(), nr)
-		if wc.K.P.Variants.WCPTerminateLE0 || nr > 0 {
+		if wc.K.on(SwWCPTerminateLE0) || nr > 0 {
 			nr--
 		}
 	}

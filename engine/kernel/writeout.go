@@ -15,6 +15,41 @@ import (
 // writeout_completions, the writeout_period timer every VM_COMPLETIONS_PERIOD_LEN),
 // kernel-notes §2.3.
 
+// swFpropCompletions is the v3.5+ writeout fraction (lib/flex_proportions:
+// fprop_fraction_percpu on writeout_completions, halved every
+// VM_COMPLETIONS_PERIOD_LEN = 3*HZ by the writeout_period timer); off: the
+// 2.6.24-3.4 prop_local_percpu on vm_completions, halved every half-period of
+// 2^calc_period_shift() completions. Only matters with several disks.
+var swFpropCompletions = declare(Switch{Name: "fprop_completions", Order: 360,
+	Doc:    "v3.5+: writeout fraction from flex proportions halved every 3 s (off: prop_local_percpu, 2.6.24-3.4)",
+	Models: "__bdi_writeout_inc, bdi_writeout_fraction, writeout_period, mm/page-writeback.c v6.1; lib/flex_proportions.c",
+	Source: notesV6})
+
+var pathWriteoutSeveralBdis = swFpropCompletions.path("writeout_fraction.completions",
+	"completions counted into a bdi's writeout fraction on a machine with several disks (one disk: the fraction is 1)")
+
+// swStrictLimitCap is BDI_CAP_STRICTLIMIT support in balance_dirty_pages and
+// wb_position_ratio (3.12+): a bdi with strictlimit set is throttled against
+// its own limit, also below the global free-run ceiling.
+var swStrictLimitCap = declare(Switch{Name: "strictlimit_cap", Order: 370,
+	Doc:    "3.12+: BDI_CAP_STRICTLIMIT bdis are throttled against their own limit",
+	Models: "balance_dirty_pages, wb_position_ratio (strictlimit branches), mm/page-writeback.c v6.1",
+	Source: notesV6})
+
+var pathBdpStrictLimit = swStrictLimitCap.path("balance_dirty_pages.strictlimit",
+	"IO-less balance_dirty_pages calls on a BDI_CAP_STRICTLIMIT bdi")
+
+// swBdiKnobsV63 is Linux 6.3's /sys/class/bdi knobs (Stefan Roesch's series,
+// sysfs-class-bdi "Date: October 2022"): strict_limit, min_bytes and
+// max_bytes, and min/max ratios in parts per million. Off: only min_ratio and
+// max_ratio, and strictlimit only on FUSE mounts. No preset has it.
+var swBdiKnobsV63 = declare(Switch{Name: "bdi_knobs_v63", Order: 390,
+	Doc:    "6.3+: /sys/class/bdi strict_limit, min_bytes and max_bytes (ratios in parts per million)",
+	Models: "bdi_set_strict_limit, bdi_set_max_bytes, bdi_ratio_from_pages, mm/page-writeback.c v6.3",
+	Source: "Stefan Roesch's bdi knob series (v6.3)",
+	Uncounted: "decides which bdi knobs the machine accepts and converts max_bytes/min_bytes once when it is built; " +
+		"the knobs' effect is counted by their own paths (balance_dirty_pages.strictlimit, writeout_fraction.completions)"})
+
 // BdiKnobs are a bdi's /sys/class/bdi/MAJ:MIN/ settings.
 type BdiKnobs struct {
 	// MinRatio is min_ratio (2.6.25+, percent; Peter Zijlstra's "allow setting a
@@ -28,11 +63,11 @@ type BdiKnobs struct {
 	MaxRatio int `json:"max_ratio"`
 	// StrictLimit is BDI_CAP_STRICTLIMIT (commit 5a53748568f7, 3.12: set only by
 	// FUSE for its mounts; user-settable as /sys/class/bdi/*/strict_limit from 6.3,
-	// Variants.BdiKnobsV63): the bdi is throttled against its own limit even while
+	// switch bdi_knobs_v63): the bdi is throttled against its own limit even while
 	// the global dirty count is below the free-run ceiling.
 	StrictLimit bool `json:"strictlimit,omitempty"`
 	// MinBytes and MaxBytes are /sys/class/bdi/*/min_bytes and max_bytes (6.3+,
-	// Variants.BdiKnobsV63; 0: not set): bdi_set_min_bytes / bdi_set_max_bytes turn
+	// switch bdi_knobs_v63; 0: not set): bdi_set_min_bytes / bdi_set_max_bytes turn
 	// them into min_ratio / max_ratio in parts per million of the dirty threshold
 	// at the time they are written (bdi_ratio_from_pages).
 	MinBytes int64 `json:"min_bytes,omitempty"`
@@ -54,10 +89,10 @@ func (b BdiKnobs) Validate(v Variants) error {
 		// bdi_set_min_ratio: -EINVAL when min_ratio > max_ratio
 		return fmt.Errorf("bdi.min_ratio: %d %% above max_ratio %d %% (the kernel refuses it)", b.MinRatio, b.MaxRatio)
 	}
-	if b.StrictLimit && (!v.StrictLimitCap || !v.BdpThinkTime || v.IOFullThrottle) {
+	if b.StrictLimit && (!v.On(swStrictLimitCap) || !v.On(swBdpThinkTime) || v.On(swIOFullThrottle)) {
 		return fmt.Errorf("bdi.strictlimit: this kernel has no BDI_CAP_STRICTLIMIT (Linux 3.12+; of the presets, 6.1)")
 	}
-	if b.StrictLimit && !v.BdiKnobsV63 {
+	if b.StrictLimit && !v.On(swBdiKnobsV63) {
 		return fmt.Errorf("bdi.strictlimit: before Linux 6.3 only FUSE mounts get BDI_CAP_STRICTLIMIT (commit 5a53748568f7, 3.12); " +
 			"the sysfs knob strict_limit is 6.3+ (set the variant bdi_knobs_v63 to model it)")
 	}
@@ -68,7 +103,7 @@ func (b BdiKnobs) Validate(v Variants) error {
 		if f.v < 0 {
 			return fmt.Errorf("bdi.%s: %d below 0", f.name, f.v)
 		}
-		if f.v > 0 && !v.BdiKnobsV63 {
+		if f.v > 0 && !v.On(swBdiKnobsV63) {
 			return fmt.Errorf("bdi.%s: this kernel has no %s knob (Linux 6.3+, Stefan Roesch's series; "+
 				"set the variant bdi_knobs_v63 to model it, or use %s)", f.name, f.name, strings.Replace(f.name, "bytes", "ratio", 1))
 		}
@@ -189,7 +224,7 @@ func (k *Kernel) writeoutFraction(b *BDI) (num, den int64) {
 // writeoutShare is writeoutFraction with several bdis.
 func (k *Kernel) writeoutShare(b *BDI) (num, den int64) {
 	pl := &b.completions
-	if k.P.Variants.FpropCompletions {
+	if k.on(swFpropCompletions) {
 		k.fpropReflectPeriod(pl)
 		den = max(k.completions.events, 1)
 		return min(max(pl.events, 0), den), den
@@ -213,10 +248,10 @@ func (k *Kernel) bdiWriteoutInc(b *BDI, n int64) {
 	if len(k.bdis) == 1 || n <= 0 {
 		return // the fraction is 1 (writeoutFraction); nothing reads the counts
 	}
-	k.fired(ActWriteoutSeveralBdis)
+	k.Fired(pathWriteoutSeveralBdis)
 	maxFrac := b.maxPPM << fracShift / (100 * bdiRatioScale)
 	g := &k.completions
-	if k.P.Variants.FpropCompletions {
+	if k.on(swFpropCompletions) {
 		k.fpropReflectPeriod(&b.completions)
 		if maxFrac < 1<<fracShift {
 			num, den := b.completions.events, max(g.events, 1)

@@ -24,9 +24,14 @@ func TestVariantsThreadPresets(t *testing.T) {
 		assert.Equal(t, name, got)
 	}
 	p5, _ := kernel.LookupPreset("more_io_wait-5")
+	on := func(v kernel.Variants, name string) bool {
+		b, ok := v.Get(name)
+		require.True(t, ok, name)
+		return b
+	}
 	v := p5.Variants
-	assert.True(t, v.MoreIOWait && v.WriteInodeRequeueWait && v.LastActiveProgress && v.KupdateRetryEarly, "patches 1-4")
+	assert.True(t, on(v, "more_io_wait") && on(v, "write_inode_requeue_wait") && on(v, "last_active_progress") && on(v, "kupdate_retry_early"), "patches 1-4")
 	p7, _ := kernel.LookupPreset("more_io_wait-7")
-	assert.True(t, p7.Variants.BlockedRequeueWait && p7.Variants.GrabSuperRequeueWait && p7.Variants.NoRedirtyOnPagesSkipped)
-	assert.False(t, p7.Variants.PagesSkippedRequeueWait, "-7 replaces patch 5 by removing redirty_tail on pages_skipped")
+	assert.True(t, on(p7.Variants, "blocked_requeue_wait") && on(p7.Variants, "grab_super_requeue_wait") && on(p7.Variants, "no_redirty_on_pages_skipped"))
+	assert.False(t, on(p7.Variants, "pages_skipped_requeue_wait"), "-7 replaces patch 5 by removing redirty_tail on pages_skipped")
 }
