@@ -17,6 +17,7 @@ type (
 	ReadSummary   = report.ReadSummary
 	InodeResult   = report.InodeResult
 	DiskResult    = report.DiskResult
+	DiskFull      = report.DiskFull
 	LatencyResult = report.LatencyResult
 	Series        = report.Series
 	Detail        = report.Detail

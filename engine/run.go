@@ -75,7 +75,7 @@ func (s *Machine) finished() bool {
 		return false
 	}
 	for _, d := range s.dds {
-		if !d.Done {
+		if !d.Done || d.Enospc { // after ENOSPC the run goes on to its runtime
 			return false
 		}
 	}
@@ -166,7 +166,7 @@ func (s *Machine) Result() *Result {
 		th := d.Thread()
 		tr := TaskResult{Disk: s.ddDiskOf(j), Comm: th.Task.Comm, PID: th.Task.PID, DirtiedMB: float64(d.Written()) / (1 << 20),
 			Pauses: th.Stats.Pauses, PausedS: th.Stats.Paused.Seconds(), MaxPauseMs: float64(th.Stats.MaxPause) / 1e6,
-			CPUS: th.Task.CPUTime().Seconds(), Done: d.Done}
+			CPUS: th.Task.CPUTime().Seconds(), Done: d.Done, Exit: d.ExitCause()}
 		end := s.w.Now()
 		if d.Done {
 			end = d.Ended
@@ -177,6 +177,7 @@ func (s *Machine) Result() *Result {
 		}
 		r.Tasks = append(r.Tasks, tr)
 	}
+	s.fullResults(r)
 	fl := k.Flusher()
 	flCPU := fl.Thread().Task.CPUTime()
 	// every thread's CPU, grouped by comm in order of creation (dd, flush-8:0,
