@@ -26,3 +26,6 @@ type (
 	// Doc explains one number (explain.go).
 	Doc = report.Doc
 )
+
+// ExitENOSPC is TaskResult.Exit of a writer whose write() failed with ENOSPC.
+const ExitENOSPC = report.ExitENOSPC

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"github.com/wblab/wblab/engine/report"
 	"sort"
 
@@ -64,7 +63,7 @@ func (s *Machine) ddThreads() []*kernel.Thread {
 
 func (s *Machine) fail(err error) {
 	cfgJSON, _ := json.Marshal(s.cfg)
-	s.failure = fmt.Errorf("%w (at t=%.6fs, seed %d; config %s)", err, s.w.Now().Seconds(), s.cfg.Seed, cfgJSON)
+	s.failure = &FailureError{Err: err, AtS: s.w.Now().Seconds(), Seed: s.cfg.Seed, Config: cfgJSON}
 	s.w.CancelRun()
 }
 
