@@ -112,8 +112,22 @@ func (b *Btrfs) Mount(k *kernel.Kernel, bdi *kernel.BDI) error {
 	n := max(min(b.P.Workers, k.P.CPUs+2), 1)
 	b.async = newBtrfsAsync(k, bdi, n, b.P.CsumPageCost)
 	b.endio = newWorkerPool(k, bdi, "btrfs-endio-wri", n)
+	b.metaChunk()
 	b.t = newBtrfsTrans(k, bdi, &b.P)
 	return b.mountSpace()
+}
+
+// metaChunk sizes the metadata chunk of a filesystem of 50 GB or less as
+// __btrfs_alloc_chunk does (v3.1 fs/btrfs/volumes.c): 256 MB stripes instead of
+// 1 GB, and at most 10 % of the filesystem; the data follows it. Larger devices
+// (and those without a capacity) keep the parameters.
+func (b *Btrfs) metaChunk() {
+	end := b.P.Layout.EndSector
+	if end == 0 || end*devices.SectorSize > 50<<30 {
+		return
+	}
+	b.P.MetaMB = min(b.P.MetaMB, 256, end*devices.SectorSize/10>>20)
+	b.P.Layout.StartSector = b.P.MetaSector + 2*b.P.MetaMB<<11
 }
 
 // mountSpace counts the data space: the device past the metadata chunk, less the
