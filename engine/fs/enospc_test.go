@@ -13,7 +13,8 @@ import (
 
 // TestENOSPCPerFilesystem fills a 3 GiB disk with 4 dd on each filesystem: every
 // dd's write() fails with ENOSPC and it exits, having written about the free
-// blocks; the flusher then writes every dirty page; every extent lies inside the
+// blocks; the flusher then writes every dirty page; an editor that starts on the
+// full disk fails every save; every extent lies inside the
 // device and off its holes (journal, log, superblock mirrors); no bio left it, and
 // the kernel's invariants hold after every event.
 func TestENOSPCPerFilesystem(t *testing.T) {
@@ -54,8 +55,13 @@ func TestENOSPCPerFilesystem(t *testing.T) {
 					ierr = k.CheckInvariants()
 				}
 			}
+			// an editor starting on the full disk: every save's write() fails
+			ed := workload.NewEditorOn(k, k.BDI, 64<<10, sim.Second)
+			ed.Start(100 * sim.Second)
 			require.NoError(t, w.Run(120*sim.Second))
 			require.NoError(t, ierr, "invariants after every event")
+			assert.GreaterOrEqual(t, ed.Enospc, int64(15), "a failed save a second")
+			assert.Zero(t, ed.Saves().N, "no save completed")
 			require.NoError(t, q.CapacityErr())
 
 			at, full := f.(kernel.SpaceReserver).FullAt()
