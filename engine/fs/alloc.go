@@ -267,8 +267,8 @@ func (l *Layout) dataPages() int64 {
 
 // window returns the next window of at most want sectors at the frontier: past any
 // hole the frontier is in, ending at the next hole or the device's end. Past the
-// end (the device is full) it returns want sectors there: the bio-inside-device
-// invariant reports the first write to them.
+// end (no space left at the frontier) it returns want sectors there; alloc then
+// takes another file's unused window instead (steal).
 func (l *Layout) window(want int64) (start, end int64) {
 	start = l.frontier
 	for _, h := range l.Holes {

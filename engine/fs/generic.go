@@ -12,7 +12,8 @@ import (
 // own contiguous region of the device, FileRegion apart. Generic keeps no free-space
 // map: on a device with a capacity, placement wraps at its end (file starts and
 // pages alike), so every bio stays inside the device, and files whose regions do
-// not fit overlap others.
+// not fit overlap others. It counts the pages its files hold: a write() past the
+// device's pages fails with ENOSPC (WriteRoom).
 type Generic struct {
 	k *kernel.Kernel
 	// FileRegion is the space reserved per file, in sectors.
