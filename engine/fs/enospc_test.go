@@ -84,6 +84,10 @@ func TestENOSPCPerFilesystem(t *testing.T) {
 				assert.Greater(t, written, int64(capacity)*99/100, "generic: the whole device")
 				return
 			}
+			if x, ok := f.(*Xfs); ok {
+				assert.Zero(t, x.NoSpaceWrites, "WriteRoom kept every reservation within fdblocks")
+				assert.GreaterOrEqual(t, x.FdBlocks(), int64(0))
+			}
 			if l.Blocks > 0 {
 				assert.Zero(t, l.reserved, "every reservation was allocated")
 				assert.LessOrEqual(t, l.used, l.Blocks)
