@@ -365,6 +365,7 @@ func (m *Machine) diskResults(r *Result) {
 		if i < len(m.maxDirty) {
 			dr.MaxDirtyMB = mb(m.maxDirty[i])
 		}
+		dr.FullAtS, _ = m.fullAt(i)
 		for j, dd := range m.dds {
 			if m.ddDiskOf(j) == i && dd.Done {
 				dr.DDExitS = max(dr.DDExitS, dd.Ended.Seconds())

@@ -59,8 +59,8 @@ func sameConfig(a, b Config) bool {
 
 // FuzzConfigJSON decodes arbitrary JSON into a Config and validates it: no panic;
 // every Validate rejection starts with the field's name; a valid config
-// round-trips through JSON (equal Config, stable bytes) and runs briefly, with the
-// invariants checked, without error. Seeds: testdata/fuzz/FuzzConfigJSON and below.
+// round-trips through JSON (equal Config, stable bytes) and runs briefly (or, on a
+// small disk, long enough to fill it), with the invariants checked, without error. Seeds: testdata/fuzz/FuzzConfigJSON and below.
 //
 //	go test ./engine -run '^$' -fuzz '^FuzzConfigJSON$' -fuzztime 2m
 func FuzzConfigJSON(f *testing.F) {
@@ -78,6 +78,15 @@ func FuzzConfigJSON(f *testing.F) {
 		c.Variants = map[string]bool{"scaled_chunk": false}
 		c.SampleInterval = Duration(100 * time.Millisecond)
 		c.TraceLines = 100
+		seeds = append(seeds, c)
+	}
+	for _, fs := range Filesystems() {
+		// a full disk: an hour on a 1 GiB partition (ENOSPC after ~20 s)
+		c := def
+		c.Filesystem, c.Workload.DD, c.Runtime = fs, 2, Duration(time.Hour)
+		if err := c.Device.Set("capacity", "1G"); err != nil {
+			f.Fatal(err)
+		}
 		seeds = append(seeds, c)
 	}
 	for _, c := range seeds {
@@ -120,8 +129,14 @@ func FuzzConfigJSON(f *testing.F) {
 		if b2, _ := json.Marshal(back); string(b2) != string(b) {
 			t.Fatalf("JSON not stable:\n%s\n%s", b, b2)
 		}
-		// A valid config runs (briefly, small enough for the fuzzer's pace).
-		c.Runtime = min(c.Runtime, Duration(20*time.Millisecond))
+		// A valid config runs (briefly, small enough for the fuzzer's pace); on a
+		// disk of at most 2 GiB with a few dd, up to an hour: the disk fills and
+		// the run goes on.
+		if c.Device.CapacityBytes > 0 && c.Device.CapacityBytes <= 2<<30 && c.Workload.DD <= 4 && c.Workload.Readers == 0 {
+			c.Runtime = min(c.Runtime, Duration(time.Hour))
+		} else {
+			c.Runtime = min(c.Runtime, Duration(20*time.Millisecond))
+		}
 		c.SampleInterval = 0
 		c.TraceLines = min(c.TraceLines, 1000)
 		c.Workload.DD = min(c.Workload.DD, 50)

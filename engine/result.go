@@ -17,6 +17,7 @@ type (
 	ReadSummary   = report.ReadSummary
 	InodeResult   = report.InodeResult
 	DiskResult    = report.DiskResult
+	DiskFull      = report.DiskFull
 	LatencyResult = report.LatencyResult
 	Series        = report.Series
 	Detail        = report.Detail
@@ -25,3 +26,6 @@ type (
 	// Doc explains one number (explain.go).
 	Doc = report.Doc
 )
+
+// ExitENOSPC is TaskResult.Exit of a writer whose write() failed with ENOSPC.
+const ExitENOSPC = report.ExitENOSPC

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"github.com/wblab/wblab/engine/report"
 	"sort"
 
@@ -64,7 +63,7 @@ func (s *Machine) ddThreads() []*kernel.Thread {
 
 func (s *Machine) fail(err error) {
 	cfgJSON, _ := json.Marshal(s.cfg)
-	s.failure = fmt.Errorf("%w (at t=%.6fs, seed %d; config %s)", err, s.w.Now().Seconds(), s.cfg.Seed, cfgJSON)
+	s.failure = &FailureError{Err: err, AtS: s.w.Now().Seconds(), Seed: s.cfg.Seed, Config: cfgJSON}
 	s.w.CancelRun()
 }
 
@@ -75,7 +74,7 @@ func (s *Machine) finished() bool {
 		return false
 	}
 	for _, d := range s.dds {
-		if !d.Done {
+		if !d.Done || d.Enospc { // after ENOSPC the run goes on to its runtime
 			return false
 		}
 	}
@@ -166,7 +165,7 @@ func (s *Machine) Result() *Result {
 		th := d.Thread()
 		tr := TaskResult{Disk: s.ddDiskOf(j), Comm: th.Task.Comm, PID: th.Task.PID, DirtiedMB: float64(d.Written()) / (1 << 20),
 			Pauses: th.Stats.Pauses, PausedS: th.Stats.Paused.Seconds(), MaxPauseMs: float64(th.Stats.MaxPause) / 1e6,
-			CPUS: th.Task.CPUTime().Seconds(), Done: d.Done}
+			CPUS: th.Task.CPUTime().Seconds(), Done: d.Done, Exit: d.ExitCause()}
 		end := s.w.Now()
 		if d.Done {
 			end = d.Ended
@@ -177,6 +176,7 @@ func (s *Machine) Result() *Result {
 		}
 		r.Tasks = append(r.Tasks, tr)
 	}
+	s.fullResults(r)
 	fl := k.Flusher()
 	flCPU := fl.Thread().Task.CPUTime()
 	// every thread's CPU, grouped by comm in order of creation (dd, flush-8:0,

@@ -37,7 +37,9 @@ const fuzzHelp = `Usage: wblab fuzz [flags]
 Draws random valid configs (every filesystem, 1-200 dd, dirty thresholds 1M-4G,
 memory 256M-64G, 1-64 CPUs, every device preset with queue depth 1-256 and, on
 a disk, either destage_age, every combination of the kernel switches, short
-runs) and runs each with the model's
+runs; a quarter of the disks shrunk to 1-16 GiB so they fill, a third of those
+with a long run of 180-720 times --max-runtime and at most 4 dd) and runs each
+with the model's
 invariants checked after every event. A run also fails when its Result does not
 encode (NaN, Inf), when a series column is short, when it wrote more than it
 dirtied, or (every --recheck'th config) when a second run gives another Result.
@@ -181,7 +183,28 @@ func fuzzConfig(seed uint64, index int, maxRuntime engine.Duration) engine.Confi
 	if r.IntN(4) == 0 { // page reclaim (drawn last: the earlier draws stay as they were)
 		c.Reclaim = &engine.ReclaimConfig{AnonMB: r.Int64N(c.MemoryMB*7/8 + 1), Swap: r.IntN(2) == 0}
 	}
+	fuzzFullDisk(r, &c, maxRuntime)
 	return c
+}
+
+// fuzzFullDisk sometimes shrinks a disk's partition to 1-16 GiB, which a run of
+// seconds to minutes fills (ENOSPC), and then sometimes makes the run long (180 to
+// 720 times --max-runtime, at most 24 h: 30 min to 2 h by default) with at most 4
+// dd, so the run goes on long after the disk filled. Drawn after every other
+// field: those stay as they were.
+func fuzzFullDisk(r *rand.Rand, c *engine.Config, maxRuntime engine.Duration) {
+	small := r.IntN(4) == 0
+	capMiB := logUniform(r, 1<<10, 16<<10)
+	long := r.IntN(3) == 0
+	longRuntime := logUniform(r, 180*int64(maxRuntime), 720*int64(maxRuntime))
+	// a disk's key: other models refuse it and stay as they are
+	if !small || c.Device.Set("capacity", strconv.FormatInt(capMiB, 10)+"M") != nil {
+		return
+	}
+	if long {
+		c.Workload.DD = min(c.Workload.DD, 4)
+		c.Runtime = engine.Duration(min(longRuntime, int64(24*time.Hour)))
+	}
 }
 
 // runFlags returns the "wblab run" arguments giving cfg exactly, or false when the

@@ -70,6 +70,7 @@ func TestFuzzConfigDeterministic(t *testing.T) {
 func TestFuzzConfigRanges(t *testing.T) {
 	fss, devs := map[string]bool{}, map[string]bool{}
 	minDD, maxDD, maxCPU := 1<<30, 0, 0
+	small, long := 0, 0
 	for i := range 3000 {
 		c := fuzzConfig(1, i, engine.Duration(10*time.Second))
 		require.NoError(t, c.Validate(), "config %d", i)
@@ -83,8 +84,17 @@ func TestFuzzConfigRanges(t *testing.T) {
 			assert.True(t, c.DirtyBytes >= 1<<20 && c.DirtyBytes <= 4<<30, "dirty %d", c.DirtyBytes)
 		}
 		assert.True(t, c.Device.QueueDepth >= 1)
-		assert.LessOrEqual(t, c.Runtime, engine.Duration(10*time.Second))
+		if c.Device.CapacityBytes > 0 && c.Device.CapacityBytes <= 16<<30 {
+			small++ // a disk that fills (ENOSPC)
+		}
+		if c.Runtime > engine.Duration(10*time.Second) {
+			long++ // 30 min to 2 h on a small disk, at most 4 dd
+			assert.True(t, c.Device.CapacityBytes <= 16<<30 && c.Workload.DD <= 4, "config %d", i)
+			assert.True(t, c.Runtime >= engine.Duration(30*time.Minute) && c.Runtime <= engine.Duration(2*time.Hour), "config %d: %v", i, c.Runtime)
+		}
 	}
+	assert.Greater(t, small, 200, "small disks drawn")
+	assert.Greater(t, long, 50, "long runs drawn")
 	assert.Len(t, fss, len(engine.Filesystems()))
 	assert.Len(t, devs, len(presets().Devices))
 	assert.Equal(t, 1, minDD)

@@ -261,6 +261,8 @@ Workload and run:
                      (--json: {"seeds","write_bw_MBps":{"n","mean","min","max","sd",
                      "ci95"},"results":[...]}; not with --series/--trace; default 1)
   --check            check the model's invariants after every event (slow; default off)
+  --verbose          when an invariant fails, print after its short line the details:
+                     the run's config as JSON (default off)
 
 Output:
   --json             print the Result as JSON instead of the summary (default off)
@@ -307,6 +309,7 @@ type runOpts struct {
 	kernelSet  bool
 	traceLines bool
 	json       bool
+	verbose    bool
 	seeds      int
 	series     string
 	trace      string
@@ -490,6 +493,7 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 	fs.BoolVar(&o.fsync, "fsync", false, "")
 	fs.BoolVar(&o.check, "check", false, "")
 	fs.BoolVar(&o.json, "json", false, "")
+	fs.BoolVar(&o.verbose, "verbose", false, "")
 	fs.Func("seeds", "", func(v string) error {
 		n, err := parseSeeds(strings.TrimSpace(v))
 		if err != nil {
@@ -591,7 +595,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := engine.Run(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "wblab run: %s: %v\n", cfg.Case, err)
+		writeRunError(stderr, "wblab run: "+cfg.Case, err, o.verbose)
 		return exitFailed
 	}
 	if o.json {

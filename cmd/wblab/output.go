@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/wblab/wblab/engine"
 )
 
 // writeJSON prints v as indented JSON; cmd names the command in the error.
@@ -32,4 +34,18 @@ func writeText(cmd string, stdout, stderr io.Writer, s string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeRunError prints a failed run's error on one short line (an invariant
+// failure: the invariant, its numbers, the time and seed), then its details (the
+// config that reproduces it, engine.ErrorDetails) with verbose, else a hint.
+func writeRunError(stderr io.Writer, prefix string, err error, verbose bool) {
+	fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+	switch d := engine.ErrorDetails(err); {
+	case d == "":
+	case verbose:
+		fmt.Fprintf(stderr, "  %s\n", d)
+	default:
+		fmt.Fprintln(stderr, "  (--verbose prints the details: the run's config as JSON)")
+	}
 }

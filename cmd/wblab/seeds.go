@@ -16,7 +16,7 @@ func runSeedsCmd(ctx context.Context, cfg engine.Config, o *runOpts, stdout, std
 	}
 	sw, err := engine.RunSeeds(ctx, cfg, o.seeds)
 	if err != nil {
-		fmt.Fprintf(stderr, "wblab run: %s: %v\n", cfg.Case, err)
+		writeRunError(stderr, "wblab run: "+cfg.Case, err, o.verbose)
 		return exitFailed
 	}
 	if o.json {

@@ -71,8 +71,21 @@ type Layout struct {
 	// Reserved makes a file's window its delalloc reservation (fileMap.resEnd,
 	// set by the filesystem at write time) instead of MinWindowPages doubling.
 	Reserved bool
+	// Blocks is how many blocks (pages) the filesystem may allocate: its free
+	// blocks at mount, set by Mount from the device's capacity; 0 = unbounded.
+	// Writes that would need more fail with ENOSPC (WriteRoom).
+	Blocks int64
+	// Delalloc makes allocation consume the pages' delalloc reservations
+	// (Reserve at write(); ext4, btrfs).
+	Delalloc bool
 
 	frontier int64 // next free sector
+	used     int64 // blocks allocated (data and inline metadata)
+	reserved int64 // delalloc reservations not yet allocated (Delalloc)
+	// files are the block maps that took a window, in order: when the frontier
+	// reaches the device's end, a file takes the unused rest of another's window
+	// (steal)
+	files []*fileMap
 	// Gaps collects the sectors of inline metadata blocks allocated so far (the
 	// filesystem takes and clears them).
 	Gaps []int64
@@ -98,6 +111,10 @@ type fileMap struct {
 	win      int64 // current window size, pages
 	resEnd   int64 // pages [0, resEnd) hold a delalloc reservation (Layout.Reserved)
 	gapDone  bool  // the inline metadata block for the run at allocEnd is placed
+	listed   bool  // in Layout.files
+	// hw is the end of the pages written so far: pages below it hold blocks or a
+	// delalloc reservation (the model's files are dense up to their last write)
+	hw int64
 }
 
 func (l *Layout) init() {
@@ -122,8 +139,18 @@ func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
 			default:
 				f.win = min(2*f.win, l.MaxWindowPages)
 			}
+			if !f.listed {
+				f.listed = true
+				l.files = append(l.files, f)
+			}
 			f.winCur, f.winEnd = l.window(f.win * devices.PageSectors)
-			l.frontier = f.winEnd
+			if l.EndSector > 0 && f.winCur >= l.EndSector {
+				// no space left at the frontier: the free blocks are the unused
+				// rest of other files' windows (Blocks keeps writes within them)
+				f.winCur, f.winEnd = l.steal(f, f.win*devices.PageSectors)
+			} else {
+				l.frontier = f.winEnd
+			}
 			if l.Reserved {
 				f.win = (f.winEnd - f.winCur) / devices.PageSectors
 			}
@@ -133,6 +160,7 @@ func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
 			l.Gaps = append(l.Gaps, f.winCur)
 			f.winCur += devices.PageSectors
 			f.gapDone = true
+			l.used++
 			continue
 		}
 		n := min(end-f.allocEnd, (f.winEnd-f.winCur)/devices.PageSectors)
@@ -148,14 +176,99 @@ func (l *Layout) alloc(f *fileMap, end int64) (newExtents int64) {
 		}
 		f.allocEnd += n
 		f.winCur += n * devices.PageSectors
+		l.used += n
+		if l.Delalloc {
+			l.reserved -= n
+		}
 	}
 	return newExtents
 }
 
+// steal gives f the unused rest of another file's window, at most want sectors of
+// its tail: the blocks ext3 then allocates without a reservation window
+// (ext3_try_to_allocate_with_rsv falling back to my_rsv = NULL, v3.1 balloc.c) and
+// ext4 gets back by discarding other inodes' preallocations
+// (ext4_mb_discard_preallocations, v3.1 mballoc.c). With none left it returns the
+// frontier, past the device's end: the bio-inside-device invariant reports the
+// first write there (Blocks is meant to stop writes before that).
+func (l *Layout) steal(f *fileMap, want int64) (start, end int64) {
+	for _, v := range l.files {
+		if v == f || v.winCur >= v.winEnd {
+			continue
+		}
+		start = max(v.winCur, v.winEnd-want)
+		end = v.winEnd
+		v.winEnd = start
+		return start, end
+	}
+	return l.frontier, l.frontier + want
+}
+
+// free is the blocks left to reserve or allocate (Blocks set).
+func (l *Layout) free() int64 { return l.Blocks - l.used - l.reserved }
+
+// need is the blocks allocating f's pages up to end takes: the pages past
+// allocEnd and their inline metadata blocks (GapEvery).
+func (l *Layout) need(f *fileMap, end int64) int64 {
+	if end <= f.allocEnd {
+		return 0
+	}
+	n := end - f.allocEnd
+	if g := l.GapEvery; g > 0 {
+		// gap blocks before pages i ≡ 0 (mod g) in [allocEnd, end), less one
+		// already placed for allocEnd
+		n += (end-1)/g - (f.allocEnd-1+g)/g + 1
+		if f.allocEnd%g == 0 && f.gapDone {
+			n--
+		}
+	}
+	return n
+}
+
+// allocRoom is how many of the pages [index, index+n) of f an allocating write()
+// (ext3: blocks at write time) can get blocks for within free blocks.
+func (l *Layout) allocRoom(f *fileMap, index, n, free int64) int64 {
+	if l.need(f, index+n) <= free {
+		return n
+	}
+	// the largest k with need(index+k) ≤ free (need grows with k)
+	return int64(sort.Search(int(n+1), func(k int) bool { return l.need(f, index+int64(k)) > free })) - 1
+}
+
+// delallocRoom is how many of the pages [index, index+n) of f a delalloc write()
+// can reserve: pages below f.hw are reserved or allocated already, the rest need
+// one block each.
+func (l *Layout) delallocRoom(f *fileMap, index, n int64) int64 {
+	if l.Blocks == 0 {
+		return n
+	}
+	return max(min(n, max(f.hw, f.allocEnd)-index+l.free()), 0)
+}
+
+// reserve reserves the delalloc blocks of f's pages up to end (Delalloc).
+func (l *Layout) reserve(f *fileMap, end int64) {
+	if from := max(f.hw, f.allocEnd); end > from {
+		l.reserved += end - from
+	}
+	f.hw = max(f.hw, end)
+}
+
+// dataPages is the pages between StartSector and EndSector outside the holes.
+func (l *Layout) dataPages() int64 {
+	n := (l.EndSector - l.StartSector) / devices.PageSectors
+	for _, h := range l.Holes {
+		s, e := max(h.Start, l.StartSector), min(h.End, l.EndSector)
+		if e > s {
+			n -= (e - s + devices.PageSectors - 1) / devices.PageSectors
+		}
+	}
+	return n
+}
+
 // window returns the next window of at most want sectors at the frontier: past any
 // hole the frontier is in, ending at the next hole or the device's end. Past the
-// end (the device is full) it returns want sectors there: the bio-inside-device
-// invariant reports the first write to them.
+// end (no space left at the frontier) it returns want sectors there; alloc then
+// takes another file's unused window instead (steal).
 func (l *Layout) window(want int64) (start, end int64) {
 	start = l.frontier
 	for _, h := range l.Holes {
@@ -228,3 +341,58 @@ func submitRun(wc *kernel.WritebackCtx, f *fileMap, index, n int64) bool {
 
 // Frontier is the next sector windows are taken from (for tests and reports).
 func (l *Layout) Frontier() int64 { return max(l.frontier, l.StartSector) }
+
+// mke2fs's geometry for 4 KB blocks (e2fsprogs 1.41/1.42 defaults, ext3 and ext4
+// alike): 32768 blocks per group, one inode per 16 KB (inode_ratio), 256-byte
+// inodes, 128 group descriptors per block.
+const (
+	ext2BlocksPerGroup = 32768
+	ext2InodeRatio     = 16384
+	ext2InodeSize      = 256
+	ext2DescPerBlock   = 128
+)
+
+// ext2Blocks is what ext3/ext4's free-block count starts at on l's device
+// (s_free_blocks_count after mke2fs): the data area (l.dataPages: the device
+// past the first group's headers, less the journal, a hole) less every other
+// group's block and inode bitmaps and inode table, and the superblock and group
+// descriptor backups (with the reserved GDT blocks of resize_inode) in the
+// sparse_super groups 1 and powers of 3, 5 and 7 (mke2fs's ext2fs_initialize and
+// calc_reserved_gdt_blocks). 0 when the device has no capacity. The space is
+// counted, not laid out: the data windows do not skip those blocks.
+func ext2Blocks(l *Layout) int64 {
+	if l.EndSector == 0 {
+		return 0
+	}
+	blocks := l.EndSector / devices.PageSectors
+	groups := (blocks + ext2BlocksPerGroup - 1) / ext2BlocksPerGroup
+	itable := int64(ext2BlocksPerGroup / ext2InodeRatio * devices.PageSize * ext2InodeSize / devices.PageSize)
+	gdb := (groups + ext2DescPerBlock - 1) / ext2DescPerBlock
+	rsvGroups := (min(0xffffffff, blocks*1024) + ext2BlocksPerGroup - 1) / ext2BlocksPerGroup
+	rsvGdb := min((rsvGroups+ext2DescPerBlock-1)/ext2DescPerBlock-gdb, int64(devices.PageSize/4))
+	backups := int64(0)
+	for g := int64(1); g < groups; g++ {
+		if sparseGroup(g) {
+			backups++
+		}
+	}
+	return max(l.dataPages()-(groups-1)*(2+itable)-backups*(1+gdb+rsvGdb), 0)
+}
+
+// sparseGroup reports whether group g > 0 holds a superblock backup
+// (ext2fs_bg_has_super with sparse_super: 1 and the powers of 3, 5 and 7).
+func sparseGroup(g int64) bool {
+	if g == 1 {
+		return true
+	}
+	for _, b := range []int64{3, 5, 7} {
+		p := b
+		for p < g {
+			p *= b
+		}
+		if p == g {
+			return true
+		}
+	}
+	return false
+}

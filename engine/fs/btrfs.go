@@ -96,6 +96,7 @@ type Btrfs struct {
 	csumPending int64 // pages not yet covered by a checksum leaf
 
 	Bumps int64
+	full  kernel.SpaceFull
 }
 
 type btrfsInode struct{ m fileMap }
@@ -111,16 +112,72 @@ func (b *Btrfs) Mount(k *kernel.Kernel, bdi *kernel.BDI) error {
 	n := max(min(b.P.Workers, k.P.CPUs+2), 1)
 	b.async = newBtrfsAsync(k, bdi, n, b.P.CsumPageCost)
 	b.endio = newWorkerPool(k, bdi, "btrfs-endio-wri", n)
+	b.metaChunk()
 	b.t = newBtrfsTrans(k, bdi, &b.P)
+	return b.mountSpace()
+}
+
+// metaChunk sizes the metadata chunk of a filesystem of 50 GB or less as
+// __btrfs_alloc_chunk does (v3.1 fs/btrfs/volumes.c): 256 MB stripes instead of
+// 1 GB, and at most 10 % of the filesystem; the data follows it. Larger devices
+// (and those without a capacity) keep the parameters.
+func (b *Btrfs) metaChunk() {
+	end := b.P.Layout.EndSector
+	if end == 0 || end*devices.SectorSize > 50<<30 {
+		return
+	}
+	b.P.MetaMB = min(b.P.MetaMB, 256, end*devices.SectorSize/10>>20)
+	b.P.Layout.StartSector = b.P.MetaSector + 2*b.P.MetaMB<<11
+}
+
+// mountSpace counts the data space: the device past the metadata chunk, less the
+// superblock mirrors inside it (holes). A device that leaves no data space is
+// refused (mkfs.btrfs would lay its chunks out differently; not modelled).
+func (b *Btrfs) mountSpace() error {
+	l := &b.P.Layout
+	if l.EndSector == 0 {
+		return nil
+	}
+	if l.EndSector <= l.StartSector {
+		return fmt.Errorf("btrfs: device of %s is too small: the model's metadata chunk ends at %s",
+			devices.FormatBytes(l.EndSector*devices.SectorSize), devices.FormatBytes(l.StartSector*devices.SectorSize))
+	}
+	for _, s := range b.t.supers {
+		if s >= l.StartSector {
+			l.Holes = append(l.Holes, Hole{s, s + devices.PageSectors})
+		}
+	}
+	l.Blocks, l.Delalloc = l.dataPages(), true
 	return nil
 }
+
+// WriteRoom is kernel.SpaceReserver: btrfs_file_aio_write →
+// btrfs_delalloc_reserve_space → btrfs_check_data_free_space (v3.1) reserves the
+// write's bytes in the data space_info; when used + reserved + the write exceed
+// the data chunks it allocates a new chunk (do_chunk_alloc) while the device has
+// unallocated space, else commits the transaction (freeing pinned extents: none
+// here) and fails the write() with ENOSPC. The chunks are the whole data area.
+// The metadata reservation never fails here: the model's btree writes cycle
+// through their fixed chunk.
+func (b *Btrfs) WriteRoom(th *kernel.Thread, in *kernel.Inode, index, n int64) int64 {
+	room := b.P.Layout.delallocRoom(&in.FS.(*btrfsInode).m, index, n)
+	b.full.Note(b.k.W.Now(), room, n)
+	return room
+}
+
+// FullAt is kernel.SpaceReserver.
+func (b *Btrfs) FullAt() (sim.Time, bool) { return b.full.At, b.full.Full }
 
 func (b *Btrfs) Create(in *kernel.Inode) {
 	in.FS = &btrfsInode{}
 	b.t.pendingMeta += 2 // inode item, dir item
 }
 
-func (b *Btrfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time { return 0 }
+// WriteBegin reserves the delalloc blocks of the pages (WriteRoom granted them).
+func (b *Btrfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+	b.P.Layout.reserve(&in.FS.(*btrfsInode).m, index+n)
+	return 0
+}
 
 // Writepages is extent_writepages → extent_write_cache_pages → __extent_writepage.
 func (b *Btrfs) Writepages(wc *kernel.WritebackCtx) bool {

@@ -137,6 +137,7 @@ type Ext3 struct {
 	PagesSkipped, CleanPages int64
 	Checkpointed             int64 // indirect blocks written to their home location
 	Stalls                   int64 // writes that waited behind a locked commit
+	full                     kernel.SpaceFull
 	// Commits lists each commit's start and the data pages kjournald wrote in it.
 	Commits []Ext3Commit
 }
@@ -215,8 +216,35 @@ func (e *Ext3) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	// T_LOCKED until t_updates drops to zero: no handle outlives a step
 	e.j.handlesOpen = func() bool { return false }
 	e.j.checkpoint = e.checkpoint
+	e.mountSpace()
 	return nil
 }
+
+// mountSpace makes the journal a hole in the data area and counts the free
+// blocks (ext2Blocks).
+func (e *Ext3) mountSpace() {
+	l := &e.P.Layout
+	l.Holes = []Hole{{e.j.start, e.j.start + e.j.len*devices.PageSectors}}
+	l.Blocks = ext2Blocks(l)
+}
+
+// WriteRoom is kernel.SpaceReserver: ext3_get_block allocates at write() time
+// (ext3_write_begin → block_write_begin → ext3_get_blocks_handle →
+// ext3_new_blocks, v3.1), data and indirect blocks alike; ext3_has_free_blocks
+// lets root (the harness's dd) use the reserved blocks, so a write fails with
+// ENOSPC only when no free block is left. The allocation itself is WriteBegin's.
+func (e *Ext3) WriteRoom(th *kernel.Thread, in *kernel.Inode, index, n int64) int64 {
+	l := &e.P.Layout
+	if l.Blocks == 0 {
+		return n
+	}
+	room := l.allocRoom(&in.FS.(*ext3Inode).m, index, n, l.free())
+	e.full.Note(e.k.W.Now(), room, n)
+	return room
+}
+
+// FullAt is kernel.SpaceReserver.
+func (e *Ext3) FullAt() (sim.Time, bool) { return e.full.At, e.full.Full }
 
 func (e *Ext3) Create(in *kernel.Inode) {
 	in.FS = &ext3Inode{metaTid: -1}

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -95,6 +96,7 @@ type Ext4 struct {
 	calls callPool[ext4Call]
 	// Bumps counts ext4_da_writepages calls that raised nr_to_write.
 	Bumps int64
+	full  kernel.SpaceFull
 }
 
 type ext4Inode struct {
@@ -110,8 +112,29 @@ func (e *Ext4) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	e.P.Layout.EndSector = deviceEnd(b)
 	e.k = k
 	e.j = newJournal(k, b, "jbd2/sda1-8", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
+	l := &e.P.Layout
+	l.Holes = []Hole{{e.j.start, e.j.start + e.j.len*devices.PageSectors}}
+	l.Blocks, l.Delalloc = ext2Blocks(l), true
 	return nil
 }
+
+// WriteRoom is kernel.SpaceReserver: ext4_da_write_begin → ext4_da_get_block_prep
+// → ext4_da_reserve_space (v3.1) reserves one block per new delalloc page with
+// ext4_claim_free_blocks, which lets root (the harness's dd) use the reserved
+// blocks: free is the free-block count less what is reserved and not yet
+// allocated (s_dirtyblocks_counter). A failed claim forces a jbd2 commit and
+// retries (ext4_should_retry_alloc), which frees nothing here (no file is
+// deleted), then the write() fails with ENOSPC. Not modelled: the metadata
+// reservation (ext4_calc_metadata_amount; extent blocks live in the journal
+// here) and ext4_nonda_switch's fall-back to allocating at write() near full.
+func (e *Ext4) WriteRoom(th *kernel.Thread, in *kernel.Inode, index, n int64) int64 {
+	room := e.P.Layout.delallocRoom(&in.FS.(*ext4Inode).m, index, n)
+	e.full.Note(e.k.W.Now(), room, n)
+	return room
+}
+
+// FullAt is kernel.SpaceReserver.
+func (e *Ext4) FullAt() (sim.Time, bool) { return e.full.At, e.full.Full }
 
 func (e *Ext4) Create(in *kernel.Inode) {
 	in.FS = &ext4Inode{}
@@ -122,6 +145,7 @@ func (e *Ext4) Create(in *kernel.Inode) {
 // WriteBegin is ext4_da_write_begin/ext4_da_write_end for n newly dirtied pages:
 // their CPU (WriteBeginCost each); blocks are only reserved (delalloc).
 func (e *Ext4) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+	e.P.Layout.reserve(&in.FS.(*ext4Inode).m, index+n)
 	return sim.Time(n) * e.P.WriteBeginCost
 }
 

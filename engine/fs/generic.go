@@ -12,16 +12,19 @@ import (
 // own contiguous region of the device, FileRegion apart. Generic keeps no free-space
 // map: on a device with a capacity, placement wraps at its end (file starts and
 // pages alike), so every bio stays inside the device, and files whose regions do
-// not fit overlap others.
+// not fit overlap others. It counts the pages its files hold: a write() past the
+// device's pages fails with ENOSPC (WriteRoom).
 type Generic struct {
 	k *kernel.Kernel
 	// FileRegion is the space reserved per file, in sectors.
 	FileRegion int64
 	next       int64
 	capSectors int64 // the device's capacity in whole pages' sectors; 0 = unbounded
+	used       int64 // pages allocated (files are dense up to their last write)
+	full       kernel.SpaceFull
 }
 
-type genericInode struct{ base int64 }
+type genericInode struct{ base, hw int64 }
 
 // NewGeneric returns the generic filesystem.
 func NewGeneric() *Generic { return &Generic{FileRegion: 64 << 21} } // 64 GiB per file
@@ -42,7 +45,29 @@ func (g *Generic) Create(in *kernel.Inode) {
 	}
 }
 
-func (g *Generic) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time { return 0 }
+// WriteBegin allocates the pages' blocks (get_block at write time).
+func (g *Generic) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+	if gi := in.FS.(*genericInode); index+n > gi.hw {
+		g.used += index + n - gi.hw
+		gi.hw = index + n
+	}
+	return 0
+}
+
+// WriteRoom is kernel.SpaceReserver: blocks are allocated at write(), and a
+// write() with no free block left fails with ENOSPC (the device's pages less
+// those the files hold; placement itself keeps no map).
+func (g *Generic) WriteRoom(th *kernel.Thread, in *kernel.Inode, index, n int64) int64 {
+	if g.capSectors == 0 {
+		return n
+	}
+	room := max(min(n, in.FS.(*genericInode).hw+g.capSectors/8-g.used-index), 0)
+	g.full.Note(g.k.W.Now(), room, n)
+	return room
+}
+
+// FullAt is kernel.SpaceReserver.
+func (g *Generic) FullAt() (sim.Time, bool) { return g.full.At, g.full.Full }
 
 func (g *Generic) Writepages(wc *kernel.WritebackCtx) bool { return wc.WriteCachePages() }
 

@@ -159,7 +159,8 @@ type Xfs struct {
 	FlushLocked    int64 // ->write_inode calls that found the flush lock held (EAGAIN)
 	Flushes        int64 // inodes flushed into their cluster buffer (xfs_iflush, xfs_iflush_cluster)
 	Enospc         int64 // delalloc reservations with preallocation that failed (trace_xfs_delalloc_enospc)
-	NoSpaceWrites  int64 // writes refused with ENOSPC even without preallocation
+	NoSpaceWrites  int64 // writes reserved past fdblocks (0: WriteRoom refuses them)
+	full           kernel.SpaceFull
 
 	// fdblocks is sb_fdblocks as xfs_bmapi's delalloc reservation sees it, in pages:
 	// the free blocks less the reserve pool and XFS_ALLOC_SET_ASIDE (xfsSpace)
@@ -268,10 +269,27 @@ func (x *Xfs) preallocNeed(xi *xfsInode, end int64) int64 {
 	return (end-1)/a*a + a - xi.m.resEnd
 }
 
+// WriteRoom is kernel.SpaceReserver: after WriteWait's flush, xfs_iomap_write_delay
+// retries without preallocation and a write that still finds no room in fdblocks
+// fails with ENOSPC (v3.1 fs/xfs/xfs_iomap.c); the pages inside the file's
+// reservation need none.
+func (x *Xfs) WriteRoom(th *kernel.Thread, in *kernel.Inode, index, n int64) int64 {
+	xi := in.FS.(*xfsInode)
+	room := n
+	if end := index + n; end > xi.m.resEnd && (xi.flushed || x.preallocNeed(xi, end) > x.fdblocks) {
+		room = max(min(n, xi.m.resEnd+x.fdblocks-index), 0)
+	}
+	x.full.Note(x.k.W.Now(), room, n)
+	return room
+}
+
+// FullAt is kernel.SpaceReserver.
+func (x *Xfs) FullAt() (sim.Time, bool) { return x.full.At, x.full.Full }
+
 // reserve is xfs_iomap_write_delay's reservation for pages up to end: with
-// preallocation while fdblocks has room, else (after the flush) just the write.
-// A write that finds no room even so fails with ENOSPC in 3.1; the model's writer
-// cannot fail, so its pages are reserved anyway and counted (NoSpaceWrites).
+// preallocation while fdblocks has room, else (after the flush) just the write,
+// which WriteRoom made fit (a write reserved past fdblocks anyway is counted:
+// NoSpaceWrites).
 func (x *Xfs) reserve(xi *xfsInode, end int64) {
 	if end <= xi.m.resEnd {
 		return

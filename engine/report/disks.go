@@ -20,9 +20,37 @@ type DiskResult struct {
 	BdiThreshMB float64 `json:"bdi_thresh_MB"`
 	MaxDirtyMB  float64 `json:"max_dirty_MB"`
 	// DDExitS is when the disk's last count-limited dd exited (0: none did).
-	DDExitS float64         `json:"dd_exit_s,omitempty"`
+	DDExitS float64 `json:"dd_exit_s,omitempty"`
+	// FullAtS is when the disk's filesystem filled: a write() first failed with
+	// ENOSPC (0: it never did).
+	FullAtS float64         `json:"full_at_s,omitempty"`
 	Editors []LatencyResult `json:"editors,omitempty"`
 	Readers []LatencyResult `json:"readers,omitempty"`
+}
+
+// ExitENOSPC is TaskResult.Exit of a writer whose write() failed with ENOSPC.
+const ExitENOSPC = "enospc"
+
+// DiskFull is a disk whose filesystem filled during the run.
+type DiskFull struct {
+	BDI string `json:"bdi"`
+	// FullAtS is when a write() first got less room than it asked for (ENOSPC).
+	FullAtS float64 `json:"full_at_s"`
+	// DDEnospc is how many dd exited with ENOSPC; EditorEnospc how many editor
+	// saves failed with it.
+	DDEnospc     int   `json:"dd_enospc,omitempty"`
+	EditorEnospc int64 `json:"editor_enospc,omitempty"`
+}
+
+// writeFullSummary prints one line per full disk.
+func writeFullSummary(w io.Writer, full []DiskFull) {
+	for _, f := range full {
+		fmt.Fprintf(w, "disk %s full at %.1f s: %d dd exited with ENOSPC", f.BDI, f.FullAtS, f.DDEnospc)
+		if f.EditorEnospc > 0 {
+			fmt.Fprintf(w, ", %d editor saves failed with ENOSPC", f.EditorEnospc)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // LatencyResult is a task's latency percentiles (histogram upper bounds within

@@ -51,6 +51,8 @@ type Result struct {
 	Inodes   []InodeResult `json:"inodes,omitempty"`
 	// Disks are per-disk figures of a multi-disk machine or one with editors.
 	Disks []DiskResult `json:"disks,omitempty"`
+	// Full lists the disks whose filesystem filled (a write() failed with ENOSPC).
+	Full []DiskFull `json:"full,omitempty"`
 	// FSStats are the filesystem's counters (journal commits, XFS ioend requeues…).
 	FSStats      []Stat   `json:"fs_stats,omitempty"`
 	Series       *Series  `json:"series,omitempty"`
@@ -89,6 +91,9 @@ type TaskResult struct {
 	CPUS       float64 `json:"cpu_s"`
 	Done       bool    `json:"done"`
 	RuntimeS   float64 `json:"runtime_s,omitempty"` // start to exit, for count-limited dd
+	// Exit is why the task exited before its count: "enospc" (a write() failed
+	// with ENOSPC: the disk's filesystem was full).
+	Exit string `json:"exit,omitempty"`
 }
 
 // FlusherResult summarises the flusher's work.
@@ -238,6 +243,7 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(&b, "reads     %d, latency mean %.2f ms, p99 %.1f ms, max %.1f ms\n", r.Reads.Count, r.Reads.MeanMs, r.Reads.P99Ms, r.Reads.MaxMs)
 	}
 	writeDisksSummary(&b, r.Disks)
+	writeFullSummary(&b, r.Full)
 	if r.WBT.Enabled {
 		fmt.Fprintf(&b, "wbt       step %d at the end, %d scale events, %d windows over latency\n", r.WBT.FinalStep, r.WBT.Scales, r.WBT.Exceeded)
 	}
@@ -256,7 +262,10 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	show := min(n, 10)
 	for _, t := range r.Tasks[:show] {
 		fmt.Fprintf(&b, "  %s-%d  %.1f MB at %.2f MB/s, %d pauses (%.1f s, max %.0f ms)", t.Comm, t.PID, t.DirtiedMB, t.RateMBps, t.Pauses, t.PausedS, t.MaxPauseMs)
-		if t.Done {
+		switch {
+		case t.Exit == ExitENOSPC:
+			fmt.Fprintf(&b, ", exited with ENOSPC after %.2f s", t.RuntimeS)
+		case t.Done:
 			fmt.Fprintf(&b, ", finished in %.2f s", t.RuntimeS)
 		}
 		b.WriteString("\n")

@@ -30,6 +30,8 @@ type DD struct {
 	// kernel's filesystem never changes; an interface type assertion per batch is
 	// a runtime call on wasm)
 	staller kernel.WriteStaller
+	// space is the filesystem's kernel.SpaceReserver, if it is one
+	space kernel.SpaceReserver
 
 	pos   int64 // bytes written so far
 	batch int64 // chunks in the current CPU burst
@@ -41,6 +43,10 @@ type DD struct {
 
 	Started, Ended sim.Time
 	Done           bool
+	// Enospc: dd exited because a write() failed with ENOSPC ("dd: error writing
+	// 'FILE': No space left on device"); Written is what it wrote before.
+	Enospc bool
+	short  bool // the last write() got less room than it asked for
 }
 
 const (
@@ -66,6 +72,7 @@ func NewDDOn(k *kernel.Kernel, b *kernel.BDI, bs, count int64, fsync bool) *DD {
 	d.th = k.NewThreadOn(b, "dd")
 	d.in = k.NewInodeOn(b)
 	d.staller, _ = b.FS.(kernel.WriteStaller)
+	d.space, _ = b.FS.(kernel.SpaceReserver)
 	d.th.Task.Resume = d.resumer()
 	return d
 }
@@ -90,6 +97,13 @@ func (d *DD) resumer() func() {
 		for {
 			switch d.state {
 			case ddWrite:
+				if d.short {
+					// the write() after a short one fails: dd reports the error
+					// and exits without its fsync (conv=fsync is not reached)
+					d.Enospc = true
+					d.finish()
+					return
+				}
 				if d.total > 0 && d.pos >= d.total {
 					if d.fsync {
 						d.fs = k.StartFsync(th, d.in)
@@ -108,6 +122,11 @@ func (d *DD) resumer() func() {
 				n := min(k.RatelimitRoom(th), maxBatchChunks)
 				if d.total > 0 {
 					n = min(n, (d.total-d.pos+d.chunk-1)/d.chunk)
+				}
+				if d.space != nil {
+					if n = d.room(n); n == 0 {
+						continue // d.short: ENOSPC
+					}
 				}
 				d.batch = n
 				if k.ReclaimOn() {
@@ -173,6 +192,33 @@ func (d *DD) resumer() func() {
 			}
 		}
 	}
+}
+
+// room cuts a batch of n chunks to the pages the filesystem grants blocks for
+// (kernel.SpaceReserver.WriteRoom): generic_perform_write copies what write_begin
+// could map, the write() returns that short count and dd's next write() gets
+// ENOSPC (d.short).
+func (d *DD) room(n int64) int64 {
+	end := d.pos + n*d.chunk
+	if d.total > 0 {
+		end = min(end, d.total)
+	}
+	first := d.pos / kernel.PageSize
+	pages := (end-1)/kernel.PageSize - first + 1
+	r := d.space.WriteRoom(d.th, d.in, first, pages)
+	if r >= pages {
+		return n
+	}
+	d.short = true
+	return max((first+r)*kernel.PageSize-d.pos, 0) / d.chunk
+}
+
+// ExitCause is why dd exited early: "enospc", or "" (still running, or done).
+func (d *DD) ExitCause() string {
+	if d.Enospc {
+		return "enospc"
+	}
+	return ""
 }
 
 func (d *DD) finish() {

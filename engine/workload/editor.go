@@ -17,6 +17,8 @@ type Editor struct {
 	bytes    int64
 	interval sim.Time
 	staller  kernel.WriteStaller
+	space    kernel.SpaceReserver
+	short    bool // the save's last write() got less room than it asked for
 
 	state int
 	pos   int64
@@ -28,6 +30,9 @@ type Editor struct {
 	next  sim.Time     // next save
 
 	lat, writeLat latHist
+	// Enospc counts saves whose write() failed with ENOSPC: the editor reports
+	// the error and tries again at its next save
+	Enospc int64
 }
 
 const (
@@ -44,6 +49,7 @@ func NewEditorOn(k *kernel.Kernel, b *kernel.BDI, bytes int64, interval sim.Time
 	e.th = k.NewThreadOn(b, "editor")
 	e.in = k.NewInodeOn(b)
 	e.staller, _ = b.FS.(kernel.WriteStaller)
+	e.space, _ = b.FS.(kernel.SpaceReserver)
 	e.th.Task.Resume = e.resume
 	return e
 }
@@ -59,6 +65,10 @@ func (e *Editor) resume() {
 	for {
 		switch e.state {
 		case edWrite:
+			if e.short {
+				e.failSave()
+				return
+			}
 			if e.pos >= e.bytes {
 				e.writeLat.add(int64(k.W.Now() - e.began))
 				e.fs = k.StartFsync(th, e.in)
@@ -72,6 +82,14 @@ func (e *Editor) resume() {
 				}
 			}
 			n := min(k.RatelimitRoom(th), (e.bytes-e.pos+kernel.PageSize-1)/kernel.PageSize)
+			if e.space != nil {
+				if r := e.space.WriteRoom(th, e.in, e.pos/kernel.PageSize, n); r < n {
+					e.short, n = true, r
+					if n == 0 {
+						continue
+					}
+				}
+			}
 			e.batch = n
 			if k.ReclaimOn() {
 				if e.pos == 0 {
@@ -135,6 +153,19 @@ func (e *Editor) resume() {
 			return
 		}
 	}
+}
+
+// failSave ends a save whose write() failed with ENOSPC (no fsync); the next
+// save starts on the next interval tick.
+func (e *Editor) failSave() {
+	now := e.k.W.Now()
+	e.Enospc++
+	e.short = false
+	for e.next <= now {
+		e.next += e.interval
+	}
+	e.began, e.pos, e.state = e.next, 0, edWrite
+	e.th.Task.Sleep(e.next - now)
 }
 
 // LatencyStats summarises latencies (percentiles are histogram upper bounds

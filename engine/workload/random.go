@@ -25,6 +25,9 @@ type RandomWriter struct {
 	Writes         int64
 	Started, Ended sim.Time
 	Done           bool
+	// Enospc: the writer exited because a write() failed with ENOSPC (fio ends
+	// a job at its first error)
+	Enospc bool
 }
 
 const (
@@ -66,6 +69,11 @@ func (r *RandomWriter) resume() {
 			blocks := max(r.fileSize/r.bs, 1)
 			r.off = k.W.Rand.Int64N(blocks) * r.bs
 			pages := r.bs / kernel.PageSize
+			if sp, ok := k.FS.(kernel.SpaceReserver); ok && sp.WriteRoom(th, r.in, r.off/kernel.PageSize, pages) < pages {
+				r.state, r.Done, r.Enospc, r.Ended = rwExit, true, true, k.W.Now()
+				th.Task.Exit()
+				return
+			}
 			c := &k.P.Costs
 			cost := c.WriteSyscall + sim.Time(pages)*(c.CopyPage+c.NewDirtyPage) +
 				k.FS.WriteBegin(th, r.in, r.off/kernel.PageSize, pages)
