@@ -24,7 +24,7 @@ func Example() {
 		r.Case, r.Device, r.WriteBWMBps, len(r.Tasks), r.WrittenMB)
 
 	// Bad input is an error naming the field and its range.
-	cfg.Workload.DD = 0
+	cfg.Disks[0].Workload.DD = 0
 	_, err = engine.Run(context.Background(), cfg)
 	fmt.Println(err)
 	// Output:

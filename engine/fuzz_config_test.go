@@ -68,13 +68,13 @@ func FuzzConfigJSON(f *testing.F) {
 	seeds := []Config{def}
 	for _, fs := range Filesystems() {
 		c := def // thresh=8M/<fs>-10dd-4k-8p-4096M-8M:10-X
-		c.Filesystem, c.Workload.DD, c.DirtyBytes = fs, 10, 8<<20
+		c.Disks[0].Filesystem, c.Disks[0].Workload.DD, c.DirtyBytes = fs, 10, 8<<20
 		seeds = append(seeds, c)
 	}
 	for _, p := range devices.Presets() {
 		c := def
-		c.Device = p
-		c.Workload = Workload{DD: 3, BS: 1 << 20, Count: 10, Fsync: true, Readers: 1, ReadBS: 8192, ReadRandom: true}
+		c.Disks[0].Device = p
+		c.Disks[0].Workload = Workload{DD: 3, BS: 1 << 20, Count: 10, Fsync: true, Readers: 1, ReadBS: 8192, ReadRandom: true}
 		c.Variants = map[string]bool{"scaled_chunk": false}
 		c.SampleInterval = Duration(100 * time.Millisecond)
 		c.TraceLines = 100
@@ -124,7 +124,7 @@ func FuzzConfigJSON(f *testing.F) {
 		c.Runtime = min(c.Runtime, Duration(20*time.Millisecond))
 		c.SampleInterval = 0
 		c.TraceLines = min(c.TraceLines, 1000)
-		c.Workload.DD = min(c.Workload.DD, 50)
+		c.Disks[0].Workload.DD = min(c.Disks[0].Workload.DD, 50)
 		c.CheckInvariants = true
 		if _, err := Run(context.Background(), c); err != nil {
 			cj, _ := json.Marshal(c)

@@ -118,11 +118,11 @@ const TraceLines = 50000
 // FormFromConfig renders cfg into control texts.
 func FormFromConfig(cfg engine.Config) Form {
 	f := Form{
-		"fs":           cfg.Filesystem,
-		"dd":           strconv.Itoa(cfg.Workload.DD),
-		"bs":           fmtSize(cfg.Workload.BS),
-		"count":        strconv.FormatInt(cfg.Workload.Count, 10),
-		"fsync":        onOff(cfg.Workload.Fsync),
+		"fs":           cfg.Disks[0].Filesystem,
+		"dd":           strconv.Itoa(cfg.Disks[0].Workload.DD),
+		"bs":           fmtSize(cfg.Disks[0].Workload.BS),
+		"count":        strconv.FormatInt(cfg.Disks[0].Workload.Count, 10),
+		"fsync":        onOff(cfg.Disks[0].Workload.Fsync),
 		"dirty_bytes":  "",
 		"dirty_ratio":  strconv.Itoa(cfg.DirtyRatio),
 		"bg_bytes":     "",
@@ -132,7 +132,7 @@ func FormFromConfig(cfg engine.Config) Form {
 		"memory":       strconv.FormatInt(cfg.MemoryMB, 10),
 		"cpus":         strconv.Itoa(cfg.CPUs),
 		"hz":           strconv.Itoa(cfg.HZ),
-		"device":       cfg.Device.Name,
+		"device":       cfg.Disks[0].Device.Name,
 		"kernel":       cfg.Kernel,
 		"runtime":      cfg.Runtime.String(),
 		"seed":         strconv.FormatUint(cfg.Seed, 10),
@@ -149,18 +149,18 @@ func FormFromConfig(cfg engine.Config) Form {
 	if cfg.DirtyBackgroundBytes != 0 {
 		f["bg_bytes"] = fmtSize(cfg.DirtyBackgroundBytes)
 	}
-	for k, v := range deviceOverrides(cfg.Device) {
+	for k, v := range deviceOverrides(cfg.Disks[0].Device) {
 		f["dev."+k] = v
 	}
-	for k, v := range cfg.Block {
+	for k, v := range cfg.Disks[0].Block {
 		f["dev."+k] = v
 	}
 	for k, v := range cfg.Variants {
 		f["v."+k] = onOff(v)
 	}
-	if len(cfg.Disks) > 0 { // further disks, in the --disk form, ";"-separated
-		specs := make([]string, len(cfg.Disks))
-		for i, d := range cfg.Disks {
+	if len(cfg.Disks) > 1 { // further disks, in the --disk form, ";"-separated
+		specs := make([]string, len(cfg.Disks)-1)
+		for i, d := range cfg.Disks[1:] {
 			specs[i] = d.String()
 		}
 		f["disks"] = strings.Join(specs, ";")
@@ -267,11 +267,11 @@ func FormConfig(f Form) (engine.Config, *FieldError) {
 			bad(id, fmt.Sprintf("%q: use on, off or empty (the kernel preset's switch)", v))
 		}
 	}
-	cfg.Filesystem = f["fs"]
-	cfg.Workload.DD = int(num("dd"))
-	cfg.Workload.BS = size("bs")
-	cfg.Workload.Count = num("count")
-	cfg.Workload.Fsync = f["fsync"] == "on"
+	cfg.Disks[0].Filesystem = f["fs"]
+	cfg.Disks[0].Workload.DD = int(num("dd"))
+	cfg.Disks[0].Workload.BS = size("bs")
+	cfg.Disks[0].Workload.Count = num("count")
+	cfg.Disks[0].Workload.Fsync = f["fsync"] == "on"
 	cfg.DirtyBytes = size("dirty_bytes")
 	cfg.DirtyRatio = int(num("dirty_ratio"))
 	cfg.DirtyBackgroundBytes = size("bg_bytes")
@@ -323,7 +323,7 @@ func FormConfig(f Form) (engine.Config, *FieldError) {
 		if err != nil {
 			bad(deviceField(err.Error(), f), err.Error())
 		}
-		cfg.Device, cfg.Block = dev, blk
+		cfg.Disks[0].Device, cfg.Disks[0].Block = dev, blk
 	}
 	cfg.Variants = nil
 	for _, k := range sortedKeys(f) {

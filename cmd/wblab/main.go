@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -265,8 +266,8 @@ Output:
 
 Exit status: 0 ok, 1 the run failed or its output could not be written, 2 bad input.
 `,
-		dc, d.Filesystem, strings.Join(engine.Filesystems(), ", "),
-		engine.MaxDD, d.Workload.DD, dc.BS, engine.MaxCPUs, d.CPUs,
+		dc, d.Disks[0].Filesystem, strings.Join(engine.Filesystems(), ", "),
+		engine.MaxDD, d.Disks[0].Workload.DD, dc.BS, engine.MaxCPUs, d.CPUs,
 		engine.MinMemoryMB, engine.MaxMemoryMB, dc.Memory, dc.Dirty, dc.Background,
 		d.Kernel, wrap(strings.Join(kernels, ", "), 21, 88), wrap(strings.Join(engine.SwitchNames(), ", "), 21, 88),
 		engine.DefaultDevice, wrap(strings.Join(devs, ", "), 21, 88), wrap(strings.Join(engine.DeviceKeys(), ", "), 21, 88),
@@ -346,13 +347,13 @@ func parseRunArgs(args []string) (*runOpts, error) {
 			s(c)
 		}
 		if fsync {
-			c.Workload.Fsync = o.fsync
+			c.Disks[0].Workload.Fsync = o.fsync
 		}
 		if check {
 			c.CheckInvariants = o.check
 		}
 		if len(o.disks) > 0 {
-			c.SetDisks(o.disks)
+			c.Disks = slices.Clone(o.disks)
 		}
 	}
 	return o, nil
@@ -441,7 +442,7 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		if err != nil {
 			return nil, err
 		}
-		return func(c *engine.Config) { c.Device, c.Block = spec, blk }, nil
+		return func(c *engine.Config) { c.Disks[0].Device, c.Disks[0].Block = spec, blk }, nil
 	})
 	durFlag := func(name string, lo, hi engine.Duration, set func(*engine.Config, engine.Duration)) {
 		setting(name, func(v string) (func(*engine.Config), error) {
@@ -472,7 +473,7 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		}
 		return func(c *engine.Config) { c.Reclaim = &engine.ReclaimConfig{AnonMB: n, Swap: opt == "swap"} }, nil
 	})
-	intFlag("count", func(c *engine.Config, n int64) { c.Workload.Count = n })
+	intFlag("count", func(c *engine.Config, n int64) { c.Disks[0].Workload.Count = n })
 	intFlag("hz", func(c *engine.Config, n int64) { c.HZ = clampInt(n) })
 	intFlag("expire-cs", func(c *engine.Config, n int64) { c.DirtyExpireCs = clampInt(n) })
 	intFlag("writeback-cs", func(c *engine.Config, n int64) { c.DirtyWritebackCs = clampInt(n) })
