@@ -237,25 +237,123 @@ func diskSeriesNames(n int) []string {
 	return out
 }
 
-// DiskKeys are the keys of the --disk form beside the device's own keys
-// (devices.Keys), with their meaning, for help texts.
-var DiskKeys = []struct{ Key, Doc string }{
-	{"fs", "filesystem on the disk (default generic)"},
-	{"dd", "dd writers on the disk (default 0)"},
-	{"bs", "their block size (default 4k)"},
-	{"count", "blocks each writes; 0 = until the run ends"},
-	{"fsync", "conv=fsync after the last block (on/off)"},
-	{"readers", "synchronous readers of the disk"},
-	{"read_bs", "bytes per read (default 4k)"},
-	{"read_random", "random reads (on/off)"},
-	{"editors", "editors saving a small file with fsync every interval"},
-	{"editor_bytes", "bytes per save (default 16k)"},
-	{"editor_interval", "time between saves (default 1s)"},
-	{"min_ratio", "bdi min_ratio, percent (2.6.25+)"},
-	{"max_ratio", "bdi max_ratio, percent (2.6.25+, default 100)"},
-	{"strictlimit", "/sys/class/bdi strict_limit (6.3+: variant bdi_knobs_v63 on 6.1; before, only FUSE mounts; on/off)"},
-	{"min_bytes", "bdi min_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold"},
-	{"max_bytes", "bdi max_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold"},
+// DiskKey is one key of the --disk form beside the device's own keys
+// (devices.Keys): its name, its meaning for help texts, how its value parses into
+// a DiskConfig (with its range) and how it prints back ("": left out, the
+// ParseDisk default). DiskKeys is the one list ParseDisk, DiskConfig.String and
+// the help texts read; a disk key is one row.
+type DiskKey struct {
+	Key, Doc string
+	parse    func(d *DiskConfig, v string) error
+	format   func(d DiskConfig) string
+}
+
+// DiskKeys are the --disk keys, in the order String prints them.
+var DiskKeys = []DiskKey{
+	{"fs", "filesystem on the disk (default generic)",
+		func(d *DiskConfig, v string) error { d.Filesystem = v; return nil },
+		func(d DiskConfig) string { return d.Filesystem }},
+	intKey("dd", "dd writers on the disk (default 0)", 0, MaxDD, func(d *DiskConfig) *int { return &d.Workload.DD }),
+	{"bs", "their block size (default 4k)",
+		func(d *DiskConfig, v string) error { return parseSize("bs", v, &d.Workload.BS) },
+		func(d DiskConfig) string { // printed with the dd, the default included
+			if d.Workload.DD == 0 {
+				return ""
+			}
+			return devices.FormatBytes(d.Workload.BS)
+		}},
+	{"count", "blocks each writes; 0 = until the run ends",
+		func(d *DiskConfig, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return fmt.Errorf("disk: count=%q: want a non-negative integer", v)
+			}
+			d.Workload.Count = n
+			return nil
+		},
+		func(d DiskConfig) string { return nonZero(d.Workload.Count, strconv.FormatInt(d.Workload.Count, 10)) }},
+	boolKey("fsync", "conv=fsync after the last block (on/off)", func(d *DiskConfig) *bool { return &d.Workload.Fsync }),
+	intKey("readers", "synchronous readers of the disk", 0, MaxReaders, func(d *DiskConfig) *int { return &d.Workload.Readers }),
+	sizeKey("read_bs", "bytes per read (default 4k)", func(d *DiskConfig) *int64 { return &d.Workload.ReadBS }),
+	boolKey("read_random", "random reads (on/off)", func(d *DiskConfig) *bool { return &d.Workload.ReadRandom }),
+	intKey("editors", "editors saving a small file with fsync every interval", 0, MaxEditors, func(d *DiskConfig) *int { return &d.Workload.Editors }),
+	sizeKey("editor_bytes", "bytes per save (default 16k)", func(d *DiskConfig) *int64 { return &d.Workload.EditorBytes }),
+	{"editor_interval", "time between saves (default 1s)",
+		func(d *DiskConfig, v string) (err error) {
+			d.Workload.EditorInterval, err = ParseDuration(v)
+			return err
+		},
+		func(d DiskConfig) string {
+			return nonZero(d.Workload.EditorInterval, d.Workload.EditorInterval.String())
+		}},
+	intKey("min_ratio", "bdi min_ratio, percent (2.6.25+)", 0, 100, func(d *DiskConfig) *int { return &d.BDI.MinRatio }),
+	{"max_ratio", "bdi max_ratio, percent (2.6.25+, default 100)",
+		func(d *DiskConfig, v string) error { return parseInt("max_ratio", v, 1, 100, &d.BDI.MaxRatio) },
+		func(d DiskConfig) string { return nonZero(d.BDI.MaxRatio-100, strconv.Itoa(d.BDI.MaxRatio)) }},
+	boolKey("strictlimit", "/sys/class/bdi strict_limit (6.3+: variant bdi_knobs_v63 on 6.1; before, only FUSE mounts; on/off)",
+		func(d *DiskConfig) *bool { return &d.BDI.StrictLimit }),
+	sizeKey("min_bytes", "bdi min_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold",
+		func(d *DiskConfig) *int64 { return &d.BDI.MinBytes }),
+	sizeKey("max_bytes", "bdi max_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold",
+		func(d *DiskConfig) *int64 { return &d.BDI.MaxBytes }),
+}
+
+// intKey is a disk key holding an integer in [lo, hi], printed when not 0.
+func intKey(key, doc string, lo, hi int, field func(*DiskConfig) *int) DiskKey {
+	return DiskKey{key, doc,
+		func(d *DiskConfig, v string) error { return parseInt(key, v, lo, hi, field(d)) },
+		func(d DiskConfig) string { n := *field(&d); return nonZero(n, strconv.Itoa(n)) }}
+}
+
+// sizeKey is a disk key holding a size in bytes ("4k", "1M"), printed when not 0.
+func sizeKey(key, doc string, field func(*DiskConfig) *int64) DiskKey {
+	return DiskKey{key, doc,
+		func(d *DiskConfig, v string) error { return parseSize(key, v, field(d)) },
+		func(d DiskConfig) string { n := *field(&d); return nonZero(n, devices.FormatBytes(n)) }}
+}
+
+// boolKey is an on/off disk key, printed when on.
+func boolKey(key, doc string, field func(*DiskConfig) *bool) DiskKey {
+	return DiskKey{key, doc,
+		func(d *DiskConfig, v string) error {
+			switch strings.ToLower(v) {
+			case "1", "on", "true", "yes":
+				*field(d) = true
+			case "0", "off", "false", "no":
+				*field(d) = false
+			default:
+				return fmt.Errorf("disk: %s=%q: want on or off", key, v)
+			}
+			return nil
+		},
+		func(d DiskConfig) string { return nonZero(*field(&d), "on") }}
+}
+
+func parseInt(key, v string, lo, hi int, dst *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return fmt.Errorf("disk: %s=%q: want an integer in [%d, %d]", key, v, lo, hi)
+	}
+	*dst = n
+	return nil
+}
+
+func parseSize(key, v string, dst *int64) error {
+	n, err := devices.ParseBytes(v)
+	if err != nil {
+		return fmt.Errorf("disk: %s=%q: %v", key, v, err)
+	}
+	*dst = n
+	return nil
+}
+
+// nonZero is text when v is not its type's zero value, else "".
+func nonZero[T comparable](v T, text string) string {
+	var zero T
+	if v == zero {
+		return ""
+	}
+	return text
 }
 
 // ParseDisk parses the --disk form "DEVICE[,key=value...]": a device preset, then
@@ -265,15 +363,7 @@ func ParseDisk(text string) (DiskConfig, error) {
 	parts := strings.Split(text, ",")
 	d := DiskConfig{Filesystem: "generic", BDI: kernel.DefaultBdiKnobs()}
 	var devParts []string
-	onOff := func(key, v string) (bool, error) {
-		switch strings.ToLower(v) {
-		case "1", "on", "true", "yes":
-			return true, nil
-		case "0", "off", "false", "no":
-			return false, nil
-		}
-		return false, fmt.Errorf("disk: %s=%q: want on or off", key, v)
-	}
+next:
 	for _, kv := range parts[1:] {
 		key, v, ok := strings.Cut(kv, "=")
 		key, v = strings.TrimSpace(key), strings.TrimSpace(v)
@@ -281,68 +371,15 @@ func ParseDisk(text string) (DiskConfig, error) {
 			return DiskConfig{}, fmt.Errorf("disk %s: %q is not key=value (keys: %s, and the device's: %s)",
 				parts[0], kv, diskKeyList(), strings.Join(devices.Keys(), ", "))
 		}
-		num := func(dst *int, lo, hi int) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < lo || n > hi {
-				return fmt.Errorf("disk: %s=%q: want an integer in [%d, %d]", key, v, lo, hi)
+		for _, k := range DiskKeys {
+			if k.Key == key {
+				if err := k.parse(&d, v); err != nil {
+					return DiskConfig{}, err
+				}
+				continue next
 			}
-			*dst = n
-			return nil
 		}
-		size := func(dst *int64) error {
-			n, err := devices.ParseBytes(v)
-			if err != nil {
-				return fmt.Errorf("disk: %s=%q: %v", key, v, err)
-			}
-			*dst = n
-			return nil
-		}
-		var err error
-		wl := &d.Workload
-		switch key {
-		case "fs":
-			d.Filesystem = v
-		case "dd":
-			err = num(&wl.DD, 0, MaxDD)
-		case "bs":
-			err = size(&wl.BS)
-		case "count":
-			var n int64
-			n, err = strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				err = fmt.Errorf("disk: count=%q: want a non-negative integer", v)
-			}
-			wl.Count = n
-		case "fsync":
-			wl.Fsync, err = onOff(key, v)
-		case "readers":
-			err = num(&wl.Readers, 0, MaxReaders)
-		case "read_bs":
-			err = size(&wl.ReadBS)
-		case "read_random":
-			wl.ReadRandom, err = onOff(key, v)
-		case "editors":
-			err = num(&wl.Editors, 0, MaxEditors)
-		case "editor_bytes":
-			err = size(&wl.EditorBytes)
-		case "editor_interval":
-			wl.EditorInterval, err = ParseDuration(v)
-		case "min_ratio":
-			err = num(&d.BDI.MinRatio, 0, 100)
-		case "max_ratio":
-			err = num(&d.BDI.MaxRatio, 1, 100)
-		case "strictlimit":
-			d.BDI.StrictLimit, err = onOff(key, v)
-		case "min_bytes":
-			err = size(&d.BDI.MinBytes)
-		case "max_bytes":
-			err = size(&d.BDI.MaxBytes)
-		default:
-			devParts = append(devParts, kv)
-		}
-		if err != nil {
-			return DiskConfig{}, err
-		}
+		devParts = append(devParts, kv)
 	}
 	if d.Workload.DD > 0 && d.Workload.BS == 0 {
 		d.Workload.BS = 4096
@@ -368,57 +405,10 @@ func diskKeyList() string {
 func (d DiskConfig) String() string {
 	var b strings.Builder
 	b.WriteString(d.Device.String() + d.Block.String())
-	add := func(k, v string) { b.WriteString("," + k + "=" + v) }
-	onOff := func(v bool) string {
-		if v {
-			return "on"
+	for _, k := range DiskKeys {
+		if v := k.format(d); v != "" {
+			b.WriteString("," + k.Key + "=" + v)
 		}
-		return "off"
-	}
-	wl := d.Workload
-	add("fs", d.Filesystem)
-	if wl.DD != 0 {
-		add("dd", strconv.Itoa(wl.DD))
-		add("bs", devices.FormatBytes(wl.BS))
-	}
-	if wl.Count != 0 {
-		add("count", strconv.FormatInt(wl.Count, 10))
-	}
-	if wl.Fsync {
-		add("fsync", "on")
-	}
-	if wl.Readers != 0 {
-		add("readers", strconv.Itoa(wl.Readers))
-	}
-	if wl.ReadBS != 0 {
-		add("read_bs", devices.FormatBytes(wl.ReadBS))
-	}
-	if wl.ReadRandom {
-		add("read_random", "on")
-	}
-	if wl.Editors != 0 {
-		add("editors", strconv.Itoa(wl.Editors))
-	}
-	if wl.EditorBytes != 0 {
-		add("editor_bytes", devices.FormatBytes(wl.EditorBytes))
-	}
-	if wl.EditorInterval != 0 {
-		add("editor_interval", wl.EditorInterval.String())
-	}
-	if d.BDI.MinRatio != 0 {
-		add("min_ratio", strconv.Itoa(d.BDI.MinRatio))
-	}
-	if d.BDI.MaxRatio != 100 {
-		add("max_ratio", strconv.Itoa(d.BDI.MaxRatio))
-	}
-	if d.BDI.StrictLimit {
-		add("strictlimit", onOff(true))
-	}
-	if d.BDI.MinBytes != 0 {
-		add("min_bytes", devices.FormatBytes(d.BDI.MinBytes))
-	}
-	if d.BDI.MaxBytes != 0 {
-		add("max_bytes", devices.FormatBytes(d.BDI.MaxBytes))
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,10 +149,14 @@ func TestDisksValidate(t *testing.T) {
 
 // TestParseDiskRoundTrip: the --disk form parses and prints back.
 func TestParseDiskRoundTrip(t *testing.T) {
-	for _, text := range []string{
-		"usb2-stick,fs=ext4,dd=1,bs=1M,count=1024,max_ratio=5",
-		"nvme,qd=32,fs=xfs,readers=2,read_random=on,editors=1,editor_bytes=64k,editor_interval=500ms,min_ratio=10,strictlimit=on,max_bytes=16M,min_bytes=1M",
-	} {
+	texts := []string{
+		"usb2-stick,fs=ext4,dd=1,bs=1M,count=1024,max_ratio=5,fsync=on",
+		"nvme,qd=32,fs=xfs,readers=2,read_bs=16k,read_random=on,editors=1,editor_bytes=64k,editor_interval=500ms,min_ratio=10,strictlimit=on,max_bytes=16M,min_bytes=1M",
+	}
+	for _, k := range engine.DiskKeys { // every key of the table is round-tripped
+		assert.Contains(t, strings.Join(texts, ","), ","+k.Key+"=", k.Key)
+	}
+	for _, text := range texts {
 		d, err := engine.ParseDisk(text)
 		require.NoError(t, err, text)
 		back, err := engine.ParseDisk(d.String())
