@@ -90,6 +90,9 @@ func TestTwoDisks(t *testing.T) {
 	require.Len(t, r.Disks[0].Readers, 1)
 	assert.LessOrEqual(t, r.Disks[1].BdiThreshMB, 100*0.2+0.01, "max_ratio 20 of a 100 MB limit")
 	assert.Equal(t, 1, r.Tasks[0].Disk)
+	require.NotNil(t, r.Disks[1].Iostat)
+	assert.Equal(t, r.Iostat, *r.Disks[0].Iostat, "Result.Iostat is the first disk's")
+	assert.InDelta(t, r.Disks[1].WriteMBps, r.Disks[1].Iostat.WriteMBps, 0.5, "the dd's disk: its own iostat")
 }
 
 // TestDisksJSON: the disk list survives JSON.

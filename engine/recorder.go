@@ -167,7 +167,8 @@ func (r *recorder) sampleDisks() {
 // result assembles what the machine measured so far. Machine-wide: the run, CPU,
 // written and dirtied (every disk's sum), the flusher's work, dirty ages, tasks
 // and inodes. The first disk's: Iostat, Media, WBT and FSStats, and the series'
-// iostat and wbt columns. Per disk (several disks or editors): Disks.
+// iostat and wbt columns. Per disk (several disks or editors): Disks, each
+// disk's iostat included.
 func (r *recorder) result() *Result {
 	m := r.m
 	k, cfg := m.k, m.cfg
@@ -336,6 +337,8 @@ func (r *recorder) diskResults(res *Result) {
 				dr.Readers = append(dr.Readers, latencyResult(rd.Latency()))
 			}
 		}
+		io := r.iostat(i)
+		dr.Iostat = &io
 		res.Disks = append(res.Disks, dr)
 	}
 }

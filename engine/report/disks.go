@@ -23,6 +23,8 @@ type DiskResult struct {
 	DDExitS float64         `json:"dd_exit_s,omitempty"`
 	Editors []LatencyResult `json:"editors,omitempty"`
 	Readers []LatencyResult `json:"readers,omitempty"`
+	// Iostat is the disk's iostat -x over the run.
+	Iostat *IostatSummary `json:"iostat,omitempty"`
 }
 
 // LatencyResult is a task's latency percentiles (histogram upper bounds within
