@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -385,32 +386,26 @@ func drng(field string, v, lo, hi Duration) error {
 	return nil
 }
 
-// validateMachine checks the machine's and the sysctls' fields.
+// validateMachine checks the machine's and the sysctls' fields: every range error
+// of the key table and the rest at once (errors.Join, one a line), then HZ and
+// the threshold pairs.
 func (c *Config) validateMachine() error {
-	memBytes := c.MemoryMB << 20
-	checks := []error{
-		rng("cpus", int64(c.CPUs), 1, MaxCPUs),
-		rng("memory_MB", c.MemoryMB, MinMemoryMB, MaxMemoryMB),
-		rng("dirty_ratio", int64(c.DirtyRatio), 0, 100),
-		rng("dirty_background_ratio", int64(c.DirtyBackgroundRatio), 0, 100),
-		rng("dirty_expire_centisecs", int64(c.DirtyExpireCs), 1, maxCentisecs),
-		rng("dirty_writeback_centisecs", int64(c.DirtyWritebackCs), 0, maxCentisecs),
+	errs := c.KeyErrors()
+	for _, err := range []error{
 		rng("trace_lines", int64(c.TraceLines), 0, MaxTraceLines),
 		drng("runtime", c.Runtime, minRuntime, maxRuntime),
+	} {
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.Reclaim != nil {
-		checks = append(checks, rng("reclaim.anon_MB", c.Reclaim.AnonMB, 0, c.MemoryMB*7/8))
-	}
-	if c.DirtyBytes != 0 {
-		checks = append(checks, rng("dirty_bytes", c.DirtyBytes, 2*4096, memBytes))
-	}
-	if c.DirtyBackgroundBytes != 0 {
-		checks = append(checks, rng("dirty_background_bytes", c.DirtyBackgroundBytes, 4096, memBytes))
-	}
-	for _, err := range checks {
-		if err != nil {
-			return err
+		if err := rng("reclaim.anon_MB", c.Reclaim.AnonMB, 0, c.MemoryMB*7/8); err != nil {
+			errs = append(errs, err)
 		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	switch c.HZ {
 	case 100, 250, 300, 1000:
