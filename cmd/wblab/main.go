@@ -746,7 +746,11 @@ func keyFlagsHelp(d engine.Config) string {
 		}
 		lo, hi := k.Bounds(&d)
 		text := wrap(fmt.Sprintf("%s, [%d,\x00%d] (default %s)", k.Help, lo, hi, k.Text(&d)), 21, 88) // the range on one line
-		fmt.Fprintf(&b, "\n  --%-16s %s", k.Flag+" N", strings.ReplaceAll(text, "\x00", " "))
+		name := k.Flag + " N"
+		if len(name) > 16 { // the text below the flag, in its column
+			name += "\n" + strings.Repeat(" ", 20)
+		}
+		fmt.Fprintf(&b, "\n  --%-16s %s", name, strings.ReplaceAll(text, "\x00", " "))
 	}
 	return b.String()
 }
