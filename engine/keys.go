@@ -23,7 +23,10 @@ type ConfigKey struct {
 	Size bool
 	// Unset: 0 means the setting is unset (a _bytes sysctl whose _ratio rules)
 	// and is not range-checked.
-	Unset  bool
+	Unset bool
+	// Unit is how errors print a value: "bytes" (as KiB, MiB, GiB), "MiB"
+	// (likewise), or a suffix ("%", "centisecs"); "" a bare number.
+	Unit   string
 	get    func(c *Config) int64
 	set    func(c *Config, v int64)
 	bounds func(c *Config) (lo, hi int64)
@@ -31,29 +34,29 @@ type ConfigKey struct {
 
 // ConfigKeys are the table's settings, in the page's order.
 var ConfigKeys = []ConfigKey{
-	{JSON: "dirty_bytes", Form: "dirty_bytes", Label: "dirty_bytes", Group: "sysctl", Size: true, Unset: true,
+	{JSON: "dirty_bytes", Unit: "bytes", Form: "dirty_bytes", Label: "dirty_bytes", Group: "sysctl", Size: true, Unset: true,
 		Help: "vm.dirty_bytes (100M; empty = use ratio)",
 		get:  func(c *Config) int64 { return c.DirtyBytes }, set: func(c *Config, v int64) { c.DirtyBytes = v },
 		bounds: func(c *Config) (int64, int64) { return 2 * 4096, c.MemoryMB << 20 }},
-	{JSON: "dirty_ratio", Form: "dirty_ratio", Label: "dirty_ratio", Group: "sysctl", Help: "vm.dirty_ratio, %",
+	{JSON: "dirty_ratio", Unit: "%", Form: "dirty_ratio", Label: "dirty_ratio", Group: "sysctl", Help: "vm.dirty_ratio, %",
 		get: func(c *Config) int64 { return int64(c.DirtyRatio) }, set: func(c *Config, v int64) { c.DirtyRatio = clampInt(v) },
 		bounds: fixed(0, 100)},
-	{JSON: "dirty_background_bytes", Form: "bg_bytes", Label: "dirty_background_bytes", Group: "sysctl", Size: true, Unset: true,
+	{JSON: "dirty_background_bytes", Unit: "bytes", Form: "bg_bytes", Label: "dirty_background_bytes", Group: "sysctl", Size: true, Unset: true,
 		Help: "empty = use ratio",
 		get:  func(c *Config) int64 { return c.DirtyBackgroundBytes }, set: func(c *Config, v int64) { c.DirtyBackgroundBytes = v },
 		bounds: func(c *Config) (int64, int64) { return 4096, c.MemoryMB << 20 }},
-	{JSON: "dirty_background_ratio", Form: "bg_ratio", Label: "dirty_background_ratio", Group: "sysctl", Help: "%",
+	{JSON: "dirty_background_ratio", Unit: "%", Form: "bg_ratio", Label: "dirty_background_ratio", Group: "sysctl", Help: "%",
 		get: func(c *Config) int64 { return int64(c.DirtyBackgroundRatio) }, set: func(c *Config, v int64) { c.DirtyBackgroundRatio = clampInt(v) },
 		bounds: fixed(0, 100)},
-	{JSON: "dirty_expire_centisecs", Form: "expire", Flag: "expire-cs", Label: "dirty_expire_centisecs", Group: "sysctl",
+	{JSON: "dirty_expire_centisecs", Unit: "centisecs", Form: "expire", Flag: "expire-cs", Label: "dirty_expire_centisecs", Group: "sysctl",
 		Help: "vm.dirty_expire_centisecs",
 		get:  func(c *Config) int64 { return int64(c.DirtyExpireCs) }, set: func(c *Config, v int64) { c.DirtyExpireCs = clampInt(v) },
 		bounds: fixed(1, maxCentisecs)},
-	{JSON: "dirty_writeback_centisecs", Form: "writeback", Flag: "writeback-cs", Label: "dirty_writeback_centisecs", Group: "sysctl",
+	{JSON: "dirty_writeback_centisecs", Unit: "centisecs", Form: "writeback", Flag: "writeback-cs", Label: "dirty_writeback_centisecs", Group: "sysctl",
 		Help: "vm.dirty_writeback_centisecs; 0 disables periodic writeback",
 		get:  func(c *Config) int64 { return int64(c.DirtyWritebackCs) }, set: func(c *Config, v int64) { c.DirtyWritebackCs = clampInt(v) },
 		bounds: fixed(0, maxCentisecs)},
-	{JSON: "memory_MB", Form: "memory", Label: "memory (MB)", Group: "machine",
+	{JSON: "memory_MB", Unit: "MiB", Form: "memory", Label: "memory (MB)", Group: "machine",
 		get: func(c *Config) int64 { return c.MemoryMB }, set: func(c *Config, v int64) { c.MemoryMB = v },
 		bounds: fixed(MinMemoryMB, MaxMemoryMB)},
 	{JSON: "cpus", Form: "cpus", Label: "CPUs", Group: "machine",
@@ -119,7 +122,40 @@ func (k ConfigKey) check(c *Config) error {
 		return nil
 	}
 	lo, hi := k.bounds(c)
-	return rng(k.JSON, v, lo, hi)
+	if v < lo || v > hi {
+		r := strconv.FormatInt(lo, 10) + "-" + k.human(hi) // "0-100 %"
+		if k.Unit == "bytes" || k.Unit == "MiB" {
+			r = k.human(lo) + "-" + k.human(hi) // "64 MiB-256 GiB"
+		}
+		return fmt.Errorf("%s: %s is out of range %s", k.JSON, k.human(v), r)
+	}
+	return nil
+}
+
+// human prints v in the key's unit: "64 MiB", "8 KiB", "100 %", "3000 centisecs".
+// Range errors read "memory_MB: 32 MiB is out of range 64 MiB-256 GiB".
+func (k ConfigKey) human(v int64) string {
+	switch k.Unit {
+	case "":
+		return strconv.FormatInt(v, 10)
+	case "bytes", "MiB":
+		if k.Unit == "MiB" {
+			if v > 1<<43 || v < -(1<<43) { // beyond what bytes hold
+				return strconv.FormatInt(v, 10) + " MiB"
+			}
+			v <<= 20
+		}
+		for _, u := range []struct {
+			shift uint
+			s     string
+		}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+			if v != 0 && v%(1<<u.shift) == 0 {
+				return strconv.FormatInt(v>>u.shift, 10) + " " + u.s
+			}
+		}
+		return strconv.FormatInt(v, 10) + " bytes"
+	}
+	return strconv.FormatInt(v, 10) + " " + k.Unit
 }
 
 // KeyErrors are every ConfigKeys range error of c at once, in table order.

@@ -14,9 +14,9 @@ func TestKeyErrorsAll(t *testing.T) {
 	c.CPUs, c.DirtyRatio, c.DirtyExpireCs = 0, 101, 0
 	errs := c.KeyErrors()
 	require.Len(t, errs, 3)
-	assert.EqualError(t, errs[0], "dirty_ratio: 101 out of range [0, 100]")
-	assert.EqualError(t, errs[1], "dirty_expire_centisecs: 0 out of range [1, 360000]")
-	assert.EqualError(t, errs[2], "cpus: 0 out of range [1, 256]")
+	assert.EqualError(t, errs[0], "dirty_ratio: 101 % is out of range 0-100 %")
+	assert.EqualError(t, errs[1], "dirty_expire_centisecs: 0 centisecs is out of range 1-360000 centisecs")
+	assert.EqualError(t, errs[2], "cpus: 0 is out of range 1-256")
 	err := c.Validate()
 	for _, e := range errs {
 		assert.ErrorContains(t, err, e.Error())
@@ -41,4 +41,7 @@ func TestConfigKeysRoundTrip(t *testing.T) {
 		assert.Less(t, lo, hi, k.JSON)
 	}
 	assert.ErrorContains(t, ConfigKeys[1].Parse(&c, "x"), "not a whole number")
+	c = DefaultConfig()
+	c.MemoryMB, c.DirtyBytes = 32, 0
+	assert.EqualError(t, c.Validate(), "memory_MB: 32 MiB is out of range 64 MiB-256 GiB", "human units")
 }
