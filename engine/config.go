@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -18,16 +19,11 @@ import (
 // from DefaultConfig or harness.ConfigForCase. All sizes are bytes, all times are
 // Durations (JSON: "600s", "100ms"), ratios are percent like the sysctls.
 type Config struct {
-	Case       string           `json:"case,omitempty"`     // the run's label: the harness case name it came from (harness.CaseOf)
-	Filesystem string           `json:"fs"`                 // generic (ext3, ext4, xfs, btrfs come with their models)
-	Kernel     string           `json:"kernel"`             // a kernel preset name (see kernel.Presets)
-	Variants   kernel.Overrides `json:"variants,omitempty"` // switches overriding the preset's, by name
-	Device     devices.Spec     `json:"device"`
-	// Block overrides keys of the block layer the kernel preset puts in front of
-	// the device (kernel.Variants.Block): "wbt": "off", "max_sectors_kb": "256".
-	Block    devices.BlockOverrides `json:"block,omitempty"`
-	CPUs     int                    `json:"cpus"`
-	MemoryMB int64                  `json:"memory_MB"`
+	Case     string           `json:"case,omitempty"`     // the run's label: the harness case name it came from (harness.CaseOf)
+	Kernel   string           `json:"kernel"`             // a kernel preset name (see kernel.Presets)
+	Variants kernel.Overrides `json:"variants,omitempty"` // switches overriding the preset's, by name
+	CPUs     int              `json:"cpus"`
+	MemoryMB int64            `json:"memory_MB"`
 	// Reclaim turns on the page-reclaim model (kernel vmscan.go): the memory
 	// applications hold and whether there is swap; the page cache starts as the
 	// rest, full of clean pages. nil: the page cache never fills.
@@ -42,11 +38,11 @@ type Config struct {
 	DirtyExpireCs        int   `json:"dirty_expire_centisecs"`
 	DirtyWritebackCs     int   `json:"dirty_writeback_centisecs"`
 
-	Workload Workload `json:"workload"`
-	// BDI is the first disk's /sys/class/bdi knobs (nil: min_ratio 0, max_ratio 100).
-	BDI *kernel.BdiKnobs `json:"bdi,omitempty"`
-	// Disks are the machine's further disks (disks.go); empty: one disk.
-	Disks []DiskConfig `json:"disks,omitempty"`
+	// Disks are the machine's disks in mount order (sda, sdb ...; disks.go): each
+	// its device, block layer overrides, filesystem, bdi knobs and tasks. At least
+	// one. (Before, the first disk was the top-level device, block, fs, bdi and
+	// workload and "disks" the rest; UnmarshalJSON still reads that form.)
+	Disks []DiskConfig `json:"disks"`
 	// Runtime is the simulated run length; with only count-limited dd (no readers)
 	// the run ends earlier, once every dd exited and no page is dirty or under
 	// writeback.
@@ -133,13 +129,25 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes a Config, naming the field of a bad duration.
+// UnmarshalJSON decodes a Config, naming the field of a bad duration. It also
+// reads the old form (saved files, old links' JSON): a top-level "device",
+// "block", "fs", "bdi" or "workload" is the first disk, set over the first disk
+// the Config already had (as the old form was set over the old fields), and
+// "disks" then lists the further disks.
 func (c *Config) UnmarshalJSON(b []byte) error {
 	type plain Config
+	prior := c.Disks
 	aux := struct {
 		*plain
 		Runtime        json.RawMessage `json:"runtime"`
 		SampleInterval json.RawMessage `json:"sample_interval,omitempty"`
+		Disks          json.RawMessage `json:"disks"`
+		// the old form's first disk
+		Device     json.RawMessage `json:"device"`
+		Block      json.RawMessage `json:"block"`
+		Filesystem json.RawMessage `json:"fs"`
+		BDI        json.RawMessage `json:"bdi"`
+		Workload   json.RawMessage `json:"workload"`
 	}{plain: (*plain)(c)}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
@@ -156,6 +164,44 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
+	var disks []DiskConfig
+	if len(aux.Disks) > 0 && string(aux.Disks) != "null" {
+		if err := json.Unmarshal(aux.Disks, &disks); err != nil {
+			return fmt.Errorf("disks: %w", err)
+		}
+	} else {
+		disks = prior
+	}
+	old := false
+	for _, raw := range []json.RawMessage{aux.Device, aux.Block, aux.Filesystem, aux.BDI, aux.Workload} {
+		old = old || len(raw) > 0
+	}
+	if !old {
+		c.Disks = disks
+		return nil
+	}
+	first := DiskConfig{BDI: kernel.DefaultBdiKnobs()}
+	if len(prior) > 0 {
+		first = prior[0]
+	}
+	if len(aux.Disks) == 0 && len(prior) > 0 {
+		disks = prior[1:]
+	}
+	// decoded by name, so that an error names the field ("device.qd")
+	oldForm := struct {
+		Device     *devices.Spec           `json:"device"`
+		Block      *devices.BlockOverrides `json:"block"`
+		Filesystem *string                 `json:"fs"`
+		BDI        *kernel.BdiKnobs        `json:"bdi"`
+		Workload   *Workload               `json:"workload"`
+	}{&first.Device, &first.Block, &first.Filesystem, &first.BDI, &first.Workload}
+	if err := json.Unmarshal(b, &oldForm); err != nil {
+		return err
+	}
+	if string(aux.BDI) == "null" {
+		first.BDI = kernel.DefaultBdiKnobs()
+	}
+	c.Disks = append([]DiskConfig{first}, disks...)
 	return nil
 }
 
@@ -202,18 +248,16 @@ const (
 // read it here.
 func FirstPageConfig() Config {
 	c := DefaultConfig()
-	c.Filesystem = "ext4"
+	c.Disks[0].Filesystem = "ext4"
 	c.Detail = true
 	c.Case = "thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X" // harness.CaseOf(c), tested there
 	return c
 }
 
 func DefaultConfig() Config {
-	dev, _ := devices.Preset(DefaultDevice)
 	return Config{
-		Filesystem:           "generic",
 		Kernel:               kernel.DefaultPreset,
-		Device:               dev,
+		Disks:                []DiskConfig{DefaultDisk()},
 		CPUs:                 8,
 		MemoryMB:             4096,
 		HZ:                   1000,
@@ -221,7 +265,6 @@ func DefaultConfig() Config {
 		DirtyBackgroundRatio: 10,
 		DirtyExpireCs:        3000,
 		DirtyWritebackCs:     500,
-		Workload:             Workload{DD: 1, BS: 4096},
 		Runtime:              Duration(600 * time.Second),
 		Seed:                 1,
 	}
@@ -245,72 +288,124 @@ func FilesystemDocs() []FilesystemDoc {
 	return out
 }
 
-// Validate checks every field, naming the field, the value and the allowed range.
+// Validate checks every field, naming the field, the value and the allowed range
+// (Resolve without its result).
 func (c *Config) Validate() error {
-	if !slices.Contains(Filesystems(), c.Filesystem) {
-		return fmt.Errorf("fs: %q is not a filesystem (allowed: %s)", c.Filesystem, strings.Join(Filesystems(), ", "))
+	_, err := c.Resolve()
+	return err
+}
+
+// Resolved is a valid Config with its kernel preset and switch overrides applied
+// and each disk's block layer set up: everything Build consumes, worked out once.
+type Resolved struct {
+	// Config is the Config with each disk's device as the kernel sets it up
+	// (the elevator it runs for the one the device names).
+	Config Config
+	// Params are the kernel's: the machine, the sysctls, the switches (the
+	// preset with the overrides), the CPU costs and reclaim.
+	Params kernel.Params
+	// Disks are each disk's block layer and bdi name, in Config.Disks order.
+	Disks []ResolvedDisk
+}
+
+// ResolvedDisk is one disk as the kernel sets it up.
+type ResolvedDisk struct {
+	Block devices.Block
+	BDI   string // major:minor as trace lines print it ("8:0"; dm-0 for a dm first disk)
+}
+
+// Resolve validates every field (errors name the field, the value and the allowed
+// range) and resolves the kernel preset, the switch overrides and each disk's
+// block layer, once.
+func (c Config) Resolve() (*Resolved, error) {
+	if err := c.validateMachine(); err != nil {
+		return nil, err
 	}
-	if _, err := kernel.LookupPreset(c.Kernel); err != nil {
-		return fmt.Errorf("kernel: %w", err)
+	preset, err := kernel.LookupPreset(c.Kernel)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
 	}
 	if err := c.Variants.Validate(); err != nil {
-		return fmt.Errorf("variants: %w", err)
+		return nil, fmt.Errorf("variants: %w", err)
 	}
-	if err := c.Device.Validate(); err != nil {
-		return err
+	v, err := c.Variants.Apply(preset.Variants)
+	if err != nil {
+		return nil, fmt.Errorf("variants: %w", err)
 	}
-	if err := c.Block.Validate(); err != nil {
-		return err
+	if err := c.validateDisks(v); err != nil {
+		return nil, err
 	}
-	rng := func(field string, v, lo, hi int64) error {
-		if v < lo || v > hi {
-			return fmt.Errorf("%s: %d out of range [%d, %d]", field, v, lo, hi)
+	if err := c.validateRun(); err != nil {
+		return nil, err
+	}
+	r := &Resolved{Config: c}
+	r.Config.Disks = slices.Clone(c.Disks)
+	costs := kernel.DefaultCosts()
+	for i := range r.Config.Disks {
+		d := &r.Config.Disks[i]
+		spec, blk, err := diskBlock(d.Device, d.Block, v)
+		if err != nil {
+			return nil, fmt.Errorf("%sblock: %w", diskPrefix(i), err)
 		}
-		return nil
-	}
-	// durations in their own units ("runtime: 100000h0m0s out of range [1ms, 24h0m0s]")
-	drng := func(field string, v, lo, hi Duration) error {
-		if v < lo || v > hi {
-			return fmt.Errorf("%s: %v out of range [%v, %v]", field, v, lo, hi)
+		d.Device = spec
+		name := DiskName(i)
+		if i == 0 && spec.DM {
+			// the filesystem writes to the dm device (its bdi); its bios are cloned
+			// onto the disk's queue (devices/dm.go)
+			name = devices.DMName(0)
+			costs.SubmitBio = devices.DMSubmitBio(costs.SubmitBio)
 		}
-		return nil
+		r.Disks = append(r.Disks, ResolvedDisk{Block: blk, BDI: name})
 	}
-	memBytes := c.MemoryMB << 20
-	checks := []error{
-		rng("cpus", int64(c.CPUs), 1, MaxCPUs),
-		rng("memory_MB", c.MemoryMB, MinMemoryMB, MaxMemoryMB),
-		rng("dirty_ratio", int64(c.DirtyRatio), 0, 100),
-		rng("dirty_background_ratio", int64(c.DirtyBackgroundRatio), 0, 100),
-		rng("dirty_expire_centisecs", int64(c.DirtyExpireCs), 1, maxCentisecs),
-		rng("dirty_writeback_centisecs", int64(c.DirtyWritebackCs), 0, maxCentisecs),
-		rng("workload.dd", int64(c.Workload.DD), c.minDD(), MaxDD),
-		rng("workload.bs", c.Workload.BS, c.minBS(), MaxBS),
-		rng("workload.count", c.Workload.Count, 0, 1<<40/max(c.Workload.BS, 1)),
-		rng("trace_lines", int64(c.TraceLines), 0, MaxTraceLines),
-		rng("workload.readers", int64(c.Workload.Readers), 0, MaxReaders),
-		rng("workload.read_bs", c.Workload.ReadBS, 0, MaxBS),
-		drng("runtime", c.Runtime, minRuntime, maxRuntime),
+	r.Params = kernel.Params{
+		CPUs: c.CPUs, MemoryMB: c.MemoryMB,
+		DirtyBytes: c.DirtyBytes, DirtyRatio: c.DirtyRatio,
+		DirtyBackgroundBytes: c.DirtyBackgroundBytes, DirtyBackgroundRatio: c.DirtyBackgroundRatio,
+		DirtyExpireCs: c.DirtyExpireCs, DirtyWritebackCs: c.DirtyWritebackCs,
+		Variants: v, Costs: costs,
 	}
 	if c.Reclaim != nil {
-		checks = append(checks, rng("reclaim.anon_MB", c.Reclaim.AnonMB, 0, c.MemoryMB*7/8))
+		r.Params.Reclaim = &kernel.Reclaim{AnonMB: c.Reclaim.AnonMB, Swap: c.Reclaim.Swap}
 	}
-	if c.DirtyBytes != 0 {
-		checks = append(checks, rng("dirty_bytes", c.DirtyBytes, 2*4096, memBytes))
+	return r, nil
+}
+
+// rng and drng check a field's range, naming the field, the value and the range
+// (durations in their own units: "runtime: 100000h0m0s out of range [1ms, 24h0m0s]").
+func rng(field string, v, lo, hi int64) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s: %d out of range [%d, %d]", field, v, lo, hi)
 	}
-	if c.DirtyBackgroundBytes != 0 {
-		checks = append(checks, rng("dirty_background_bytes", c.DirtyBackgroundBytes, 4096, memBytes))
+	return nil
+}
+
+func drng(field string, v, lo, hi Duration) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s: %v out of range [%v, %v]", field, v, lo, hi)
 	}
-	for _, err := range checks {
+	return nil
+}
+
+// validateMachine checks the machine's and the sysctls' fields: every range error
+// of the key table and the rest at once (errors.Join, one a line), then HZ and
+// the threshold pairs.
+func (c *Config) validateMachine() error {
+	errs := c.KeyErrors()
+	for _, err := range []error{
+		rng("trace_lines", int64(c.TraceLines), 0, MaxTraceLines),
+		drng("runtime", c.Runtime, minRuntime, maxRuntime),
+	} {
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	if err := c.validateDisks(); err != nil {
-		return err
+	if c.Reclaim != nil {
+		if err := rng("reclaim.anon_MB", c.Reclaim.AnonMB, 0, c.MemoryMB*7/8); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if work := c.Runtime.Time().Seconds() * float64(1000*int64(c.NumDisks())+50*c.totalDD()); work > maxWorkEvents {
-		return fmt.Errorf("workload.dd × runtime: %d dd for %v is about %.0f M events, above the limit %d M (shorten the run or use fewer dd)",
-			c.totalDD(), c.Runtime, work/1e6, maxWorkEvents/1_000_000)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	switch c.HZ {
 	case 100, 250, 300, 1000:
@@ -323,14 +418,14 @@ func (c *Config) Validate() error {
 	if c.DirtyBackgroundBytes == 0 && c.DirtyBackgroundRatio == 0 {
 		return fmt.Errorf("dirty_background_bytes/dirty_background_ratio: both 0; set one (ratio in [1, 100])")
 	}
-	if bs := c.Workload.BS; bs%4096 != 0 && 4096%bs != 0 {
-		return fmt.Errorf("workload.bs: %d must divide 4096 (512, 1024, 2048) or be a multiple of 4096", bs)
-	}
-	if rb := c.Workload.ReadBS; rb != 0 && (rb < 4096 || rb%4096 != 0) {
-		return fmt.Errorf("workload.read_bs: %d must be a multiple of 4096", rb)
-	}
-	if c.Workload.Fsync && c.Workload.Count == 0 {
-		return fmt.Errorf("workload.fsync: conv=fsync needs workload.count > 0 (the dd must finish to fsync)")
+	return nil
+}
+
+// validateRun checks the run's size, trace window and sample interval.
+func (c *Config) validateRun() error {
+	if work := c.Runtime.Time().Seconds() * float64(1000*int64(c.NumDisks())+50*c.totalDD()); work > maxWorkEvents {
+		return fmt.Errorf("workload.dd × runtime: %d dd for %v is about %.0f M events, above the limit %d M (shorten the run or use fewer dd)",
+			c.totalDD(), c.Runtime, work/1e6, maxWorkEvents/1_000_000)
 	}
 	if c.TraceUntil != 0 && c.TraceUntil <= c.TraceFrom {
 		return fmt.Errorf("trace_until: %v must be after trace_from %v", c.TraceUntil, c.TraceFrom)

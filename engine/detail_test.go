@@ -13,8 +13,8 @@ func TestDetail(t *testing.T) {
 		name string
 		cfg  func(*Config)
 	}{
-		{"10dd generic", func(c *Config) { c.Workload.DD = 10 }},
-		{"2dd ext4", func(c *Config) { c.Workload.DD, c.Filesystem = 2, "ext4" }},
+		{"10dd generic", func(c *Config) { c.Disks[0].Workload.DD = 10 }},
+		{"2dd ext4", func(c *Config) { c.Disks[0].Workload.DD, c.Disks[0].Filesystem = 2, "ext4" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
@@ -31,8 +31,8 @@ func TestDetail(t *testing.T) {
 			assert.Equal(t, plain.WriteBWMBps, res.WriteBWMBps, "recording must not change the run")
 			rows := len(res.Series.Data[0])
 			assert.Len(t, d.TimeS, rows)
-			assert.Len(t, d.Inodes, cfg.Workload.DD)
-			assert.Len(t, d.Tasks, cfg.Workload.DD)
+			assert.Len(t, d.Inodes, cfg.Disks[0].Workload.DD)
+			assert.Len(t, d.Tasks, cfg.Disks[0].Workload.DD)
 			onIO, pauses := 0, int64(0)
 			for _, in := range d.Inodes {
 				assert.Len(t, in.Lists, rows)

@@ -1,35 +1,54 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wblab/wblab/devices"
-	"github.com/wblab/wblab/engine/fs"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/report"
-	"github.com/wblab/wblab/engine/sim"
 	"github.com/wblab/wblab/engine/workload"
 )
 
-// A machine's disks: the first is the Config's Device, Filesystem, BDI and
-// Workload; Config.Disks adds more, each with its own device (and block layer),
+// A machine's disks: Config.Disks, each with its own device (and block layer),
 // filesystem, bdi knobs and tasks. Each disk gets its own bdi ("8:0", "8:16", ...
 // as sda, sdb ... number them), request queue and, on per-bdi kernels, flusher.
 
-// DiskConfig is one more disk of the machine and the tasks that use it.
+// DiskConfig is one disk of the machine and the tasks that use it.
 type DiskConfig struct {
 	Device devices.Spec `json:"device"`
-	// Block overrides keys of the kernel's block layer for this disk (Config.Block).
+	// Block overrides keys of the block layer the kernel preset puts in front of
+	// the device (kernel.Variants.Block): "wbt": "off", "max_sectors_kb": "256".
 	Block      devices.BlockOverrides `json:"block,omitempty"`
-	Filesystem string                 `json:"fs"`
-	BDI        kernel.BdiKnobs        `json:"bdi"`
+	Filesystem string                 `json:"fs"` // generic (ext3, ext4, xfs, btrfs come with their models)
+	// BDI is the disk's /sys/class/bdi knobs (JSON: absent is min_ratio 0, max_ratio 100).
+	BDI kernel.BdiKnobs `json:"bdi"`
 	// Workload is what runs on this disk: its dd writers, readers and editors
-	// (dd may be 0).
+	// (dd may be 0 when another disk runs a task).
 	Workload Workload `json:"workload"`
+}
+
+// UnmarshalJSON decodes a disk; an absent "bdi" is the default knobs.
+func (d *DiskConfig) UnmarshalJSON(b []byte) error {
+	type plain DiskConfig
+	p := plain{BDI: kernel.DefaultBdiKnobs()}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*d = DiskConfig(p)
+	return nil
+}
+
+// DefaultDisk is the disk of DefaultConfig: the default device with the generic
+// filesystem, default bdi knobs, and one dd writing 4 KiB blocks.
+func DefaultDisk() DiskConfig {
+	dev, _ := devices.Preset(DefaultDevice)
+	return DiskConfig{Device: dev, Filesystem: "generic", BDI: kernel.DefaultBdiKnobs(), Workload: Workload{DD: 1, BS: 4096}}
 }
 
 // Disk limits.
@@ -45,102 +64,77 @@ const (
 // DiskName is the bdi name of disk i (sda = 8:0, sdb = 8:16, ...).
 func DiskName(i int) string { return "8:" + strconv.Itoa(16*i) }
 
+// Clone is c with its own disk list (and block overrides and switch overrides):
+// a copied Config shares its Disks with the original, so a copy whose disks
+// change is made with Clone.
+func (c Config) Clone() Config {
+	c.Variants = maps.Clone(c.Variants)
+	c.Disks = slices.Clone(c.Disks)
+	for i := range c.Disks {
+		c.Disks[i].Block = maps.Clone(c.Disks[i].Block)
+	}
+	return c
+}
+
 // NumDisks is how many disks the machine has.
-func (c *Config) NumDisks() int { return 1 + len(c.Disks) }
-
-// DiskAt is disk i as a DiskConfig (0 is the Config's own device, fs, knobs and workload).
-func (c *Config) DiskAt(i int) DiskConfig {
-	if i == 0 {
-		knobs := kernel.DefaultBdiKnobs()
-		if c.BDI != nil {
-			knobs = *c.BDI
-		}
-		return DiskConfig{Device: c.Device, Block: c.Block, Filesystem: c.Filesystem, BDI: knobs, Workload: c.Workload}
-	}
-	return c.Disks[i-1]
-}
-
-// SetDisks makes disks the machine's disk list: the first becomes the Config's
-// Device, Filesystem, BDI and Workload, the rest Config.Disks.
-func (c *Config) SetDisks(disks []DiskConfig) {
-	if len(disks) == 0 {
-		return
-	}
-	d := disks[0]
-	c.Device, c.Block, c.Filesystem, c.Workload = d.Device, d.Block, d.Filesystem, d.Workload
-	c.BDI = nil
-	if d.BDI != kernel.DefaultBdiKnobs() {
-		knobs := d.BDI
-		c.BDI = &knobs
-	}
-	c.Disks = append([]DiskConfig(nil), disks[1:]...)
-	if len(c.Disks) == 0 {
-		c.Disks = nil
-	}
-}
-
-// minDD is the first disk's smallest dd count: 1 for a one-disk machine without
-// editors, else 0 (the tasks may run on other disks).
-func (c *Config) minDD() int64 {
-	if len(c.Disks) > 0 || c.Workload.Editors > 0 {
-		return 0
-	}
-	return 1
-}
-
-// minBS is the first disk's smallest dd block size: 0 is allowed when it has no dd.
-func (c *Config) minBS() int64 {
-	if c.Workload.DD == 0 && c.Workload.BS == 0 {
-		return 0
-	}
-	return 512
-}
+func (c *Config) NumDisks() int { return len(c.Disks) }
 
 // totalDD is the dd count over every disk.
 func (c *Config) totalDD() int64 {
-	n := int64(c.Workload.DD)
+	n := int64(0)
 	for _, d := range c.Disks {
 		n += int64(d.Workload.DD)
 	}
 	return n
 }
 
-// validateDisks checks the disk list: each extra disk's device, filesystem,
-// knobs and tasks (errors name "disks[i].field"), every disk's knobs against the
-// kernel, the min_ratio sum, and that some task runs.
-func (c *Config) validateDisks() error {
-	if len(c.Disks) > MaxDisks-1 {
+// diskPrefix names disk i's fields in errors: none for the first disk (the
+// forms' own keys: "fs", "workload.dd"), "disks[i]." for the others.
+func diskPrefix(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return fmt.Sprintf("disks[%d].", i)
+}
+
+// validateDisks checks the disk list: each disk's device, block overrides,
+// filesystem, knobs (against the kernel's switches v) and tasks, the min_ratio
+// sum, and that some task runs.
+func (c *Config) validateDisks(v kernel.Variants) error {
+	if len(c.Disks) == 0 {
+		return fmt.Errorf("disks: the machine has no disk")
+	}
+	if len(c.Disks) > MaxDisks {
 		return fmt.Errorf("disks: %d disks, at most %d", c.NumDisks(), MaxDisks)
-	}
-	preset, err := kernel.LookupPreset(c.Kernel)
-	if err != nil {
-		return fmt.Errorf("kernel: %w", err)
-	}
-	v, err := c.Variants.Apply(preset.Variants)
-	if err != nil {
-		return fmt.Errorf("variants: %w", err)
 	}
 	minSum := 0
 	tasks := 0
-	for i := 0; i < c.NumDisks(); i++ {
-		d := c.DiskAt(i)
-		prefix := ""
-		if i > 0 {
-			prefix = fmt.Sprintf("disks[%d].", i-1)
-			if !slices.Contains(Filesystems(), d.Filesystem) {
-				return fmt.Errorf("%sfs: %q is not a modelled filesystem (allowed: %s)", prefix, d.Filesystem, strings.Join(Filesystems(), ", "))
-			}
-			if err := d.Device.Validate(); err != nil {
-				return fmt.Errorf("%sdevice: %w", prefix, err)
-			}
-			if d.Device.DM {
-				// its per-bio cost is the kernel's submit_bio cost (one per machine)
-				return fmt.Errorf("%sdevice.dm: device-mapper is modelled on the first disk only", prefix)
-			}
-			if err := d.Workload.validate(prefix+"workload.", 0); err != nil {
+	for i, d := range c.Disks {
+		prefix := diskPrefix(i)
+		if !slices.Contains(Filesystems(), d.Filesystem) {
+			return fmt.Errorf("%sfs: %q is not a filesystem (allowed: %s)", prefix, d.Filesystem, strings.Join(Filesystems(), ", "))
+		}
+		if err := d.Device.Validate(); err != nil {
+			if i == 0 {
 				return err
 			}
-		} else if err := d.Workload.validateEditors("workload."); err != nil {
+			return fmt.Errorf("%sdevice: %w", prefix, err)
+		}
+		if i > 0 && d.Device.DM {
+			// its per-bio cost is the kernel's submit_bio cost (one per machine)
+			return fmt.Errorf("%sdevice.dm: device-mapper is modelled on the first disk only", prefix)
+		}
+		if err := d.Block.Validate(); err != nil {
+			if i == 0 {
+				return err
+			}
+			return fmt.Errorf("%sblock: %w", prefix, err)
+		}
+		minDD := int64(0)
+		if len(c.Disks) == 1 && d.Workload.Editors == 0 {
+			minDD = 1 // a one-disk machine without editors runs a dd
+		}
+		if err := d.Workload.validate(prefix+"workload.", minDD); err != nil {
 			return err
 		}
 		if err := d.BDI.Validate(v); err != nil {
@@ -161,26 +155,29 @@ func (c *Config) validateDisks() error {
 
 // validate checks a disk's workload with dd at least minDD, naming fields under prefix.
 func (wl Workload) validate(prefix string, minDD int64) error {
-	rng := func(field string, v, lo, hi int64) error {
-		if v < lo || v > hi {
-			return fmt.Errorf("%s%s: %d out of range [%d, %d]", prefix, field, v, lo, hi)
-		}
-		return nil
-	}
 	bsMin := int64(512)
 	if wl.DD == 0 && wl.BS == 0 {
 		bsMin = 0 // no dd: no block size needed
 	}
 	for _, err := range []error{
-		rng("dd", int64(wl.DD), minDD, MaxDD),
-		rng("bs", wl.BS, bsMin, MaxBS),
-		rng("count", wl.Count, 0, 1<<40/max(wl.BS, 1)),
-		rng("readers", int64(wl.Readers), 0, MaxReaders),
-		rng("read_bs", wl.ReadBS, 0, MaxBS),
+		rng(prefix+"dd", int64(wl.DD), minDD, MaxDD),
+		rng(prefix+"bs", wl.BS, bsMin, MaxBS),
+		rng(prefix+"count", wl.Count, 0, 1<<40/max(wl.BS, 1)),
+		rng(prefix+"readers", int64(wl.Readers), 0, MaxReaders),
+		rng(prefix+"read_bs", wl.ReadBS, 0, MaxBS),
 	} {
 		if err != nil {
 			return err
 		}
+	}
+	if bs := wl.BS; bs != 0 && bs%4096 != 0 && 4096%bs != 0 {
+		return fmt.Errorf("%sbs: %d must divide 4096 (512, 1024, 2048) or be a multiple of 4096", prefix, bs)
+	}
+	if rb := wl.ReadBS; rb != 0 && (rb < 4096 || rb%4096 != 0) {
+		return fmt.Errorf("%sread_bs: %d must be a multiple of 4096", prefix, rb)
+	}
+	if wl.Fsync && wl.Count == 0 {
+		return fmt.Errorf("%sfsync: conv=fsync needs %scount > 0 (the dd must finish to fsync)", prefix, prefix)
 	}
 	return wl.validateEditors(prefix)
 }
@@ -197,114 +194,6 @@ func (wl Workload) validateEditors(prefix string) error {
 		return fmt.Errorf("%seditor_interval: %v out of range [10ms, 1h0m0s] (0 = 1s)", prefix, iv)
 	}
 	return nil
-}
-
-// buildDisks mounts Config.Disks on the kernel (after the first disk) and sets the
-// first disk's knobs.
-func (m *Machine) buildDisks(variants kernel.Variants) error {
-	k := m.k
-	if m.cfg.BDI != nil {
-		if err := k.SetKnobs(k.BDI, *m.cfg.BDI); err != nil {
-			return err
-		}
-	}
-	for i := range m.cfg.Disks {
-		d := &m.cfg.Disks[i]
-		spec, blk, err := diskBlock(d.Device, d.Block, variants)
-		if err != nil {
-			return fmt.Errorf("disks[%d].block: %w", i, err)
-		}
-		d.Device = spec
-		q, err := devices.New(m.w, spec, blk)
-		if err != nil {
-			return fmt.Errorf("disks[%d].device: %w", i, err)
-		}
-		name := DiskName(i + 1)
-		q.SetDevName(name)
-		f, err := fs.New(d.Filesystem)
-		if err != nil {
-			return fmt.Errorf("disks[%d].fs: %w", i, err)
-		}
-		if _, err := k.AddDisk(name, q, f, d.BDI); err != nil {
-			return fmt.Errorf("disks[%d].%w", i, err)
-		}
-		m.disks = append(m.disks, Disk{Spec: spec, Queue: q, FS: f, BDI: name})
-	}
-	return nil
-}
-
-// startDiskTasks starts the first disk's editors, then every further disk's dd
-// writers, readers and editors, at time 0.
-func (m *Machine) startDiskTasks() {
-	bdis := m.k.BDIs()
-	for i := range bdis {
-		wl := m.cfg.DiskAt(i).Workload
-		if i > 0 {
-			for range wl.DD {
-				d := workload.NewDDOn(m.k, bdis[i], wl.BS, wl.Count, wl.Fsync)
-				d.Start(0)
-				m.dds = append(m.dds, d)
-				m.ddDisk = append(m.ddDisk, i)
-			}
-			for j := 0; j < wl.Readers; j++ {
-				r := workload.NewReaderOn(m.k, bdis[i], j, max(wl.ReadBS, 4096), wl.ReadRandom)
-				r.Start(0)
-				m.rds = append(m.rds, r)
-				m.rdDisk = append(m.rdDisk, i)
-			}
-		}
-		bytes, iv := wl.EditorBytes, wl.EditorInterval
-		if bytes == 0 {
-			bytes = DefaultEditorBytes
-		}
-		if iv == 0 {
-			iv = DefaultEditorInterval
-		}
-		for range wl.Editors {
-			e := workload.NewEditorOn(m.k, bdis[i], bytes, iv.Time())
-			e.Start(0)
-			m.eds = append(m.eds, e)
-			m.edDisk = append(m.edDisk, i)
-		}
-	}
-}
-
-func latencyResult(s workload.LatencyStats) LatencyResult {
-	ms := func(t sim.Time) float64 { return float64(t) / 1e6 }
-	return LatencyResult{N: s.N, P50Ms: ms(s.P50), P99Ms: ms(s.P99), MaxMs: ms(s.Max)}
-}
-
-// sampleDisks records each bdi's dirty + writeback high-water mark and, with
-// several disks, the per-disk series (DiskSeries).
-func (m *Machine) sampleDisks() {
-	bdis := m.k.BDIs()
-	if len(m.maxDirty) < len(bdis) {
-		m.maxDirty = make([]int64, len(bdis))
-	}
-	for i, b := range bdis {
-		m.maxDirty[i] = max(m.maxDirty[i], b.Stats.Reclaimable+b.Stats.Writeback)
-	}
-	if len(bdis) < 2 {
-		return
-	}
-	if m.diskSamples == nil {
-		m.diskSamples = make([][]float64, len(bdis)*len(DiskSeries))
-		m.diskPrev = make([]devices.Iostat, len(bdis))
-		m.diskPrevT = make([]sim.Time, len(bdis))
-	}
-	now := m.w.Now()
-	_, thresh, _, setpoint := m.k.DirtyLimits()
-	for i, b := range bdis {
-		st := b.Q.Stats()
-		x := diskSample{b: b, thresh: m.k.BdiThresh(b), io: devices.Rates(m.diskPrev[i], st, now-m.diskPrevT[i])}
-		m.diskPrev[i], m.diskPrevT[i] = st, now
-		// bdi_position_ratio (v3.2): bdi_setpoint = setpoint * (bdi_thresh << 16 / (thresh + 1)) >> 16
-		x.setpoint = setpoint * (min(x.thresh, thresh) << 16 / (thresh + 1)) >> 16
-		for j, c := range DiskSeries {
-			k := i*len(DiskSeries) + j
-			m.diskSamples[k] = append(m.diskSamples[k], c.sample(&x))
-		}
-	}
 }
 
 // diskSample is what one disk's series sample reads.
@@ -348,82 +237,123 @@ func diskSeriesNames(n int) []string {
 	return out
 }
 
-// diskResults fills Result.Disks (only for several disks or editors: a one-disk
-// Result stays as it was).
-func (m *Machine) diskResults(r *Result) {
-	if m.cfg.NumDisks() == 1 && len(m.eds) == 0 {
-		return
-	}
-	runtime := m.w.Now().Seconds()
-	for i, b := range m.k.BDIs() {
-		d := m.cfg.DiskAt(i)
-		dr := DiskResult{BDI: b.Name, Device: d.Device.Name, Filesystem: d.Filesystem,
-			WrittenMB: mb(b.Stats.Written), DirtiedMB: mb(b.Stats.Dirtied), BdiThreshMB: mb(m.k.BdiThresh(b))}
-		if runtime > 0 {
-			dr.WriteMBps = dr.WrittenMB / runtime
-		}
-		if i < len(m.maxDirty) {
-			dr.MaxDirtyMB = mb(m.maxDirty[i])
-		}
-		dr.FullAtS, _ = m.fullAt(i)
-		for j, dd := range m.dds {
-			if m.ddDiskOf(j) == i && dd.Done {
-				dr.DDExitS = max(dr.DDExitS, dd.Ended.Seconds())
-			}
-		}
-		for j, e := range m.eds {
-			if m.edDisk[j] == i {
-				lr := latencyResult(e.Saves())
-				lr.InFlightMs = float64(e.InFlight()) / 1e6
-				dr.Editors = append(dr.Editors, lr)
-			}
-		}
-		for j, rd := range m.rds {
-			if m.rdDiskOf(j) == i {
-				dr.Readers = append(dr.Readers, latencyResult(rd.Latency()))
-			}
-		}
-		r.Disks = append(r.Disks, dr)
-	}
+// DiskKey is one key of the --disk form beside the device's own keys
+// (devices.Keys): its name, its meaning for help texts, how its value parses into
+// a DiskConfig (with its range) and how it prints back ("": left out, the
+// ParseDisk default). DiskKeys is the one list ParseDisk, DiskConfig.String and
+// the help texts read; a disk key is one row.
+type DiskKey struct {
+	Key, Doc string
+	parse    func(d *DiskConfig, v string) error
+	format   func(d DiskConfig) string
 }
 
-// ddDiskOf is the disk of dd j (the first disk's dd come first, untracked).
-func (m *Machine) ddDiskOf(j int) int {
-	first := len(m.dds) - len(m.ddDisk)
-	if j < first {
-		return 0
-	}
-	return m.ddDisk[j-first]
+// DiskKeys are the --disk keys, in the order String prints them.
+var DiskKeys = []DiskKey{
+	{"fs", "filesystem on the disk (default generic)",
+		func(d *DiskConfig, v string) error { d.Filesystem = v; return nil },
+		func(d DiskConfig) string { return d.Filesystem }},
+	intKey("dd", "dd writers on the disk (default 0)", 0, MaxDD, func(d *DiskConfig) *int { return &d.Workload.DD }),
+	{"bs", "their block size (default 4k)",
+		func(d *DiskConfig, v string) error { return parseSize("bs", v, &d.Workload.BS) },
+		func(d DiskConfig) string { // printed with the dd, the default included
+			if d.Workload.DD == 0 {
+				return ""
+			}
+			return devices.FormatBytes(d.Workload.BS)
+		}},
+	{"count", "blocks each writes; 0 = until the run ends",
+		func(d *DiskConfig, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return fmt.Errorf("disk: count=%q: want a non-negative integer", v)
+			}
+			d.Workload.Count = n
+			return nil
+		},
+		func(d DiskConfig) string { return nonZero(d.Workload.Count, strconv.FormatInt(d.Workload.Count, 10)) }},
+	boolKey("fsync", "conv=fsync after the last block (on/off)", func(d *DiskConfig) *bool { return &d.Workload.Fsync }),
+	intKey("readers", "synchronous readers of the disk", 0, MaxReaders, func(d *DiskConfig) *int { return &d.Workload.Readers }),
+	sizeKey("read_bs", "bytes per read (default 4k)", func(d *DiskConfig) *int64 { return &d.Workload.ReadBS }),
+	boolKey("read_random", "random reads (on/off)", func(d *DiskConfig) *bool { return &d.Workload.ReadRandom }),
+	intKey("editors", "editors saving a small file with fsync every interval", 0, MaxEditors, func(d *DiskConfig) *int { return &d.Workload.Editors }),
+	sizeKey("editor_bytes", "bytes per save (default 16k)", func(d *DiskConfig) *int64 { return &d.Workload.EditorBytes }),
+	{"editor_interval", "time between saves (default 1s)",
+		func(d *DiskConfig, v string) (err error) {
+			d.Workload.EditorInterval, err = ParseDuration(v)
+			return err
+		},
+		func(d DiskConfig) string {
+			return nonZero(d.Workload.EditorInterval, d.Workload.EditorInterval.String())
+		}},
+	intKey("min_ratio", "bdi min_ratio, percent (2.6.25+)", 0, 100, func(d *DiskConfig) *int { return &d.BDI.MinRatio }),
+	{"max_ratio", "bdi max_ratio, percent (2.6.25+, default 100)",
+		func(d *DiskConfig, v string) error { return parseInt("max_ratio", v, 1, 100, &d.BDI.MaxRatio) },
+		func(d DiskConfig) string { return nonZero(d.BDI.MaxRatio-100, strconv.Itoa(d.BDI.MaxRatio)) }},
+	boolKey("strictlimit", "/sys/class/bdi strict_limit (6.3+: variant bdi_knobs_v63 on 6.1; before, only FUSE mounts; on/off)",
+		func(d *DiskConfig) *bool { return &d.BDI.StrictLimit }),
+	sizeKey("min_bytes", "bdi min_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold",
+		func(d *DiskConfig) *int64 { return &d.BDI.MinBytes }),
+	sizeKey("max_bytes", "bdi max_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold",
+		func(d *DiskConfig) *int64 { return &d.BDI.MaxBytes }),
 }
 
-// rdDiskOf is the disk of reader j.
-func (m *Machine) rdDiskOf(j int) int {
-	first := len(m.rds) - len(m.rdDisk)
-	if j < first {
-		return 0
-	}
-	return m.rdDisk[j-first]
+// intKey is a disk key holding an integer in [lo, hi], printed when not 0.
+func intKey(key, doc string, lo, hi int, field func(*DiskConfig) *int) DiskKey {
+	return DiskKey{key, doc,
+		func(d *DiskConfig, v string) error { return parseInt(key, v, lo, hi, field(d)) },
+		func(d DiskConfig) string { n := *field(&d); return nonZero(n, strconv.Itoa(n)) }}
 }
 
-// DiskKeys are the keys of the --disk form beside the device's own keys
-// (devices.Keys), with their meaning, for help texts.
-var DiskKeys = []struct{ Key, Doc string }{
-	{"fs", "filesystem on the disk (default generic)"},
-	{"dd", "dd writers on the disk (default 0)"},
-	{"bs", "their block size (default 4k)"},
-	{"count", "blocks each writes; 0 = until the run ends"},
-	{"fsync", "conv=fsync after the last block (on/off)"},
-	{"readers", "synchronous readers of the disk"},
-	{"read_bs", "bytes per read (default 4k)"},
-	{"read_random", "random reads (on/off)"},
-	{"editors", "editors saving a small file with fsync every interval"},
-	{"editor_bytes", "bytes per save (default 16k)"},
-	{"editor_interval", "time between saves (default 1s)"},
-	{"min_ratio", "bdi min_ratio, percent (2.6.25+)"},
-	{"max_ratio", "bdi max_ratio, percent (2.6.25+, default 100)"},
-	{"strictlimit", "/sys/class/bdi strict_limit (6.3+: variant bdi_knobs_v63 on 6.1; before, only FUSE mounts; on/off)"},
-	{"min_bytes", "bdi min_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold"},
-	{"max_bytes", "bdi max_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold"},
+// sizeKey is a disk key holding a size in bytes ("4k", "1M"), printed when not 0.
+func sizeKey(key, doc string, field func(*DiskConfig) *int64) DiskKey {
+	return DiskKey{key, doc,
+		func(d *DiskConfig, v string) error { return parseSize(key, v, field(d)) },
+		func(d DiskConfig) string { n := *field(&d); return nonZero(n, devices.FormatBytes(n)) }}
+}
+
+// boolKey is an on/off disk key, printed when on.
+func boolKey(key, doc string, field func(*DiskConfig) *bool) DiskKey {
+	return DiskKey{key, doc,
+		func(d *DiskConfig, v string) error {
+			switch strings.ToLower(v) {
+			case "1", "on", "true", "yes":
+				*field(d) = true
+			case "0", "off", "false", "no":
+				*field(d) = false
+			default:
+				return fmt.Errorf("disk: %s=%q: want on or off", key, v)
+			}
+			return nil
+		},
+		func(d DiskConfig) string { return nonZero(*field(&d), "on") }}
+}
+
+func parseInt(key, v string, lo, hi int, dst *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return fmt.Errorf("disk: %s=%q: want an integer in [%d, %d]", key, v, lo, hi)
+	}
+	*dst = n
+	return nil
+}
+
+func parseSize(key, v string, dst *int64) error {
+	n, err := devices.ParseBytes(v)
+	if err != nil {
+		return fmt.Errorf("disk: %s=%q: %v", key, v, err)
+	}
+	*dst = n
+	return nil
+}
+
+// nonZero is text when v is not its type's zero value, else "".
+func nonZero[T comparable](v T, text string) string {
+	var zero T
+	if v == zero {
+		return ""
+	}
+	return text
 }
 
 // ParseDisk parses the --disk form "DEVICE[,key=value...]": a device preset, then
@@ -433,15 +363,7 @@ func ParseDisk(text string) (DiskConfig, error) {
 	parts := strings.Split(text, ",")
 	d := DiskConfig{Filesystem: "generic", BDI: kernel.DefaultBdiKnobs()}
 	var devParts []string
-	onOff := func(key, v string) (bool, error) {
-		switch strings.ToLower(v) {
-		case "1", "on", "true", "yes":
-			return true, nil
-		case "0", "off", "false", "no":
-			return false, nil
-		}
-		return false, fmt.Errorf("disk: %s=%q: want on or off", key, v)
-	}
+next:
 	for _, kv := range parts[1:] {
 		key, v, ok := strings.Cut(kv, "=")
 		key, v = strings.TrimSpace(key), strings.TrimSpace(v)
@@ -449,68 +371,15 @@ func ParseDisk(text string) (DiskConfig, error) {
 			return DiskConfig{}, fmt.Errorf("disk %s: %q is not key=value (keys: %s, and the device's: %s)",
 				parts[0], kv, diskKeyList(), strings.Join(devices.Keys(), ", "))
 		}
-		num := func(dst *int, lo, hi int) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < lo || n > hi {
-				return fmt.Errorf("disk: %s=%q: want an integer in [%d, %d]", key, v, lo, hi)
+		for _, k := range DiskKeys {
+			if k.Key == key {
+				if err := k.parse(&d, v); err != nil {
+					return DiskConfig{}, err
+				}
+				continue next
 			}
-			*dst = n
-			return nil
 		}
-		size := func(dst *int64) error {
-			n, err := devices.ParseBytes(v)
-			if err != nil {
-				return fmt.Errorf("disk: %s=%q: %v", key, v, err)
-			}
-			*dst = n
-			return nil
-		}
-		var err error
-		wl := &d.Workload
-		switch key {
-		case "fs":
-			d.Filesystem = v
-		case "dd":
-			err = num(&wl.DD, 0, MaxDD)
-		case "bs":
-			err = size(&wl.BS)
-		case "count":
-			var n int64
-			n, err = strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				err = fmt.Errorf("disk: count=%q: want a non-negative integer", v)
-			}
-			wl.Count = n
-		case "fsync":
-			wl.Fsync, err = onOff(key, v)
-		case "readers":
-			err = num(&wl.Readers, 0, MaxReaders)
-		case "read_bs":
-			err = size(&wl.ReadBS)
-		case "read_random":
-			wl.ReadRandom, err = onOff(key, v)
-		case "editors":
-			err = num(&wl.Editors, 0, MaxEditors)
-		case "editor_bytes":
-			err = size(&wl.EditorBytes)
-		case "editor_interval":
-			wl.EditorInterval, err = ParseDuration(v)
-		case "min_ratio":
-			err = num(&d.BDI.MinRatio, 0, 100)
-		case "max_ratio":
-			err = num(&d.BDI.MaxRatio, 1, 100)
-		case "strictlimit":
-			d.BDI.StrictLimit, err = onOff(key, v)
-		case "min_bytes":
-			err = size(&d.BDI.MinBytes)
-		case "max_bytes":
-			err = size(&d.BDI.MaxBytes)
-		default:
-			devParts = append(devParts, kv)
-		}
-		if err != nil {
-			return DiskConfig{}, err
-		}
+		devParts = append(devParts, kv)
 	}
 	if d.Workload.DD > 0 && d.Workload.BS == 0 {
 		d.Workload.BS = 4096
@@ -536,57 +405,10 @@ func diskKeyList() string {
 func (d DiskConfig) String() string {
 	var b strings.Builder
 	b.WriteString(d.Device.String() + d.Block.String())
-	add := func(k, v string) { b.WriteString("," + k + "=" + v) }
-	onOff := func(v bool) string {
-		if v {
-			return "on"
+	for _, k := range DiskKeys {
+		if v := k.format(d); v != "" {
+			b.WriteString("," + k.Key + "=" + v)
 		}
-		return "off"
-	}
-	wl := d.Workload
-	add("fs", d.Filesystem)
-	if wl.DD != 0 {
-		add("dd", strconv.Itoa(wl.DD))
-		add("bs", devices.FormatBytes(wl.BS))
-	}
-	if wl.Count != 0 {
-		add("count", strconv.FormatInt(wl.Count, 10))
-	}
-	if wl.Fsync {
-		add("fsync", "on")
-	}
-	if wl.Readers != 0 {
-		add("readers", strconv.Itoa(wl.Readers))
-	}
-	if wl.ReadBS != 0 {
-		add("read_bs", devices.FormatBytes(wl.ReadBS))
-	}
-	if wl.ReadRandom {
-		add("read_random", "on")
-	}
-	if wl.Editors != 0 {
-		add("editors", strconv.Itoa(wl.Editors))
-	}
-	if wl.EditorBytes != 0 {
-		add("editor_bytes", devices.FormatBytes(wl.EditorBytes))
-	}
-	if wl.EditorInterval != 0 {
-		add("editor_interval", wl.EditorInterval.String())
-	}
-	if d.BDI.MinRatio != 0 {
-		add("min_ratio", strconv.Itoa(d.BDI.MinRatio))
-	}
-	if d.BDI.MaxRatio != 100 {
-		add("max_ratio", strconv.Itoa(d.BDI.MaxRatio))
-	}
-	if d.BDI.StrictLimit {
-		add("strictlimit", onOff(true))
-	}
-	if d.BDI.MinBytes != 0 {
-		add("min_bytes", devices.FormatBytes(d.BDI.MinBytes))
-	}
-	if d.BDI.MaxBytes != 0 {
-		add("max_bytes", devices.FormatBytes(d.BDI.MaxBytes))
 	}
 	return b.String()
 }

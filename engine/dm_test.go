@@ -32,8 +32,8 @@ func TestDMLayer(t *testing.T) {
 				dev, err := devices.Preset("chinner2010-vm")
 				require.NoError(t, err)
 				dev.DM = dm
-				c.Device, c.Kernel, c.Filesystem = dev, tc.kernel, tc.fs
-				c.Workload.BS = 1 << 20
+				c.Disks[0].Device, c.Kernel, c.Disks[0].Filesystem = dev, tc.kernel, tc.fs
+				c.Disks[0].Workload.BS = 1 << 20
 				c.Runtime, c.CheckInvariants = Duration(2*time.Second), true
 				r, err := Run(context.Background(), c)
 				require.NoError(t, err)
@@ -72,8 +72,8 @@ func TestDMFirstDiskOnly(t *testing.T) {
 	c := DefaultConfig()
 	dev, _, err := devices.ParseSpec("nvme,dm=on")
 	require.NoError(t, err)
-	c.Disks = []DiskConfig{{Device: dev, Filesystem: "ext4", Workload: Workload{DD: 1, BS: 4096}}}
+	c.Disks = append(c.Disks, DiskConfig{Device: dev, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(), Workload: Workload{DD: 1, BS: 4096}})
 	err = c.Validate()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "disks[0].device.dm")
+	assert.Contains(t, err.Error(), "disks[1].device.dm")
 }

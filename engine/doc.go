@@ -4,18 +4,24 @@
 //
 // # Contract
 //
-// A Config describes one machine and workload: filesystem, kernel preset and
-// switches, device, CPUs, memory, the vm.dirty_* sysctls, the dd writers, the run
+// A Config describes one machine and workload: kernel preset and
+// switches, CPUs, memory, the vm.dirty_* sysctls, the disks and their tasks, the run
 // length and a seed. Build one with DefaultConfig, or with harness.ConfigForCase, which
 // reads the source threads' case names ("thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X");
-// Config.Case is that name, the run's label. Config.Validate rejects every invalid field with an error that starts
-// with the field's name and gives the allowed range; Run validates first and never
-// panics on a valid Config.
+// Config.Case is that name, the run's label. Config.Disks lists every disk (device,
+// filesystem, bdi knobs, tasks), the first included. Config.Resolve validates every
+// field, with an error that starts with the field's name and gives the allowed
+// range, and resolves the kernel preset, the switch overrides and each disk's block
+// layer once, into what Build consumes; Run never panics on a valid Config. The
+// sysctl and machine settings are rows of ConfigKeys (keys.go), the --disk keys
+// rows of DiskKeys (disks.go): the CLI, the page's form and hash and the range
+// checks read them.
 //
 // Build assembles the machine a Config describes (world, kernel, each disk's queue
 // and filesystem, workload); it is the only place that does, and Run, the
 // reproductions (package repro), fuzz and bench go through it. A test may Build,
-// Step or RunUntil, and inspect the Machine in between.
+// Step or RunUntil, and inspect the Machine in between. The machine's recorder
+// samples the time series and assembles the Result.
 //
 // Run simulates the Config and returns a Result. Simulated time is a virtual clock;
 // nothing reads the wall clock and all randomness comes from Config.Seed, so the same

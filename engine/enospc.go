@@ -30,7 +30,7 @@ func (m *Machine) fullResults(r *Result) {
 		}
 		f := report.DiskFull{BDI: b.Name, FullAtS: at}
 		for j, d := range m.dds {
-			if m.ddDiskOf(j) == i && d.Enospc {
+			if m.ddDisk[j] == i && d.Enospc {
 				f.DDEnospc++
 			}
 		}

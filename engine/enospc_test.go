@@ -25,9 +25,9 @@ func TestLongRunFillsTheDisk(t *testing.T) {
 	}{{"generic", 1, 4096}, {"ext3", 1, 3800}, {"ext4", 1, 3800}, {"ext4", 3, 3800}, {"xfs", 2, 3900}, {"btrfs", 1, 3500}} {
 		t.Run(fmt.Sprintf("%s-%ddd", c.fs, c.dd), func(t *testing.T) {
 			cfg := DefaultConfig()
-			require.Equal(t, "wu2011-hdd", cfg.Device.Name)
-			require.NoError(t, cfg.Device.Set("capacity", "4G"))
-			cfg.Filesystem, cfg.Workload.DD = c.fs, c.dd
+			require.Equal(t, "wu2011-hdd", cfg.Disks[0].Device.Name)
+			require.NoError(t, cfg.Disks[0].Device.Set("capacity", "4G"))
+			cfg.Disks[0].Filesystem, cfg.Disks[0].Workload.DD = c.fs, c.dd
 			cfg.Runtime = Duration(time.Hour)
 			r, err := Run(context.Background(), cfg)
 			require.NoError(t, err)
@@ -67,7 +67,7 @@ func TestWu2011Runs35Minutes(t *testing.T) {
 		t.Skip("fills 100 GB (about a second)")
 	}
 	cfg := DefaultConfig()
-	cfg.Filesystem, cfg.Workload.DD = "ext4", 1
+	cfg.Disks[0].Filesystem, cfg.Disks[0].Workload.DD = "ext4", 1
 	cfg.Runtime = Duration(35 * time.Minute)
 	r, err := Run(context.Background(), cfg)
 	require.NoError(t, err)
@@ -81,7 +81,7 @@ func TestWu2011Runs35Minutes(t *testing.T) {
 // TestRunsWithoutAFullDiskReportNone: a run that never fills its disk has no
 // Full, no task exit cause and no full_at_s in its JSON.
 func TestRunsWithoutAFullDiskReportNone(t *testing.T) {
-	r := runCase(t, "ext4", 2, 5*time.Second, func(c *Config) { c.Workload.Editors = 1 })
+	r := runCase(t, "ext4", 2, 5*time.Second, func(c *Config) { c.Disks[0].Workload.Editors = 1 })
 	assert.Empty(t, r.Full)
 	for _, tr := range r.Tasks {
 		assert.Empty(t, tr.Exit)
@@ -117,6 +117,6 @@ func TestFailureErrorIsShort(t *testing.T) {
 	require.True(t, strings.HasPrefix(d, "config {"), d)
 	var back Config
 	require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(d, "config ")), &back))
-	assert.Equal(t, cfg.Device.Name, back.Device.Name)
+	assert.Equal(t, cfg.Disks[0].Device.Name, back.Disks[0].Device.Name)
 	assert.Empty(t, ErrorDetails(errors.New("plain")))
 }

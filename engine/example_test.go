@@ -24,7 +24,7 @@ func Example() {
 		r.Case, r.Device, r.WriteBWMBps, len(r.Tasks), r.WrittenMB)
 
 	// Bad input is an error naming the field and its range.
-	cfg.Workload.DD = 0
+	cfg.Disks[0].Workload.DD = 0
 	_, err = engine.Run(context.Background(), cfg)
 	fmt.Println(err)
 	// Output:
@@ -37,7 +37,7 @@ func Example() {
 // fsync's return.
 func ExampleRun() {
 	cfg := engine.DefaultConfig()
-	cfg.Workload = engine.Workload{DD: 2, BS: 1 << 20, Count: 64, Fsync: true}
+	cfg.Disks[0].Workload = engine.Workload{DD: 2, BS: 1 << 20, Count: 64, Fsync: true}
 	cfg.Runtime = engine.Duration(10 * time.Second)
 	r, err := engine.Run(context.Background(), cfg)
 	if err != nil {

@@ -67,14 +67,14 @@ func FuzzConfigJSON(f *testing.F) {
 	def := DefaultConfig()
 	seeds := []Config{def}
 	for _, fs := range Filesystems() {
-		c := def // thresh=8M/<fs>-10dd-4k-8p-4096M-8M:10-X
-		c.Filesystem, c.Workload.DD, c.DirtyBytes = fs, 10, 8<<20
+		c := def.Clone() // thresh=8M/<fs>-10dd-4k-8p-4096M-8M:10-X
+		c.Disks[0].Filesystem, c.Disks[0].Workload.DD, c.DirtyBytes = fs, 10, 8<<20
 		seeds = append(seeds, c)
 	}
 	for _, p := range devices.Presets() {
-		c := def
-		c.Device = p
-		c.Workload = Workload{DD: 3, BS: 1 << 20, Count: 10, Fsync: true, Readers: 1, ReadBS: 8192, ReadRandom: true}
+		c := def.Clone()
+		c.Disks[0].Device = p
+		c.Disks[0].Workload = Workload{DD: 3, BS: 1 << 20, Count: 10, Fsync: true, Readers: 1, ReadBS: 8192, ReadRandom: true}
 		c.Variants = map[string]bool{"scaled_chunk": false}
 		c.SampleInterval = Duration(100 * time.Millisecond)
 		c.TraceLines = 100
@@ -82,9 +82,9 @@ func FuzzConfigJSON(f *testing.F) {
 	}
 	for _, fs := range Filesystems() {
 		// a full disk: an hour on a 1 GiB partition (ENOSPC after ~20 s)
-		c := def
-		c.Filesystem, c.Workload.DD, c.Runtime = fs, 2, Duration(time.Hour)
-		if err := c.Device.Set("capacity", "1G"); err != nil {
+		c := def.Clone()
+		c.Disks[0].Filesystem, c.Disks[0].Workload.DD, c.Runtime = fs, 2, Duration(time.Hour)
+		if err := c.Disks[0].Device.Set("capacity", "1G"); err != nil {
 			f.Fatal(err)
 		}
 		seeds = append(seeds, c)
@@ -132,14 +132,14 @@ func FuzzConfigJSON(f *testing.F) {
 		// A valid config runs (briefly, small enough for the fuzzer's pace); on a
 		// disk of at most 2 GiB with a few dd, up to an hour: the disk fills and
 		// the run goes on.
-		if c.Device.CapacityBytes > 0 && c.Device.CapacityBytes <= 2<<30 && c.Workload.DD <= 4 && c.Workload.Readers == 0 {
+		if c.Disks[0].Device.CapacityBytes > 0 && c.Disks[0].Device.CapacityBytes <= 2<<30 && c.Disks[0].Workload.DD <= 4 && c.Disks[0].Workload.Readers == 0 {
 			c.Runtime = min(c.Runtime, Duration(time.Hour))
 		} else {
 			c.Runtime = min(c.Runtime, Duration(20*time.Millisecond))
 		}
 		c.SampleInterval = 0
 		c.TraceLines = min(c.TraceLines, 1000)
-		c.Workload.DD = min(c.Workload.DD, 50)
+		c.Disks[0].Workload.DD = min(c.Disks[0].Workload.DD, 50)
 		c.CheckInvariants = true
 		if _, err := Run(context.Background(), c); err != nil {
 			cj, _ := json.Marshal(c)

@@ -52,8 +52,8 @@ var goldenCases = []goldenCase{
 	{"ext4-10dd-8M", goldenCaseConfig("thresh=8M/ext4-10dd-4k-8p-4096M-8M:10-X", 300*time.Second, nil)},
 	{"ext3-10dd-100M", goldenCaseConfig("thresh=100M/ext3-10dd-4k-8p-4096M-100M:10-X", 300*time.Second, nil)},
 	{"kara-qd1-ext3-fsync", goldenCaseConfig("thresh=100M/ext3-1dd-1M-8p-4096M-100M:10-X", 120*time.Second, func(c *engine.Config) {
-		c.Device, _ = devices.Preset("kara2016-qd1")
-		c.Workload.Count, c.Workload.Fsync = 10000, true
+		c.Disks[0].Device, _ = devices.Preset("kara2016-qd1")
+		c.Disks[0].Workload.Count, c.Disks[0].Workload.Fsync = 10000, true
 	})},
 	{"btrfs-2dd-traced", goldenCaseConfig("thresh=100M/btrfs-2dd-4k-8p-4096M-100M:10-X", 60*time.Second, func(c *engine.Config) {
 		c.TraceLines = 2000

@@ -35,17 +35,17 @@ func TestLimits(t *testing.T) {
 		maxRows, maxTrace int
 		early             bool // the run ends once the count-limited dd is done
 	}{
-		{name: "100000 dd", edit: func(c *Config) { c.Workload.DD = 100_000 },
+		{name: "100000 dd", edit: func(c *Config) { c.Disks[0].Workload.DD = 100_000 },
 			refused: []string{"workload.dd", strconv.Itoa(MaxDD)}},
 		{name: "1 TB memory", edit: func(c *Config) { c.MemoryMB = 1 << 20 },
-			refused: []string{"memory_MB", strconv.Itoa(MaxMemoryMB)}},
+			refused: []string{"memory_MB", "256 GiB"}},
 		{name: "1 ns run", edit: func(c *Config) { c.Runtime = 1 },
 			refused: []string{"runtime", "[1ms, 24h0m0s]"}},
 		{name: "a year of runtime", edit: func(c *Config) { c.Runtime = Duration(year) },
 			refused: []string{"runtime", "24h0m0s"}},
-		{name: "queue depth 0", edit: func(c *Config) { c.Device.QueueDepth = 0 },
+		{name: "queue depth 0", edit: func(c *Config) { c.Disks[0].Device.QueueDepth = 0 },
 			refused: []string{"device.qd", "out of range"}},
-		{name: "queue depth 100000", edit: func(c *Config) { c.Device.QueueDepth = 100_000 },
+		{name: "queue depth 100000", edit: func(c *Config) { c.Disks[0].Device.QueueDepth = 100_000 },
 			refused: []string{"device.qd", "out of range"}},
 		{name: "a billion trace lines", edit: func(c *Config) { c.TraceLines = 1_000_000_000 },
 			refused: []string{"trace_lines", strconv.Itoa(MaxTraceLines)}},
@@ -56,20 +56,20 @@ func TestLimits(t *testing.T) {
 		}, refused: []string{"sample_interval", strconv.Itoa(MaxSamples * 50)}},
 		{name: "0 CPUs", edit: func(c *Config) { c.CPUs = 0 }, refused: []string{"cpus", strconv.Itoa(MaxCPUs)}},
 		{name: "100000 CPUs", edit: func(c *Config) { c.CPUs = 100_000 }, refused: []string{"cpus", strconv.Itoa(MaxCPUs)}},
-		{name: "1 GiB dd blocks", edit: func(c *Config) { c.Workload.BS = 1 << 30 },
+		{name: "1 GiB dd blocks", edit: func(c *Config) { c.Disks[0].Workload.BS = 1 << 30 },
 			refused: []string{"workload.bs", strconv.Itoa(MaxBS)}},
-		{name: "count beyond 1 TiB", edit: func(c *Config) { c.Workload.BS, c.Workload.Count = 1<<20, 1<<20+1 },
+		{name: "count beyond 1 TiB", edit: func(c *Config) { c.Disks[0].Workload.BS, c.Disks[0].Workload.Count = 1<<20, 1<<20+1 },
 			refused: []string{"workload.count", "1048576]"}},
 		{name: "dirty_bytes above memory", edit: func(c *Config) { c.DirtyBytes = (c.MemoryMB + 1) << 20 },
-			refused: []string{"dirty_bytes", strconv.FormatInt(c4096MB, 10)}},
-		{name: "1000 readers", edit: func(c *Config) { c.Workload.Readers = 1000 },
+			refused: []string{"dirty_bytes", "4 GiB"}},
+		{name: "1000 readers", edit: func(c *Config) { c.Disks[0].Workload.Readers = 1000 },
 			refused: []string{"workload.readers", strconv.Itoa(MaxReaders)}},
 		{name: "HZ 0", edit: func(c *Config) { c.HZ = 0 }, refused: []string{"hz", "100, 250, 300, 1000"}},
 		{name: "expire 0", edit: func(c *Config) { c.DirtyExpireCs = 0 }, refused: []string{"dirty_expire_centisecs", "360000"}},
 
 		// Accepted extremes: they run, and what they keep is bounded.
 		{name: "MaxDD dd for 100ms", edit: func(c *Config) {
-			c.Workload.DD, c.Runtime, c.DirtyBytes = MaxDD, Duration(100*time.Millisecond), 4<<30
+			c.Disks[0].Workload.DD, c.Runtime, c.DirtyBytes = MaxDD, Duration(100*time.Millisecond), 4<<30
 		}, maxRows: 601},
 		{name: "256 GiB memory, dirty_bytes = memory", edit: func(c *Config) {
 			c.MemoryMB, c.DirtyBytes, c.Runtime = MaxMemoryMB, MaxMemoryMB<<20, Duration(5*time.Second)
@@ -77,11 +77,11 @@ func TestLimits(t *testing.T) {
 		{name: "1 ms run", edit: func(c *Config) { c.Runtime = minRuntime }, maxRows: 2},
 		{name: "MaxCPUs", edit: func(c *Config) { c.CPUs, c.Runtime = MaxCPUs, Duration(2*time.Second) }, maxRows: 601},
 		{name: "24h run, dd done after 100 MB", edit: func(c *Config) {
-			c.Runtime, c.Workload.BS, c.Workload.Count = maxRuntime, 1<<20, 100
+			c.Runtime, c.Disks[0].Workload.BS, c.Disks[0].Workload.Count = maxRuntime, 1<<20, 100
 		}, maxRows: 601, early: true},
-		{name: "queue depth 1", edit: func(c *Config) { c.Device = dev("simple", "qd", "1"); c.Runtime = Duration(5 * time.Second) },
+		{name: "queue depth 1", edit: func(c *Config) { c.Disks[0].Device = dev("simple", "qd", "1"); c.Runtime = Duration(5 * time.Second) },
 			maxRows: 601},
-		{name: "nvme queue depth 1023", edit: func(c *Config) { c.Device = dev("nvme", "qd", "1023"); c.Runtime = Duration(2 * time.Second) },
+		{name: "nvme queue depth 1023", edit: func(c *Config) { c.Disks[0].Device = dev("nvme", "qd", "1023"); c.Runtime = Duration(2 * time.Second) },
 			maxRows: 601},
 		{name: "MaxTraceLines", edit: func(c *Config) { c.TraceLines, c.Runtime = MaxTraceLines, Duration(2*time.Second) },
 			maxRows: 601, maxTrace: MaxTraceLines},
@@ -91,7 +91,7 @@ func TestLimits(t *testing.T) {
 			c.Runtime, c.SampleInterval = Duration(MaxSamples*50*time.Millisecond), Duration(time.Millisecond)
 		}, maxRows: MaxSamples*50 + 1},
 		{name: "count 2^40/bs with fsync", edit: func(c *Config) {
-			c.Workload.BS, c.Workload.Count, c.Workload.Fsync, c.Runtime = MaxBS, 1<<40/MaxBS, true, Duration(2*time.Second)
+			c.Disks[0].Workload.BS, c.Disks[0].Workload.Count, c.Disks[0].Workload.Fsync, c.Runtime = MaxBS, 1<<40/MaxBS, true, Duration(2*time.Second)
 		}, maxRows: 601},
 	}
 	for _, tc := range cases {
@@ -99,7 +99,7 @@ func TestLimits(t *testing.T) {
 			c := DefaultConfig()
 			tc.edit(&c)
 			// The invariant check walks every inode after every event: not with 10000 dd.
-			c.CheckInvariants = tc.maxRows > 0 && tc.maxRows <= 601 && c.Workload.DD <= 100
+			c.CheckInvariants = tc.maxRows > 0 && tc.maxRows <= 601 && c.Disks[0].Workload.DD <= 100
 			verr := c.Validate()
 			res, err := Run(context.Background(), c)
 			if tc.refused != nil {
@@ -121,7 +121,7 @@ func TestLimits(t *testing.T) {
 			} else {
 				require.InDelta(t, time.Duration(c.Runtime).Seconds(), res.RuntimeS, 1e-9)
 			}
-			require.Len(t, res.Tasks, c.Workload.DD)
+			require.Len(t, res.Tasks, c.Disks[0].Workload.DD)
 			rows := len(res.Series.Data[0])
 			require.LessOrEqual(t, rows, tc.maxRows, "series rows")
 			for i, col := range res.Series.Data {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/fs"
@@ -15,51 +16,32 @@ import (
 // Machine is one simulated machine built from a Config: the world (virtual clock
 // and seed), the kernel, each disk's block queue and filesystem, and the workload's
 // tasks. Build is the only place that assembles one (Run, the reproductions, fuzz
-// and bench all start here). Tests use it like etcd raft's RawNode: Build, then
-// Step or RunUntil, inspecting World, Kernel and Disks in between, and Result at
-// the end.
+// and bench all start here); its recorder samples the time series and assembles
+// the Result. Tests use it like etcd raft's RawNode: Build, then Step or RunUntil,
+// inspecting World, Kernel and Disks in between, and Result at the end.
 type Machine struct {
 	cfg   Config
-	opt   RunOptions
 	ctx   context.Context
 	w     *sim.World
 	k     *kernel.Kernel
 	disks []Disk
-	q     *devices.Queue // disks[0].Queue: the disk the kernel's one BDI writes to
 	dds   []*workload.DD
 	rds   []*workload.Reader
-	tr    *trace.Buffer
-	tp    *trace.Printer // the kernel's and the queues' one tracer: renders into tr
-
-	eds []*workload.Editor
-	// the disk of each dd / reader beyond the first disk's, and of each editor
+	eds   []*workload.Editor
+	// the disk of each dd, reader and editor
 	ddDisk, rdDisk, edDisk []int
-	maxDirty               []int64 // per bdi: most dirty + writeback pages at a sample
+	tr                     *trace.Buffer
+	tp                     *trace.Printer // the kernel's and the queues' one tracer: renders into tr
 
-	runEnd      sim.Time
-	sampleEvery sim.Time
-	sampler     sim.Timer
-	samples     [][]float64
-	// per-disk series (several disks): DiskSeries per bdi, and each queue's last
-	// iostat counters
-	diskSamples [][]float64
-	diskPrev    []devices.Iostat
-	diskPrevT   []sim.Time
-	prevStats   devices.Iostat
-	prevFl      kernel.FlusherStats
-	prevPaused  sim.Time
-	prevPauses  int64
-	prevT       sim.Time
-	x           sampleState // the sampler's per-sample values
-	failure     error
-	idle        bool       // every dd finished and all pages are clean: the run ended early
-	det         *detailRec // with Config.Detail
+	runEnd  sim.Time
+	failure error
+	idle    bool      // every dd finished and all pages are clean: the run ended early
+	rec     *recorder // the time series and the Result
 }
 
 // Disk is one block device of a Machine: its spec (hardware plus the block layer
 // the kernel preset and the run's overrides gave it), its request queue and the
-// filesystem mounted on it. A machine has one disk today; the list is where more
-// go.
+// filesystem mounted on it.
 type Disk struct {
 	Spec  devices.Spec
 	Queue *devices.Queue
@@ -69,11 +51,12 @@ type Disk struct {
 
 // BuildOptions change what Build puts on the machine, never how a part is built.
 type BuildOptions struct {
-	// WrapFS, when set, wraps the filesystem model before it is mounted (a
+	// WrapFS, when set, wraps each disk's filesystem model before it is mounted (a
 	// reproduction that injects a condition, e.g. ->write_inode returning EAGAIN).
 	WrapFS func(kernel.Filesystem) kernel.Filesystem
-	// NoWorkload leaves out the Config's dd writers and readers: the caller starts
-	// its own tasks on Kernel() (the Config's workload fields are then ignored).
+	// NoWorkload leaves out the Config's dd writers, readers and editors: the
+	// caller starts its own tasks on Kernel() (the first disk's workload fields are
+	// then ignored).
 	NoWorkload bool
 	// NoSeries leaves out the time-series sampler (Result.Series stays empty).
 	NoSeries bool
@@ -82,67 +65,31 @@ type BuildOptions struct {
 // Build validates cfg and builds its machine at time 0; nothing has run yet.
 func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 	check := cfg
-	if opt.NoWorkload {
-		check.Workload = Workload{DD: 1, BS: 4096}
+	if opt.NoWorkload && len(cfg.Disks) > 0 {
+		check.Disks = slices.Clone(cfg.Disks)
+		check.Disks[0].Workload = Workload{DD: 1, BS: 4096}
 	}
-	if err := check.Validate(); err != nil {
+	r, err := check.Resolve()
+	if err != nil {
 		return nil, err
 	}
-	preset, err := kernel.LookupPreset(cfg.Kernel)
-	if err != nil {
-		return nil, fmt.Errorf("kernel: %w", err)
-	}
-	variants, err := cfg.Variants.Apply(preset.Variants)
-	if err != nil {
-		return nil, fmt.Errorf("variants: %w", err)
+	cfg.Disks = slices.Clone(cfg.Disks) // the caller's slice stays as it was
+	for i := range cfg.Disks {
+		cfg.Disks[i].Device = r.Config.Disks[i].Device // as built
 	}
 	w := sim.NewWorld(cfg.HZ, cfg.Seed)
 	w.SetVariation(sim.MachineVariation()) // a real machine's timer, wakeup and CPU variation
-	spec, blk, err := diskBlock(cfg.Device, cfg.Block, variants)
+	k, err := kernel.New(w, r.Params)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Device = spec
-	q, err := devices.New(w, spec, blk)
-	if err != nil {
-		return nil, err
+	m := &Machine{cfg: cfg, ctx: context.Background(), w: w, k: k, runEnd: cfg.Runtime.Time()}
+	for i, d := range cfg.Disks {
+		if err := m.mount(i, d, r.Disks[i], opt.WrapFS); err != nil {
+			return nil, err
+		}
 	}
-	f, err := fs.New(cfg.Filesystem)
-	if err != nil {
-		return nil, err
-	}
-	if opt.WrapFS != nil {
-		f = opt.WrapFS(f)
-	}
-	disk := Disk{Spec: spec, Queue: q, FS: f, BDI: "8:0"}
-	costs := kernel.DefaultCosts()
-	if spec.DM {
-		// the filesystem writes to the dm device (its bdi); its bios are cloned
-		// onto the disk's queue (devices/dm.go)
-		disk.BDI = devices.DMName(0)
-		costs.SubmitBio = devices.DMSubmitBio(costs.SubmitBio)
-	}
-	p := kernel.Params{
-		CPUs: cfg.CPUs, MemoryMB: cfg.MemoryMB,
-		DirtyBytes: cfg.DirtyBytes, DirtyRatio: cfg.DirtyRatio,
-		DirtyBackgroundBytes: cfg.DirtyBackgroundBytes, DirtyBackgroundRatio: cfg.DirtyBackgroundRatio,
-		DirtyExpireCs: cfg.DirtyExpireCs, DirtyWritebackCs: cfg.DirtyWritebackCs,
-		Variants: variants, Costs: costs, BdiName: disk.BDI,
-	}
-	if cfg.Reclaim != nil {
-		p.Reclaim = &kernel.Reclaim{AnonMB: cfg.Reclaim.AnonMB, Swap: cfg.Reclaim.Swap}
-	}
-	k, err := kernel.New(w, p, q, f)
-	if err != nil {
-		return nil, err
-	}
-	m := &Machine{cfg: cfg, ctx: context.Background(), w: w, k: k, q: q, disks: []Disk{disk}, runEnd: cfg.Runtime.Time()}
-	if cfg.Detail {
-		m.det = &detailRec{}
-	}
-	if err := m.buildDisks(variants); err != nil {
-		return nil, err
-	}
+	m.rec = newRecorder(m)
 	if cfg.TraceLines > 0 {
 		m.tr = trace.New(cfg.TraceLines)
 		if cfg.TraceSampled {
@@ -150,7 +97,7 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 		}
 		m.tr.SetWindow(cfg.TraceFrom.Time(), cfg.TraceUntil.Time())
 		wording := trace.V32
-		if variants.On(kernel.SwTraceV66) {
+		if r.Params.Variants.On(kernel.SwTraceV66) {
 			wording = trace.V66
 		}
 		m.tp = trace.NewPrinter(wording, m.tr)
@@ -158,7 +105,6 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 	}
 	if !opt.NoWorkload {
 		m.startWorkload()
-		m.startDiskTasks()
 	}
 	if m.tp != nil {
 		for _, d := range m.disks {
@@ -166,13 +112,7 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 		}
 	}
 	if !opt.NoSeries {
-		m.sampleEvery = cfg.SampleInterval.Time()
-		if m.sampleEvery == 0 {
-			m.sampleEvery = max(m.runEnd/600/sim.Millisecond*sim.Millisecond, 10*sim.Millisecond)
-		}
-		m.samples = make([][]float64, len(Columns))
-		m.sampler.Fn = m.sample
-		w.At(&m.sampler, 0)
+		m.rec.start(cfg.SampleInterval.Time())
 	}
 	if cfg.CheckInvariants {
 		m.checkInvariants()
@@ -180,22 +120,60 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 	return m, nil
 }
 
-// startWorkload starts the Config's dd writers and readers at time 0.
-func (m *Machine) startWorkload() {
-	wl := m.cfg.Workload
-	for i := 0; i < wl.DD; i++ {
-		d := workload.NewDD(m.k, wl.BS, wl.Count, wl.Fsync)
-		d.Start(0)
-		m.dds = append(m.dds, d)
+// mount builds disk i's request queue and filesystem and mounts it on the kernel.
+func (m *Machine) mount(i int, d DiskConfig, r ResolvedDisk, wrap func(kernel.Filesystem) kernel.Filesystem) error {
+	prefix := diskPrefix(i)
+	q, err := devices.New(m.w, d.Device, r.Block)
+	if err != nil {
+		return fmt.Errorf("%sdevice: %w", prefix, err)
 	}
-	for i := 0; i < wl.Readers; i++ {
-		bs := wl.ReadBS
-		if bs == 0 {
-			bs = 4096
+	if i > 0 {
+		q.SetDevName(r.BDI)
+	}
+	f, err := fs.New(d.Filesystem)
+	if err != nil {
+		return fmt.Errorf("%sfs: %w", prefix, err)
+	}
+	if wrap != nil {
+		f = wrap(f)
+	}
+	if _, err := m.k.AddDisk(r.BDI, q, f, d.BDI); err != nil {
+		return fmt.Errorf("%s%w", prefix, err)
+	}
+	m.disks = append(m.disks, Disk{Spec: d.Device, Queue: q, FS: f, BDI: r.BDI})
+	return nil
+}
+
+// startWorkload starts every disk's dd writers, readers and editors at time 0,
+// disk by disk.
+func (m *Machine) startWorkload() {
+	for i, b := range m.k.BDIs() {
+		wl := m.cfg.Disks[i].Workload
+		for range wl.DD {
+			d := workload.NewDDOn(m.k, b, wl.BS, wl.Count, wl.Fsync)
+			d.Start(0)
+			m.dds = append(m.dds, d)
+			m.ddDisk = append(m.ddDisk, i)
 		}
-		r := workload.NewReader(m.k, i, bs, wl.ReadRandom)
-		r.Start(0)
-		m.rds = append(m.rds, r)
+		for j := range wl.Readers {
+			r := workload.NewReaderOn(m.k, b, j, max(wl.ReadBS, 4096), wl.ReadRandom)
+			r.Start(0)
+			m.rds = append(m.rds, r)
+			m.rdDisk = append(m.rdDisk, i)
+		}
+		bytes, iv := wl.EditorBytes, wl.EditorInterval
+		if bytes == 0 {
+			bytes = DefaultEditorBytes
+		}
+		if iv == 0 {
+			iv = DefaultEditorInterval
+		}
+		for range wl.Editors {
+			e := workload.NewEditorOn(m.k, b, bytes, iv.Time())
+			e.Start(0)
+			m.eds = append(m.eds, e)
+			m.edDisk = append(m.edDisk, i)
+		}
 	}
 }
 
@@ -282,3 +260,6 @@ func (m *Machine) Run(ctx context.Context) error { return m.RunUntil(ctx, m.runE
 
 // Done reports that the run is over: the runtime was reached or the workload ended.
 func (m *Machine) Done() bool { return m.idle || m.w.Now() >= m.runEnd }
+
+// Result is what the machine measured so far (the whole run after Run).
+func (m *Machine) Result() *Result { return m.rec.result() }

@@ -18,7 +18,7 @@ type (
 	ActivityPath = kernel.ActivityPath
 	DeviceSpec   = devices.Spec
 	DeviceParam  = devices.ParamInfo
-	// BlockOverrides change keys of the kernel's block layer (Config.Block).
+	// BlockOverrides change keys of the kernel's block layer (DiskConfig.Block).
 	BlockOverrides = devices.BlockOverrides
 	// Block is the block layer in front of a device.
 	Block = devices.Block

@@ -20,11 +20,11 @@ import (
 func runCase(t testing.TB, fs string, dd int, runtime time.Duration, mutate func(*Config)) *Result {
 	t.Helper()
 	cfg := DefaultConfig()
-	cfg.Filesystem, cfg.Workload.DD = fs, dd
+	cfg.Disks[0].Filesystem, cfg.Disks[0].Workload.DD = fs, dd
 	var err error
 	// these tests' numbers are the simple device's (60 MiB/s fixed rate), not the
 	// default wu2011-hdd's
-	cfg.Device, err = devices.Preset("simple")
+	cfg.Disks[0].Device, err = devices.Preset("simple")
 	require.NoError(t, err)
 	cfg.Runtime = Duration(runtime)
 	cfg.CheckInvariants = true
@@ -96,7 +96,7 @@ func TestKupdateWritesSmallFileAfterExpiry(t *testing.T) {
 	// 1 MB written once stays far below the background threshold: only kupdate
 	// writes it, once dirty_expire (30 s) has passed, on a 5 s flusher period.
 	r := runCase(t, "generic", 1, 45*time.Second, func(c *Config) {
-		c.Workload.Count = 256
+		c.Disks[0].Workload.Count = 256
 		c.SampleInterval = Duration(100 * time.Millisecond)
 	})
 	ts, written := col(t, r, "time_s"), col(t, r, "written_MB")
@@ -116,8 +116,8 @@ func TestKupdateWritesSmallFileAfterExpiry(t *testing.T) {
 
 func TestFsyncReturnsAfterPagesWritten(t *testing.T) {
 	r := runCase(t, "generic", 1, 60*time.Second, func(c *Config) {
-		c.Workload.Count = 50 * 256 // 50 MB, below the threshold: only fsync writes it out
-		c.Workload.Fsync = true
+		c.Disks[0].Workload.Count = 50 * 256 // 50 MB, below the threshold: only fsync writes it out
+		c.Disks[0].Workload.Fsync = true
 	})
 	task := r.Tasks[0]
 	require.True(t, task.Done, "dd finished")
@@ -186,24 +186,24 @@ func TestValidateRejectsBadFields(t *testing.T) {
 		mutate func(*Config)
 		want   string
 	}{
-		{"fs", func(c *Config) { c.Filesystem = "ntfs" }, `fs: "ntfs" is not a filesystem`},
+		{"fs", func(c *Config) { c.Disks[0].Filesystem = "ntfs" }, `fs: "ntfs" is not a filesystem`},
 		{"kernel", func(c *Config) { c.Kernel = "9.9" }, `kernel: "9.9" is not a kernel preset`},
 		{"variants", func(c *Config) { c.Variants = map[string]bool{"nope": true} }, `variants: "nope" is not a kernel switch`},
-		{"cpus", func(c *Config) { c.CPUs = 0 }, "cpus: 0 out of range [1, 256]"},
-		{"memory", func(c *Config) { c.MemoryMB = 1 << 30 }, "memory_MB: 1073741824 out of range"},
-		{"dd", func(c *Config) { c.Workload.DD = 100000 }, "workload.dd: 100000 out of range [1, 10000]"},
-		{"bs", func(c *Config) { c.Workload.BS = 100 }, "workload.bs: 100 out of range"},
-		{"bs shape", func(c *Config) { c.Workload.BS = 6144 }, "workload.bs: 6144"},
+		{"cpus", func(c *Config) { c.CPUs = 0 }, "cpus: 0 is out of range 1-256"},
+		{"memory", func(c *Config) { c.MemoryMB = 1 << 30 }, "memory_MB: 1024 TiB is out of range 64 MiB-256 GiB"},
+		{"dd", func(c *Config) { c.Disks[0].Workload.DD = 100000 }, "workload.dd: 100000 out of range [1, 10000]"},
+		{"bs", func(c *Config) { c.Disks[0].Workload.BS = 100 }, "workload.bs: 100 out of range"},
+		{"bs shape", func(c *Config) { c.Disks[0].Workload.BS = 6144 }, "workload.bs: 6144"},
 		{"runtime", func(c *Config) { c.Runtime = Duration(365 * 24 * time.Hour) }, "runtime: 8760h0m0s out of range [1ms, 24h0m0s]"},
 		{"runtime tiny", func(c *Config) { c.Runtime = 1 }, "runtime: 1ns out of range [1ms, 24h0m0s]"},
 		{"hz", func(c *Config) { c.HZ = 99 }, "hz: 99 is not a kernel HZ"},
-		{"work budget", func(c *Config) { c.Workload.DD, c.Runtime = 10000, Duration(24*time.Hour) }, "workload.dd × runtime: 10000 dd for 24h0m0s"},
+		{"work budget", func(c *Config) { c.Disks[0].Workload.DD, c.Runtime = 10000, Duration(24*time.Hour) }, "workload.dd × runtime: 10000 dd for 24h0m0s"},
 		{"dirty both zero", func(c *Config) { c.DirtyBytes, c.DirtyRatio = 0, 0 }, "dirty_bytes/dirty_ratio: both 0"},
-		{"dirty bytes > memory", func(c *Config) { c.DirtyBytes = 8 << 30 }, "dirty_bytes: 8589934592 out of range"},
-		{"ratio", func(c *Config) { c.DirtyBackgroundRatio = 101 }, "dirty_background_ratio: 101 out of range [0, 100]"},
-		{"expire", func(c *Config) { c.DirtyExpireCs = 0 }, "dirty_expire_centisecs: 0 out of range"},
-		{"fsync needs count", func(c *Config) { c.Workload.Fsync = true }, "workload.fsync"},
-		{"device", func(c *Config) { c.Device.QueueDepth = 0 }, "device.qd"},
+		{"dirty bytes > memory", func(c *Config) { c.DirtyBytes = 8 << 30 }, "dirty_bytes: 8 GiB is out of range 8 KiB-4 GiB"},
+		{"ratio", func(c *Config) { c.DirtyBackgroundRatio = 101 }, "dirty_background_ratio: 101 % is out of range 0-100 %"},
+		{"expire", func(c *Config) { c.DirtyExpireCs = 0 }, "dirty_expire_centisecs: 0 centisecs is out of range"},
+		{"fsync needs count", func(c *Config) { c.Disks[0].Workload.Fsync = true }, "workload.fsync"},
+		{"device", func(c *Config) { c.Disks[0].Device.QueueDepth = 0 }, "device.qd"},
 		{"trace", func(c *Config) { c.TraceLines = -1 }, "trace_lines: -1 out of range"},
 	}
 	for _, tc := range tests {
@@ -247,9 +247,9 @@ func TestReadersGiveWBTItsLatencySignal(t *testing.T) {
 	r := runCase(t, "generic", 2, 4*time.Second, func(c *Config) {
 		dev, blk, err := devices.ParseSpec("nvme,wbt=on") // the case's 3.1 kernel has no wbt: switch it on for this disk
 		require.NoError(t, err)
-		c.Device, c.Block = dev, blk
-		c.Workload.Readers = 2
-		c.Workload.ReadRandom = true
+		c.Disks[0].Device, c.Disks[0].Block = dev, blk
+		c.Disks[0].Workload.Readers = 2
+		c.Disks[0].Workload.ReadRandom = true
 		c.TraceLines = 50000
 	})
 	assert.Positive(t, r.Reads.Count)
@@ -299,7 +299,7 @@ func TestFSStatsInResult(t *testing.T) {
 	} {
 		t.Run(c.fs, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.Filesystem, cfg.Runtime = c.fs, Duration(35*time.Second) // btrfs commits every 30 s
+			cfg.Disks[0].Filesystem, cfg.Runtime = c.fs, Duration(35*time.Second) // btrfs commits every 30 s
 			r, err := Run(context.Background(), cfg)
 			require.NoError(t, err)
 			got := map[string]int64{}
@@ -331,7 +331,7 @@ func TestRunEndsWhenCountLimitedDDsAreDone(t *testing.T) {
 	}{{"dd only", 0, true}, {"with a reader", 1, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.Workload = Workload{DD: 1, BS: 1 << 20, Count: 200, Fsync: true, Readers: c.readers}
+			cfg.Disks[0].Workload = Workload{DD: 1, BS: 1 << 20, Count: 200, Fsync: true, Readers: c.readers}
 			cfg.Runtime = Duration(60 * time.Second)
 			r, err := Run(context.Background(), cfg)
 			require.NoError(t, err)
@@ -371,10 +371,10 @@ func TestWCPNrToWriteLE0CountsEveryFilesystem(t *testing.T) {
 		for _, fs := range []string{"xfs", "generic"} {
 			t.Run(kernelName+"/"+fs, func(t *testing.T) {
 				c := DefaultConfig()
-				c.Kernel, c.Filesystem, c.Runtime = kernelName, fs, Duration(5*time.Second)
+				c.Kernel, c.Disks[0].Filesystem, c.Runtime = kernelName, fs, Duration(5*time.Second)
 				dev, err := devices.Preset("chinner2010-vm")
 				require.NoError(t, err)
-				c.Device = dev
+				c.Disks[0].Device = dev
 				r, err := Run(context.Background(), c)
 				require.NoError(t, err)
 				n := r.SwitchActivity["write_cache_pages.nr_to_write_le0"]

@@ -25,7 +25,7 @@ func CheckSeeds(n int) (int, error) {
 func SeedConfigs(cfg Config, n int) []Config {
 	out := make([]Config, n)
 	for i := range out {
-		out[i] = cfg
+		out[i] = cfg.Clone()
 		out[i].Seed = cfg.Seed + uint64(i)
 	}
 	return out

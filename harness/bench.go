@@ -29,9 +29,9 @@ func benchRepro(kernelName, device, fs string, w engine.Workload, runtime time.D
 	return func() (engine.Config, error) {
 		c := engine.DefaultConfig()
 		dev, err := engine.DevicePreset(device)
-		c.Device, c.Kernel, c.Filesystem = dev, kernelName, fs
+		c.Disks[0].Device, c.Kernel, c.Disks[0].Filesystem = dev, kernelName, fs
 		c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
-		c.Workload = w
+		c.Disks[0].Workload = w
 		c.Runtime = engine.Duration(runtime)
 		return c, err
 	}

@@ -446,9 +446,10 @@ func kernelFromRelease(rel string) (string, bool) {
 // as the kernel's sysctl handlers do), Case, and Kernel when the release names a preset
 // (X leaves cfg.Kernel alone). Apply does not validate; see ConfigForCase.
 func (c Case) Apply(cfg *engine.Config) {
-	cfg.Filesystem = c.FS
-	cfg.Workload.DD = c.DD
-	cfg.Workload.BS = c.BS.Bytes
+	*cfg = cfg.Clone() // its first disk changes: not the disk list of a Config it was copied from
+	cfg.Disks[0].Filesystem = c.FS
+	cfg.Disks[0].Workload.DD = c.DD
+	cfg.Disks[0].Workload.BS = c.BS.Bytes
 	cfg.CPUs = c.CPUs
 	cfg.MemoryMB = c.Memory.Bytes >> 20
 	cfg.DirtyBytes, cfg.DirtyRatio = c.Dirty.Bytes, 0
@@ -479,9 +480,9 @@ func CaseOf(cfg engine.Config) Case {
 		}
 	}
 	c := Case{
-		FS:     cfg.Filesystem,
-		DD:     cfg.Workload.DD,
-		BS:     Size{Bytes: cfg.Workload.BS, Text: fmtBS(cfg.Workload.BS)},
+		FS:     cfg.Disks[0].Filesystem,
+		DD:     cfg.Disks[0].Workload.DD,
+		BS:     Size{Bytes: cfg.Disks[0].Workload.BS, Text: fmtBS(cfg.Disks[0].Workload.BS)},
 		CPUs:   cfg.CPUs,
 		Memory: Size{Bytes: cfg.MemoryMB << 20, Text: fmtMB(cfg.MemoryMB << 20)},
 		Kernel: "X",
@@ -507,8 +508,8 @@ func CaseOf(cfg engine.Config) Case {
 
 // sameCaseFields compares the fields Apply sets (other than Case).
 func sameCaseFields(a, b engine.Config) bool {
-	return a.Filesystem == b.Filesystem && a.Kernel == b.Kernel &&
-		a.Workload.DD == b.Workload.DD && a.Workload.BS == b.Workload.BS &&
+	return a.Disks[0].Filesystem == b.Disks[0].Filesystem && a.Kernel == b.Kernel &&
+		a.Disks[0].Workload.DD == b.Disks[0].Workload.DD && a.Disks[0].Workload.BS == b.Disks[0].Workload.BS &&
 		a.CPUs == b.CPUs && a.MemoryMB == b.MemoryMB &&
 		a.DirtyBytes == b.DirtyBytes && a.DirtyRatio == b.DirtyRatio &&
 		a.DirtyBackgroundBytes == b.DirtyBackgroundBytes && a.DirtyBackgroundRatio == b.DirtyBackgroundRatio

@@ -211,9 +211,9 @@ func TestCaseApply(t *testing.T) {
 		check func(t *testing.T, cfg engine.Config)
 	}{
 		{"thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X", nil, func(t *testing.T, cfg engine.Config) {
-			assert.Equal(t, "ext4", cfg.Filesystem)
-			assert.Equal(t, 10, cfg.Workload.DD)
-			assert.Equal(t, int64(4096), cfg.Workload.BS)
+			assert.Equal(t, "ext4", cfg.Disks[0].Filesystem)
+			assert.Equal(t, 10, cfg.Disks[0].Workload.DD)
+			assert.Equal(t, int64(4096), cfg.Disks[0].Workload.BS)
 			assert.Equal(t, 8, cfg.CPUs)
 			assert.Equal(t, int64(4096), cfg.MemoryMB)
 			assert.Equal(t, int64(104857600), cfg.DirtyBytes)
@@ -223,8 +223,8 @@ func TestCaseApply(t *testing.T) {
 			assert.Equal(t, engine.DefaultConfig().Kernel, cfg.Kernel)
 		}},
 		{"nfs-10dd-1M-1p-32069M-20:10-X", func(c *engine.Config) { c.DirtyBytes = 1 << 30; c.DirtyBackgroundBytes = 1 << 20 }, func(t *testing.T, cfg engine.Config) {
-			assert.Equal(t, "nfs", cfg.Filesystem)
-			assert.Equal(t, int64(1<<20), cfg.Workload.BS)
+			assert.Equal(t, "nfs", cfg.Disks[0].Filesystem)
+			assert.Equal(t, int64(1<<20), cfg.Disks[0].Workload.BS)
 			assert.Equal(t, 1, cfg.CPUs)
 			assert.Equal(t, int64(32069), cfg.MemoryMB)
 			assert.Equal(t, int64(0), cfg.DirtyBytes, "the ratio form zeroes dirty_bytes")
@@ -233,9 +233,9 @@ func TestCaseApply(t *testing.T) {
 			assert.Equal(t, 10, cfg.DirtyBackgroundRatio)
 		}},
 		{"thresh=1G:500M/generic-100dd-64k-4p-8G-1G:500M-3.1.0-rc9-ioless-full+", func(c *engine.Config) { c.Kernel = "other"; c.DirtyRatio = 20 }, func(t *testing.T, cfg engine.Config) {
-			assert.Equal(t, "generic", cfg.Filesystem)
-			assert.Equal(t, 100, cfg.Workload.DD)
-			assert.Equal(t, int64(64<<10), cfg.Workload.BS)
+			assert.Equal(t, "generic", cfg.Disks[0].Filesystem)
+			assert.Equal(t, 100, cfg.Disks[0].Workload.DD)
+			assert.Equal(t, int64(64<<10), cfg.Disks[0].Workload.BS)
 			assert.Equal(t, int64(8192), cfg.MemoryMB)
 			assert.Equal(t, int64(1<<30), cfg.DirtyBytes)
 			assert.Equal(t, 0, cfg.DirtyRatio)
@@ -265,7 +265,7 @@ func TestCaseOf(t *testing.T) {
 	assert.Equal(t, "thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", CaseOf(cfg).String())
 
 	cfg.DirtyBytes, cfg.DirtyBackgroundBytes, cfg.DirtyBackgroundRatio = 1<<30, 999<<20, 0
-	cfg.Workload = engine.Workload{DD: 100, BS: 1 << 20}
+	cfg.Disks[0].Workload = engine.Workload{DD: 100, BS: 1 << 20}
 	c := CaseOf(cfg)
 	assert.Equal(t, "thresh=1G:999M/generic-100dd-1M-8p-4096M-1024M:999M-X", c.String())
 	again, err := ParseCase(c.String())
@@ -295,7 +295,7 @@ func TestConfigForCase(t *testing.T) {
 	cfg, err := ConfigForCase("thresh=1G/generic-100dd-4k-8p-4096M-1024M:10-X")
 	require.NoError(t, err)
 	assert.Equal(t, int64(1<<30), cfg.DirtyBytes)
-	assert.Equal(t, 100, cfg.Workload.DD)
+	assert.Equal(t, 100, cfg.Disks[0].Workload.DD)
 	assert.Equal(t, "thresh=1G/generic-100dd-4k-8p-4096M-1024M:10-X", cfg.Case)
 	assert.Equal(t, engine.DefaultConfig().Runtime, cfg.Runtime)
 

@@ -165,7 +165,7 @@ func CompareConfig(name, kernelName string, opt CompareOptions) (engine.Config, 
 		if err != nil {
 			return engine.Config{}, fmt.Errorf("device: %w", err)
 		}
-		cfg.Device, cfg.Block = spec, blk
+		cfg.Disks[0].Device, cfg.Disks[0].Block = spec, blk
 	}
 	if opt.Seeds > 1 && cfg.Seed > ^uint64(0)-uint64(opt.Seeds) {
 		return engine.Config{}, fmt.Errorf("seed: %d too large for %d seeds (at most %d)", cfg.Seed, opt.Seeds, ^uint64(0)-uint64(opt.Seeds))

@@ -148,7 +148,7 @@ func TestRunAllKeepsOrderAndStopsOnError(t *testing.T) {
 	for i, r := range res {
 		assert.Equal(t, cfgs[i].Seed, r.Seed)
 	}
-	cfgs[2].Workload.DD = 0
+	cfgs[2].Disks[0].Workload.DD = 0
 	_, err = engine.RunAll(context.Background(), cfgs)
 	var re *engine.RunError
 	require.ErrorAs(t, err, &re)
@@ -181,9 +181,9 @@ func TestCompareConfigDevice(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tc.wantDev, cfg.Device.Name)
+			assert.Equal(t, tc.wantDev, cfg.Disks[0].Device.Name)
 			if tc.wantQD > 0 {
-				assert.Equal(t, tc.wantQD, cfg.Device.QueueDepth)
+				assert.Equal(t, tc.wantQD, cfg.Disks[0].Device.QueueDepth)
 			}
 		})
 	}

@@ -16,10 +16,10 @@ func ExampleConfigForCase() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("fs:", cfg.Filesystem, "| dd:", cfg.Workload.DD, "of bs", cfg.Workload.BS)
+	fmt.Println("fs:", cfg.Disks[0].Filesystem, "| dd:", cfg.Disks[0].Workload.DD, "of bs", cfg.Disks[0].Workload.BS)
 	fmt.Println("cpus:", cfg.CPUs, "| memory:", cfg.MemoryMB, "MB")
 	fmt.Println("dirty_bytes:", cfg.DirtyBytes>>20, "MB | dirty_background_ratio:", cfg.DirtyBackgroundRatio, "%")
-	fmt.Println("kernel:", cfg.Kernel, "| device:", cfg.Device.Name)
+	fmt.Println("kernel:", cfg.Kernel, "| device:", cfg.Disks[0].Device.Name)
 
 	// A part out of its range is an error naming the part.
 	_, err = harness.ConfigForCase("thresh=100M/ext4-0dd-4k-8p-4096M-100M:10-X")

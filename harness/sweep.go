@@ -93,7 +93,7 @@ func SweepConfigs(opt SweepOptions) ([]engine.Config, []SweepCell, error) {
 					return nil, nil, fmt.Errorf("sweep %s: %w", name, err)
 				}
 				if m := opt.Machine; m != nil {
-					c.Kernel, c.Variants, c.Device, c.Block = m.Kernel, m.Variants, m.Device, m.Block
+					c.Kernel, c.Variants, c.Disks[0].Device, c.Disks[0].Block = m.Kernel, m.Variants, m.Disks[0].Device, m.Disks[0].Block
 					c.Runtime, c.Seed = m.Runtime, m.Seed
 				}
 				if opt.Kernel != "" {
@@ -126,7 +126,7 @@ func RunSweep(ctx context.Context, opt SweepOptions) (*Sweep, error) {
 	if err != nil {
 		return nil, err
 	}
-	sw := &Sweep{Kernel: cfgs[0].Kernel, Device: cfgs[0].Device.String(), RuntimeS: cfgs[0].Runtime.Time().Seconds(),
+	sw := &Sweep{Kernel: cfgs[0].Kernel, Device: cfgs[0].Disks[0].Device.String(), RuntimeS: cfgs[0].Runtime.Time().Seconds(),
 		Seed: cfgs[0].Seed}
 	seenFS, seenTh, seenDD := map[string]bool{}, map[int64]bool{}, map[int]bool{}
 	for i, r := range res {

@@ -149,7 +149,7 @@ func configJSON(cfg engine.Config) string {
 
 // runOf is cfg with what the page shows about it.
 func runOf(cfg engine.Config) wire.Run {
-	return wire.Run{Config: configJSON(cfg), Preset: cfg.Kernel, Kernel: kernelLabel(cfg), Device: cfg.Device.String(),
+	return wire.Run{Config: configJSON(cfg), Preset: cfg.Kernel, Kernel: kernelLabel(cfg), Device: cfg.Disks[0].Device.String(),
 		Runtime: cfg.Runtime.String(), Absent: AbsentColumns(cfg)}
 }
 

@@ -187,7 +187,7 @@ func TestDevicePlaceholders(t *testing.T) {
 	f["device"], f["dev.destage_age"] = "wu2011-hdd", "write"
 	cfg, ferr := FormConfig(f)
 	require.Nil(t, ferr)
-	assert.Equal(t, "write", cfg.Device.DestageAge)
+	assert.Equal(t, "write", cfg.Disks[0].Device.DestageAge)
 	f["dev.destage_age"] = "never"
 	_, ferr = FormConfig(f)
 	require.NotNil(t, ferr)

@@ -52,21 +52,18 @@ func fields(model string) []Field {
 		{ID: "bs", Label: "bs", Kind: "text", Group: "workload", Help: "dd block size (4k, 1M)"},
 		{ID: "count", Label: "count", Kind: "text", Group: "workload", Help: "blocks per dd (0 = until the run ends)"},
 		{ID: "fsync", Label: "conv=fsync", Kind: "bool", Group: "workload"},
-		{ID: "dirty_bytes", Label: "dirty_bytes", Kind: "text", Group: "sysctl", Help: "vm.dirty_bytes (100M; empty = use ratio)"},
-		{ID: "dirty_ratio", Label: "dirty_ratio", Kind: "text", Group: "sysctl", Help: "vm.dirty_ratio, %"},
-		{ID: "bg_bytes", Label: "dirty_background_bytes", Kind: "text", Group: "sysctl", Help: "empty = use ratio"},
-		{ID: "bg_ratio", Label: "dirty_background_ratio", Kind: "text", Group: "sysctl", Help: "%"},
-		{ID: "expire", Label: "dirty_expire_centisecs", Kind: "text", Group: "sysctl"},
-		{ID: "writeback", Label: "dirty_writeback_centisecs", Kind: "text", Group: "sysctl"},
-		{ID: "memory", Label: "memory (MB)", Kind: "text", Group: "machine"},
-		{ID: "cpus", Label: "CPUs", Kind: "text", Group: "machine"},
+	}
+	for _, k := range engine.ConfigKeys {
+		out = append(out, Field{ID: k.Form, Label: k.Label, Kind: "text", Group: k.Group, Help: k.Help})
+	}
+	out = append(out, []Field{
 		{ID: "hz", Label: "HZ", Kind: "select", Group: "machine"},
 		{ID: "anon_mb", Label: "applications (MB)", Kind: "text", Group: "machine",
 			Help: "memory the applications hold; set, the page cache is the rest and page reclaim runs (empty: the page cache never fills)"},
 		{ID: "swap", Label: "swap", Kind: "bool", Group: "machine",
 			Help: "a swap device (with page reclaim): the kernels of 2.6.32-3.13 then count the applications' memory as dirtyable"},
 		{ID: "device", Label: "device preset", Kind: "select", Group: "device"},
-	}
+	}...)
 	for _, p := range engine.DeviceParams(model) {
 		help := p.Doc + " " + p.Range
 		if p.Block {
@@ -118,49 +115,38 @@ const TraceLines = 50000
 // FormFromConfig renders cfg into control texts.
 func FormFromConfig(cfg engine.Config) Form {
 	f := Form{
-		"fs":           cfg.Filesystem,
-		"dd":           strconv.Itoa(cfg.Workload.DD),
-		"bs":           fmtSize(cfg.Workload.BS),
-		"count":        strconv.FormatInt(cfg.Workload.Count, 10),
-		"fsync":        onOff(cfg.Workload.Fsync),
-		"dirty_bytes":  "",
-		"dirty_ratio":  strconv.Itoa(cfg.DirtyRatio),
-		"bg_bytes":     "",
-		"bg_ratio":     strconv.Itoa(cfg.DirtyBackgroundRatio),
-		"expire":       strconv.Itoa(cfg.DirtyExpireCs),
-		"writeback":    strconv.Itoa(cfg.DirtyWritebackCs),
-		"memory":       strconv.FormatInt(cfg.MemoryMB, 10),
-		"cpus":         strconv.Itoa(cfg.CPUs),
+		"fs":           cfg.Disks[0].Filesystem,
+		"dd":           strconv.Itoa(cfg.Disks[0].Workload.DD),
+		"bs":           fmtSize(cfg.Disks[0].Workload.BS),
+		"count":        strconv.FormatInt(cfg.Disks[0].Workload.Count, 10),
+		"fsync":        onOff(cfg.Disks[0].Workload.Fsync),
 		"hz":           strconv.Itoa(cfg.HZ),
-		"device":       cfg.Device.Name,
+		"device":       cfg.Disks[0].Device.Name,
 		"kernel":       cfg.Kernel,
 		"runtime":      cfg.Runtime.String(),
 		"seed":         strconv.FormatUint(cfg.Seed, 10),
 		"trace":        onOff(cfg.TraceLines > 0),
 		"trace_window": traceWindow(cfg),
 	}
+	for _, k := range engine.ConfigKeys {
+		f[k.Form] = k.Text(&cfg)
+	}
 	f["anon_mb"], f["swap"] = "", "off"
 	if cfg.Reclaim != nil {
 		f["anon_mb"], f["swap"] = strconv.FormatInt(cfg.Reclaim.AnonMB, 10), onOff(cfg.Reclaim.Swap)
 	}
-	if cfg.DirtyBytes != 0 {
-		f["dirty_bytes"] = fmtSize(cfg.DirtyBytes)
-	}
-	if cfg.DirtyBackgroundBytes != 0 {
-		f["bg_bytes"] = fmtSize(cfg.DirtyBackgroundBytes)
-	}
-	for k, v := range deviceOverrides(cfg.Device) {
+	for k, v := range deviceOverrides(cfg.Disks[0].Device) {
 		f["dev."+k] = v
 	}
-	for k, v := range cfg.Block {
+	for k, v := range cfg.Disks[0].Block {
 		f["dev."+k] = v
 	}
 	for k, v := range cfg.Variants {
 		f["v."+k] = onOff(v)
 	}
-	if len(cfg.Disks) > 0 { // further disks, in the --disk form, ";"-separated
-		specs := make([]string, len(cfg.Disks))
-		for i, d := range cfg.Disks {
+	if len(cfg.Disks) > 1 { // further disks, in the --disk form, ";"-separated
+		specs := make([]string, len(cfg.Disks)-1)
+		for i, d := range cfg.Disks[1:] {
 			specs[i] = d.String()
 		}
 		f["disks"] = strings.Join(specs, ";")
@@ -213,18 +199,9 @@ func onOff(b bool) string {
 	return "off"
 }
 
-// fmtSize prints bytes with the largest of G, M, k dividing them exactly.
-func fmtSize(n int64) string {
-	for _, u := range []struct {
-		div int64
-		s   string
-	}{{1 << 30, "G"}, {1 << 20, "M"}, {1 << 10, "k"}} {
-		if n != 0 && n%u.div == 0 {
-			return strconv.FormatInt(n/u.div, 10) + u.s
-		}
-	}
-	return strconv.FormatInt(n, 10)
-}
+// fmtSize prints bytes with the largest of G, M, k dividing them exactly (as the
+// ConfigKeys' sizes print).
+func fmtSize(n int64) string { return engine.FormatSize(n) }
 
 // FormConfig builds and validates the Config the form describes. A parse or engine
 // validation error comes back as a FieldError naming the control.
@@ -267,19 +244,16 @@ func FormConfig(f Form) (engine.Config, *FieldError) {
 			bad(id, fmt.Sprintf("%q: use on, off or empty (the kernel preset's switch)", v))
 		}
 	}
-	cfg.Filesystem = f["fs"]
-	cfg.Workload.DD = int(num("dd"))
-	cfg.Workload.BS = size("bs")
-	cfg.Workload.Count = num("count")
-	cfg.Workload.Fsync = f["fsync"] == "on"
-	cfg.DirtyBytes = size("dirty_bytes")
-	cfg.DirtyRatio = int(num("dirty_ratio"))
-	cfg.DirtyBackgroundBytes = size("bg_bytes")
-	cfg.DirtyBackgroundRatio = int(num("bg_ratio"))
-	cfg.DirtyExpireCs = int(num("expire"))
-	cfg.DirtyWritebackCs = int(num("writeback"))
-	cfg.MemoryMB = num("memory")
-	cfg.CPUs = int(num("cpus"))
+	cfg.Disks[0].Filesystem = f["fs"]
+	cfg.Disks[0].Workload.DD = int(num("dd"))
+	cfg.Disks[0].Workload.BS = size("bs")
+	cfg.Disks[0].Workload.Count = num("count")
+	cfg.Disks[0].Workload.Fsync = f["fsync"] == "on"
+	for _, k := range engine.ConfigKeys {
+		if err := k.Parse(&cfg, f[k.Form]); err != nil {
+			bad(k.Form, err.Error())
+		}
+	}
 	cfg.HZ = int(num("hz"))
 	cfg.Kernel = f["kernel"]
 	if s := strings.TrimSpace(f["seed"]); s != "" {
@@ -323,7 +297,7 @@ func FormConfig(f Form) (engine.Config, *FieldError) {
 		if err != nil {
 			bad(deviceField(err.Error(), f), err.Error())
 		}
-		cfg.Device, cfg.Block = dev, blk
+		cfg.Disks[0].Device, cfg.Disks[0].Block = dev, blk
 	}
 	cfg.Variants = nil
 	for _, k := range sortedKeys(f) {
@@ -362,16 +336,21 @@ func FormConfig(f Form) (engine.Config, *FieldError) {
 }
 
 // engineFields maps the engine's error prefixes to form fields.
-var engineFields = map[string]string{
-	"fs": "fs", "kernel": "kernel", "cpus": "cpus", "memory_MB": "memory",
-	"dirty_ratio": "dirty_ratio", "dirty_background_ratio": "bg_ratio",
-	"dirty_expire_centisecs": "expire", "dirty_writeback_centisecs": "writeback",
-	"workload.dd": "dd", "workload.bs": "bs", "workload.count": "count", "workload.fsync": "fsync",
-	"trace_lines": "trace", "trace_from": "trace_window", "trace_until": "trace_window", "runtime": "runtime", "dirty_bytes": "dirty_bytes",
-	"dirty_background_bytes": "bg_bytes", "hz": "hz", "dirty_bytes/dirty_ratio": "dirty_bytes",
-	"dirty_background_bytes/dirty_background_ratio": "bg_bytes", "sample_interval": "runtime",
-	"reclaim.anon_MB": "anon_mb",
-}
+// (engine.ConfigKeys add theirs: JSON name to control.)
+var engineFields = func() map[string]string {
+	m := map[string]string{
+		"fs": "fs", "kernel": "kernel",
+		"workload.dd": "dd", "workload.bs": "bs", "workload.count": "count", "workload.fsync": "fsync",
+		"trace_lines": "trace", "trace_from": "trace_window", "trace_until": "trace_window", "runtime": "runtime",
+		"hz": "hz", "dirty_bytes/dirty_ratio": "dirty_bytes",
+		"dirty_background_bytes/dirty_background_ratio": "bg_bytes", "sample_interval": "runtime",
+		"reclaim.anon_MB": "anon_mb",
+	}
+	for _, k := range engine.ConfigKeys {
+		m[k.JSON] = k.Form
+	}
+	return m
+}()
 
 // fieldOf finds the control an engine error message names ("workload.dd: ...").
 func fieldOf(msg string, f Form) string {

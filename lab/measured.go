@@ -80,14 +80,14 @@ func MeasuredFor(cfg engine.Config) (Measured, bool) { return measuredFor(Measur
 func measuredFor(ms []Measured, cfg engine.Config) (Measured, bool) {
 	for _, m := range ms {
 		r := m.Cfg
-		same := cfg.Kernel == r.Kernel && cfg.Filesystem == r.Filesystem && cfg.Workload == r.Workload &&
+		same := cfg.Kernel == r.Kernel && cfg.Disks[0].Filesystem == r.Disks[0].Filesystem && cfg.Disks[0].Workload == r.Disks[0].Workload &&
 			cfg.CPUs == r.CPUs && cfg.MemoryMB == r.MemoryMB && cfg.HZ == r.HZ &&
 			cfg.DirtyBytes == r.DirtyBytes && cfg.DirtyRatio == r.DirtyRatio &&
 			cfg.DirtyBackgroundBytes == r.DirtyBackgroundBytes && cfg.DirtyBackgroundRatio == r.DirtyBackgroundRatio &&
 			cfg.DirtyExpireCs == r.DirtyExpireCs && cfg.DirtyWritebackCs == r.DirtyWritebackCs &&
-			cfg.Runtime == r.Runtime && cfg.Device.Model == r.Device.Model &&
+			cfg.Runtime == r.Runtime && cfg.Disks[0].Device.Model == r.Disks[0].Device.Model &&
 			sameOverrides(cfg.Variants, r.Variants) &&
-			math.Abs(float64(cfg.Device.BandwidthBps-r.Device.BandwidthBps)) <= 0.01*float64(r.Device.BandwidthBps)
+			math.Abs(float64(cfg.Disks[0].Device.BandwidthBps-r.Disks[0].Device.BandwidthBps)) <= 0.01*float64(r.Disks[0].Device.BandwidthBps)
 		if same {
 			return m, true
 		}
@@ -121,7 +121,7 @@ func MeasuredNote(m Measured) string {
 		"The disk is QEMU-throttled to %.1f MiB/s; wblab gets the %.2f MiB/s the guest measured. "+
 		"Re-measure with validate/qemu/run-case.sh (validate/README.md) and compare with wblab validate.",
 		wire.MeasuredLabel, c.Kernel, c.QEMU, c.Accel, c.SMP, c.Host, m.Name, m.Name,
-		float64(c.Disks[0].ThrottleBps)/(1<<20), float64(m.Cfg.Device.BandwidthBps)/(1<<20))
+		float64(c.Disks[0].ThrottleBps)/(1<<20), float64(m.Cfg.Disks[0].Device.BandwidthBps)/(1<<20))
 }
 
 // MeasuredLinks are the links of all references, in name order.

@@ -24,7 +24,7 @@ func TestMeasuredLinkFindsItsReference(t *testing.T) {
 			cfg.Seed = 7
 			_, ok = MeasuredFor(cfg)
 			assert.True(t, ok, "any seed")
-			cfg.Workload.DD++
+			cfg.Disks[0].Workload.DD++
 			_, ok = MeasuredFor(cfg)
 			assert.False(t, ok, "another case has no reference")
 		})

@@ -19,7 +19,7 @@ func PlanSweep(q wire.SweepPlan) wire.SweepPlanned {
 		return wire.SweepPlanned{Err: &FieldError{Field: "sweep", Msg: err.Error()}}
 	}
 	out := wire.SweepPlanned{Filesystems: q.Filesystems, ThresholdsMB: harness.SweepThresholdsMB,
-		Writers: harness.SweepWriters, Kernel: cfg.Kernel, Device: cfg.Device.String(), RuntimeS: cfg.Runtime.Time().Seconds(),
+		Writers: harness.SweepWriters, Kernel: cfg.Kernel, Device: cfg.Disks[0].Device.String(), RuntimeS: cfg.Runtime.Time().Seconds(),
 		Seeds: max(q.Seeds, 1)}
 	if len(out.Filesystems) == 0 {
 		out.Filesystems = harness.SweepFilesystems

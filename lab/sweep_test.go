@@ -56,13 +56,13 @@ func TestPlanSweep(t *testing.T) {
 				assert.Equal(t, i%p.Seeds, r.Seed, "a cell's seeds follow each other")
 				var c engine.Config
 				require.NoError(t, json.Unmarshal([]byte(r.Config), &c))
-				assert.Equal(t, r.FS, c.Filesystem)
+				assert.Equal(t, r.FS, c.Disks[0].Filesystem)
 				assert.Equal(t, int64(r.ThreshMB)<<20, c.DirtyBytes)
-				assert.Equal(t, r.DD, c.Workload.DD)
+				assert.Equal(t, r.DD, c.Disks[0].Workload.DD)
 				assert.Equal(t, want.Kernel, c.Kernel)
 				assert.Equal(t, want.Runtime, c.Runtime)
 				assert.Equal(t, want.Seed+uint64(r.Seed), c.Seed)
-				assert.Equal(t, want.Device.Name, c.Device.Name)
+				assert.Equal(t, want.Disks[0].Device.Name, c.Disks[0].Device.Name)
 				seen[r.FS] = true
 			}
 			assert.Len(t, seen, len(p.Filesystems))

@@ -71,7 +71,7 @@ func axboeBase(kernelName string, seed uint64, runtime sim.Time) (engine.Config,
 	if err != nil {
 		return cfg, err
 	}
-	cfg.Kernel, cfg.Device, cfg.Filesystem, cfg.Seed = kernelName, dev, "ext4", seed
+	cfg.Kernel, cfg.Disks[0].Device, cfg.Disks[0].Filesystem, cfg.Seed = kernelName, dev, "ext4", seed
 	cfg.CPUs, cfg.MemoryMB, cfg.DirtyBytes, cfg.DirtyRatio, cfg.DirtyBackgroundRatio = 4, 2048, 0, 20, 10
 	cfg.Runtime = engine.Duration(runtime)
 	return cfg, nil
@@ -80,7 +80,7 @@ func axboeBase(kernelName string, seed uint64, runtime sim.Time) (engine.Config,
 // axboeSeqConfig is test 1 as a plain run (the page's A/B): one dd of sizeMB, bs=1M.
 func axboeSeqConfig(kernelName string, seed uint64, sizeMB int64) (engine.Config, error) {
 	cfg, err := axboeBase(kernelName, seed, sim.Time(sizeMB)*sim.Second)
-	cfg.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: sizeMB}
+	cfg.Disks[0].Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: sizeMB}
 	return cfg, err
 }
 

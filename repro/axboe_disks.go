@@ -44,7 +44,7 @@ func axboeDisksConfig(kernelName string, n int, seed uint64, runtime time.Durati
 		disks[i] = engine.DiskConfig{Device: dev, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
 			Workload: engine.Workload{DD: 1, BS: 1 << 20}}
 	}
-	cfg.SetDisks(disks)
+	cfg.Disks = disks
 	cfg.Case = fmt.Sprintf("axboe-2009-disks/%s-%d", kernelName, n)
 	return cfg, cfg.Validate()
 }

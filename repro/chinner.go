@@ -47,10 +47,10 @@ func chinnerConfig(kernel, fs string, gb int64) (engine.Config, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Device, c.Kernel, c.Filesystem = dev, kernel, fs
+	c.Disks[0].Device, c.Kernel, c.Disks[0].Filesystem = dev, kernel, fs
 	c.CPUs, c.MemoryMB = 8, 4096
 	c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
-	c.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: gb << 10}
+	c.Disks[0].Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: gb << 10}
 	c.Runtime = engine.Duration(int64(gb) * 10e9) // ≥ 100 MB/s
 	c.Case = fmt.Sprintf("chinner-2010/%s-%dG", fs, gb)
 	return c, nil
@@ -69,7 +69,7 @@ func runChinner2010(ctx context.Context, quick bool) (*Report, error) {
 				return nil, err
 			}
 			// the same machine with its disk behind dm-linear (devices/dm.go)
-			c.Device.DM = strings.HasSuffix(fs, "-dm")
+			c.Disks[0].Device.DM = strings.HasSuffix(fs, "-dm")
 			cfgs = append(cfgs, c)
 		}
 	}
@@ -253,7 +253,7 @@ func chinnerTrace(ctx context.Context) (buggy, fixed, dm chinnerTraceFigures, er
 		}
 		c.Runtime = engine.Duration(k.s * 1e9)
 		c.TraceLines = 200_000
-		c.Device.DM = k.dm
+		c.Disks[0].Device.DM = k.dm
 		if k.sampled {
 			c.TraceLines, c.SampleInterval = 0, engine.Duration(10e6)
 		}

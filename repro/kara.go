@@ -47,12 +47,12 @@ func karaConfig(kernel, fs string, count int64) (engine.Config, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Device, c.Kernel, c.Filesystem = dev, kernel, fs
+	c.Disks[0].Device, c.Kernel, c.Disks[0].Filesystem = dev, kernel, fs
 	c.CPUs, c.MemoryMB = 8, 4096
 	// The thread does not give the machine's memory or dirty limits: 4 GB and the
 	// v4.6 default vm.dirty_ratio=20, dirty_background_ratio=10 are assumed.
 	c.DirtyBytes, c.DirtyRatio, c.DirtyBackgroundRatio = 0, 20, 10
-	c.Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: count, Fsync: true}
+	c.Disks[0].Workload = engine.Workload{DD: 1, BS: 1 << 20, Count: count, Fsync: true}
 	c.Runtime = engine.Duration(count * 1e8) // ≥ 10 MB/s
 	c.Case = fmt.Sprintf("kara-2016/%s-%dM-fsync", fs, count)
 	return c, nil

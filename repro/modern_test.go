@@ -24,8 +24,8 @@ func TestModernWBTWholeRun(t *testing.T) {
 		t.Run(tc.kernel, func(t *testing.T) {
 			cfg := engine.DefaultConfig()
 			cfg.Kernel = tc.kernel
-			cfg.Filesystem = "ext4"
-			cfg.Workload = engine.Workload{DD: 1, BS: 4096, Readers: 1}
+			cfg.Disks[0].Filesystem = "ext4"
+			cfg.Disks[0].Workload = engine.Workload{DD: 1, BS: 4096, Readers: 1}
 			cfg.Runtime = engine.Duration(20e9)
 			cfg.SampleInterval = engine.Duration(10e6)
 			cfg.CheckInvariants = true

@@ -54,20 +54,20 @@ var usbCases = []usbCase{
 	// the same machine with 1.5 GiB more page cache: the dirty pages no longer fill the inactive list
 	{name: "3.2 apps 2 GiB", kernel: kernel.DefaultPreset, anonMB: 2048},
 	{name: "3.2 dirty_bytes=16M", kernel: kernel.DefaultPreset, edit: smallDirtyBytes},
-	{name: "3.2 stick max_ratio=1", kernel: kernel.DefaultPreset, edit: func(c *engine.Config) { c.BDI = &kernel.BdiKnobs{MaxRatio: 1} }},
+	{name: "3.2 stick max_ratio=1", kernel: kernel.DefaultPreset, edit: func(c *engine.Config) { c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 1} }},
 	{name: "6.1 dirty_bytes=16M", kernel: "6.1", edit: smallDirtyBytes},
-	{name: "6.1 stick max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) { c.BDI = &kernel.BdiKnobs{MaxRatio: 1} }},
+	{name: "6.1 stick max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) { c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 1} }},
 	// strictlimit and max_bytes are 6.3's sysfs knobs (before 6.3 only FUSE mounts
 	// get BDI_CAP_STRICTLIMIT): the 6.1 preset with the bdi_knobs_v63 variant
 	{name: "6.1+6.3 knobs strictlimit", kernel: "6.1", variants: knobsV63, edit: func(c *engine.Config) {
-		c.BDI = &kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}
+		c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}
 	}},
 	// strictlimit with a small max_ratio: the usual advice (FUSE's setting)
 	{name: "6.1+6.3 knobs strict+max_ratio=1", kernel: "6.1", variants: knobsV63, edit: func(c *engine.Config) {
-		c.BDI = &kernel.BdiKnobs{MaxRatio: 1, StrictLimit: true}
+		c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 1, StrictLimit: true}
 	}},
 	{name: "6.1+6.3 knobs strict+max_bytes=16M", kernel: "6.1", variants: knobsV63, edit: func(c *engine.Config) {
-		c.BDI = &kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true, MaxBytes: 16 << 20}
+		c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true, MaxBytes: 16 << 20}
 	}},
 	{name: "6.1 wbt off", kernel: "6.1", variants: kernel.Overrides{"wbt": false}},
 }
@@ -98,12 +98,12 @@ func usbConfig(c usbCase, copyMB int64, runtime time.Duration, seed uint64) (eng
 	if err != nil {
 		return cfg, err
 	}
-	cfg.SetDisks([]engine.DiskConfig{
+	cfg.Disks = []engine.DiskConfig{
 		{Device: stick, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
 			Workload: engine.Workload{DD: 1, BS: 1 << 20, Count: copyMB}},
 		{Device: fast, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(),
 			Workload: engine.Workload{Editors: 1, Readers: 1, ReadRandom: true}},
-	})
+	}
 	if c.edit != nil {
 		c.edit(&cfg)
 	}

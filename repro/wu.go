@@ -82,7 +82,7 @@ func (x *xfsEAGAIN) WriteInode(wc *kernel.WritebackCtx) error {
 // non-blocking writeback; without, it fails as the model's XFS makes it fail.
 func wuStarvation(ctx context.Context, kernelName string, runtime sim.Time, force bool) (maxAge sim.Time, fails int64, err error) {
 	cfg := engine.DefaultConfig()
-	cfg.Kernel, cfg.Filesystem, cfg.Runtime = kernelName, "xfs", engine.Duration(runtime)
+	cfg.Kernel, cfg.Disks[0].Filesystem, cfg.Runtime = kernelName, "xfs", engine.Duration(runtime)
 	var x *xfsEAGAIN
 	m, err := engine.Build(cfg, engine.BuildOptions{NoWorkload: true, NoSeries: true, WrapFS: func(f kernel.Filesystem) kernel.Filesystem {
 		x = &xfsEAGAIN{Xfs: f.(*fs.Xfs), force: force}

@@ -54,10 +54,10 @@ func wuStickConfig(globalExit bool, runtime time.Duration, seed uint64) (engine.
 	if err != nil {
 		return cfg, err
 	}
-	cfg.SetDisks([]engine.DiskConfig{
+	cfg.Disks = []engine.DiskConfig{
 		{Device: stick, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(), Workload: engine.Workload{DD: wuStickDD, BS: 4096}},
 		{Device: hdd, Filesystem: "ext4", BDI: kernel.DefaultBdiKnobs(), Workload: engine.Workload{DD: 1, BS: 4096}},
-	})
+	}
 	cfg.Case = fmt.Sprintf("wu-2011-1000dd-stick/global_exit=%v", globalExit)
 	return cfg, cfg.Validate()
 }

@@ -77,7 +77,7 @@ func TestParseTraceLine(t *testing.T) {
 // trace format's regular expression reads, line for line.
 func TestParseTraceMatchesTheFormat(t *testing.T) {
 	cfg := engine.DefaultConfig()
-	cfg.Filesystem, cfg.Runtime, cfg.TraceLines = "xfs", engine.Duration(5e9), 20000
+	cfg.Disks[0].Filesystem, cfg.Runtime, cfg.TraceLines = "xfs", engine.Duration(5e9), 20000
 	res, err := engine.Run(t.Context(), cfg)
 	require.NoError(t, err)
 	var tr strings.Builder

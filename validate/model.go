@@ -58,8 +58,8 @@ func configFor(c Case, rateBps, stickBps float64) (engine.Config, error) {
 	cfg := engine.DefaultConfig()
 	cfg.Case = "validate/" + c.Name
 	cfg.Kernel = Kernel
-	cfg.Filesystem = c.FS
-	cfg.Device, cfg.Block = dev, blk
+	cfg.Disks[0].Filesystem = c.FS
+	cfg.Disks[0].Device, cfg.Disks[0].Block = dev, blk
 	if c.Disks[0].WBTLatUs == 0 { // blk-wbt off (wbt_lat_usec = 0); the 6.1 preset decides wbt
 		cfg.Variants = kernel.Overrides{"wbt": false}
 	}
@@ -68,7 +68,7 @@ func configFor(c Case, rateBps, stickBps float64) (engine.Config, error) {
 	cfg.DirtyBytes, cfg.DirtyRatio = c.DirtyBytes, c.DirtyRatio
 	cfg.DirtyBackgroundBytes, cfg.DirtyBackgroundRatio = c.DirtyBackgroundBytes, c.DirtyBackgroundRatio
 	cfg.DirtyExpireCs, cfg.DirtyWritebackCs = c.DirtyExpireCs, c.DirtyWritebackCs
-	cfg.Workload = engine.Workload{DD: c.DD, BS: c.BS}
+	cfg.Disks[0].Workload = engine.Workload{DD: c.DD, BS: c.BS}
 	cfg.Runtime = engine.Duration(time.Duration(c.RunS * float64(time.Second)))
 	if c.Work == "stick" {
 		if len(c.Disks) < 2 {
@@ -99,7 +99,7 @@ func configFor(c Case, rateBps, stickBps float64) (engine.Config, error) {
 			Workload: engine.Workload{DD: 1, BS: 1 << 20, Count: c.CopyMB}}
 		cfg.Variants = nil // each disk's block overrides say whether it has blk-wbt
 		cfg.Runtime = engine.Duration(stickRunLimit)
-		cfg.SetDisks([]engine.DiskConfig{fast, slow})
+		cfg.Disks = []engine.DiskConfig{fast, slow}
 	}
 	if err := cfg.Validate(); err != nil {
 		return engine.Config{}, fmt.Errorf("%s: %w", c.Name, err)
@@ -249,7 +249,7 @@ func runStick(ctx context.Context, cfg engine.Config, w Window) (Stick, Figures,
 	saves := ed.Saves()
 	st.FsyncCount = int(saves.N)
 	st.FsyncMeanS, st.FsyncMaxS = ed.MeanSave().Seconds(), saves.Max.Seconds()
-	st.StickNominalB = float64(cfg.Disks[len(cfg.Disks)-1].Device.BandwidthBps) // Disks holds the disks after the first
+	st.StickNominalB = float64(cfg.Disks[len(cfg.Disks)-1].Device.BandwidthBps) // the last disk is the stick
 	// the first disk's bdi_thresh, as the measured figure is vda's BdiDirtyThresh
 	series := m.Result().Series
 	bt, _ := series.Column("disk1_bdi_thresh_MB")

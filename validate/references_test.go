@@ -94,7 +94,7 @@ func TestCompareReferences(t *testing.T) {
 			continue
 		}
 		require.NotNil(t, c.Model, l.Name)
-		assert.Equal(t, int64(math.Round(c.DiskRateBps)), c.Config.Device.BandwidthBps, "%s: wblab gets the measured rate", l.Name)
+		assert.Equal(t, int64(math.Round(c.DiskRateBps)), c.Config.Disks[0].Device.BandwidthBps, "%s: wblab gets the measured rate", l.Name)
 		if c.DiskBound { // with idle time the bucket refills and bursts run faster
 			assert.Less(t, c.DiskRateBps, 1.1*c.NominalBps, "%s: a busy disk got no more than the throttle", l.Name)
 		}

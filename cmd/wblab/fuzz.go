@@ -127,15 +127,15 @@ func fuzzConfig(seed uint64, index int, maxRuntime engine.Duration) engine.Confi
 	r := rand.New(rand.NewPCG(seed, uint64(index)))
 	c := engine.DefaultConfig()
 	fss := engine.Filesystems()
-	c.Filesystem = fss[r.IntN(len(fss))]
+	c.Disks[0].Filesystem = fss[r.IntN(len(fss))]
 	c.Seed = r.Uint64()
 	c.CPUs = 1 + r.IntN(64)
 	c.MemoryMB = logUniform(r, 256, 64<<10)
-	c.Workload.DD = int(logUniform(r, 1, 200))
-	c.Workload.BS = []int64{512, 1024, 2048, 4096, 8192, 65536, 1 << 20, 4 << 20}[r.IntN(8)]
+	c.Disks[0].Workload.DD = int(logUniform(r, 1, 200))
+	c.Disks[0].Workload.BS = []int64{512, 1024, 2048, 4096, 8192, 65536, 1 << 20, 4 << 20}[r.IntN(8)]
 	if r.IntN(4) == 0 {
-		c.Workload.Count = logUniform(r, 1, max(1, (256<<20)/c.Workload.BS))
-		c.Workload.Fsync = r.IntN(2) == 0
+		c.Disks[0].Workload.Count = logUniform(r, 1, max(1, (256<<20)/c.Disks[0].Workload.BS))
+		c.Disks[0].Workload.Fsync = r.IntN(2) == 0
 	}
 	mem := c.MemoryMB << 20
 	if r.IntN(4) == 0 {
@@ -149,20 +149,20 @@ func fuzzConfig(seed uint64, index int, maxRuntime engine.Duration) engine.Confi
 		c.DirtyBackgroundRatio = 1 + r.IntN(100)
 	}
 	if r.IntN(5) == 0 {
-		c.Workload.Readers = 1 + r.IntN(4)
-		c.Workload.ReadRandom = r.IntN(2) == 0
-		c.Workload.ReadBS = int64(4096 << r.IntN(6))
+		c.Disks[0].Workload.Readers = 1 + r.IntN(4)
+		c.Disks[0].Workload.ReadRandom = r.IntN(2) == 0
+		c.Disks[0].Workload.ReadBS = int64(4096 << r.IntN(6))
 	}
 	c.HZ = []int{100, 250, 300, 1000}[r.IntN(4)]
 	c.DirtyExpireCs = int(logUniform(r, 1, 6000))
 	c.DirtyWritebackCs = []int{0, 1, 10, 100, 500, 1000}[r.IntN(6)]
 	presets := engine.DevicePresets()
-	c.Device = presets[r.IntN(len(presets))]
+	c.Disks[0].Device = presets[r.IntN(len(presets))]
 	if r.IntN(2) == 0 {
-		_ = c.Device.Set("qd", strconv.Itoa(int(logUniform(r, 1, 256))))
+		_ = c.Disks[0].Device.Set("qd", strconv.Itoa(int(logUniform(r, 1, 256))))
 	}
 	if r.IntN(2) == 0 {
-		_ = c.Device.Set("destage_age", "write") // a disk's key: other models refuse it and stay as they are
+		_ = c.Disks[0].Device.Set("destage_age", "write") // a disk's key: other models refuse it and stay as they are
 	}
 	kernels := engine.KernelPresets()
 	c.Kernel = kernels[r.IntN(len(kernels))].Name
@@ -198,11 +198,11 @@ func fuzzFullDisk(r *rand.Rand, c *engine.Config, maxRuntime engine.Duration) {
 	long := r.IntN(3) == 0
 	longRuntime := logUniform(r, 180*int64(maxRuntime), 720*int64(maxRuntime))
 	// a disk's key: other models refuse it and stay as they are
-	if !small || c.Device.Set("capacity", strconv.FormatInt(capMiB, 10)+"M") != nil {
+	if !small || c.Disks[0].Device.Set("capacity", strconv.FormatInt(capMiB, 10)+"M") != nil {
 		return
 	}
 	if long {
-		c.Workload.DD = min(c.Workload.DD, 4)
+		c.Disks[0].Workload.DD = min(c.Disks[0].Workload.DD, 4)
 		c.Runtime = engine.Duration(min(longRuntime, int64(24*time.Hour)))
 	}
 }
@@ -210,7 +210,7 @@ func fuzzFullDisk(r *rand.Rand, c *engine.Config, maxRuntime engine.Duration) {
 // runFlags returns the "wblab run" arguments giving cfg exactly, or false when the
 // run flags cannot express it (readers, trace lines).
 func runFlags(cfg engine.Config) ([]string, bool) {
-	if cfg.Workload.Readers > 0 || cfg.Workload.ReadBS != 0 || cfg.Workload.ReadRandom || cfg.TraceLines != 0 {
+	if cfg.Disks[0].Workload.Readers > 0 || cfg.Disks[0].Workload.ReadBS != 0 || cfg.Disks[0].Workload.ReadRandom || cfg.TraceLines != 0 {
 		return nil, false
 	}
 	args := []string{"run", harness.CaseOf(cfg).String(), "--kernel", cfg.Kernel}
@@ -221,10 +221,10 @@ func runFlags(cfg engine.Config) ([]string, bool) {
 		}
 		args = append(args, "--variants", strings.Join(kv, ","))
 	}
-	args = append(args, "--device", cfg.Device.String(),
+	args = append(args, "--device", cfg.Disks[0].Device.String(),
 		"--hz", strconv.Itoa(cfg.HZ), "--expire-cs", strconv.Itoa(cfg.DirtyExpireCs),
-		"--writeback-cs", strconv.Itoa(cfg.DirtyWritebackCs), "--count", strconv.FormatInt(cfg.Workload.Count, 10))
-	if cfg.Workload.Fsync {
+		"--writeback-cs", strconv.Itoa(cfg.DirtyWritebackCs), "--count", strconv.FormatInt(cfg.Disks[0].Workload.Count, 10))
+	if cfg.Disks[0].Workload.Fsync {
 		args = append(args, "--fsync")
 	}
 	args = append(args, "--runtime", time.Duration(cfg.Runtime).String(), "--seed", strconv.FormatUint(cfg.Seed, 10))
@@ -311,8 +311,8 @@ func checkRun(ctx context.Context, cfg engine.Config) (string, error) {
 			return "", fmt.Errorf("series-complete: column %s has %d rows, time_s %d", res.Series.Names[i], len(col), len(res.Series.Data[0]))
 		}
 	}
-	if len(res.Tasks) != cfg.Workload.DD {
-		return "", fmt.Errorf("tasks-reported: %d tasks for %d dd", len(res.Tasks), cfg.Workload.DD)
+	if len(res.Tasks) != cfg.Disks[0].Workload.DD {
+		return "", fmt.Errorf("tasks-reported: %d tasks for %d dd", len(res.Tasks), cfg.Disks[0].Workload.DD)
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:]), nil
@@ -436,7 +436,7 @@ func fuzzCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		ran++
 		simulated += time.Duration(res.cfg.Runtime).Seconds()
-		label := fmt.Sprintf("config %d of seed %d (%s, %s, %d dd)", res.i, o.seed, res.cfg.Filesystem, res.cfg.Device.Name, res.cfg.Workload.DD)
+		label := fmt.Sprintf("config %d of seed %d (%s, %s, %d dd)", res.i, o.seed, res.cfg.Disks[0].Filesystem, res.cfg.Disks[0].Device.Name, res.cfg.Disks[0].Workload.DD)
 		if res.err != nil {
 			failed++
 			reportFailure(stdout, label, res.cfg, res.err, fmt.Sprintf("wblab fuzz --seed %d --index %d", o.seed, res.i))

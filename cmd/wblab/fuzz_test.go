@@ -75,21 +75,21 @@ func TestFuzzConfigRanges(t *testing.T) {
 		c := fuzzConfig(1, i, engine.Duration(10*time.Second))
 		require.NoError(t, c.Validate(), "config %d", i)
 		require.True(t, c.CheckInvariants)
-		fss[c.Filesystem], devs[c.Device.Name] = true, true
-		minDD, maxDD, maxCPU = min(minDD, c.Workload.DD), max(maxDD, c.Workload.DD), max(maxCPU, c.CPUs)
-		assert.LessOrEqual(t, c.Workload.DD, 200)
+		fss[c.Disks[0].Filesystem], devs[c.Disks[0].Device.Name] = true, true
+		minDD, maxDD, maxCPU = min(minDD, c.Disks[0].Workload.DD), max(maxDD, c.Disks[0].Workload.DD), max(maxCPU, c.CPUs)
+		assert.LessOrEqual(t, c.Disks[0].Workload.DD, 200)
 		assert.LessOrEqual(t, c.CPUs, 64)
 		assert.True(t, c.MemoryMB >= 256 && c.MemoryMB <= 64<<10, "memory %d", c.MemoryMB)
 		if c.DirtyBytes != 0 {
 			assert.True(t, c.DirtyBytes >= 1<<20 && c.DirtyBytes <= 4<<30, "dirty %d", c.DirtyBytes)
 		}
-		assert.True(t, c.Device.QueueDepth >= 1)
-		if c.Device.CapacityBytes > 0 && c.Device.CapacityBytes <= 16<<30 {
+		assert.True(t, c.Disks[0].Device.QueueDepth >= 1)
+		if c.Disks[0].Device.CapacityBytes > 0 && c.Disks[0].Device.CapacityBytes <= 16<<30 {
 			small++ // a disk that fills (ENOSPC)
 		}
 		if c.Runtime > engine.Duration(10*time.Second) {
 			long++ // 30 min to 2 h on a small disk, at most 4 dd
-			assert.True(t, c.Device.CapacityBytes <= 16<<30 && c.Workload.DD <= 4, "config %d", i)
+			assert.True(t, c.Disks[0].Device.CapacityBytes <= 16<<30 && c.Disks[0].Workload.DD <= 4, "config %d", i)
 			assert.True(t, c.Runtime >= engine.Duration(30*time.Minute) && c.Runtime <= engine.Duration(2*time.Hour), "config %d: %v", i, c.Runtime)
 		}
 	}
@@ -110,7 +110,7 @@ func TestFuzzReplayCommand(t *testing.T) {
 		cfg := fuzzConfig(9, i, engine.Duration(10*time.Second))
 		args, ok := runFlags(cfg)
 		if !ok {
-			require.Positive(t, cfg.Workload.Readers, "config %d not expressible", i)
+			require.Positive(t, cfg.Disks[0].Workload.Readers, "config %d not expressible", i)
 			continue
 		}
 		expressed++
@@ -143,7 +143,7 @@ func TestFuzzCommand(t *testing.T) {
 
 	dir := t.TempDir()
 	good := fuzzConfig(5, 0, engine.Duration(time.Second))
-	good.Workload.Fsync, good.Filesystem = false, "generic"
+	good.Disks[0].Workload.Fsync, good.Disks[0].Filesystem = false, "generic"
 	b, _ := json.Marshal(good)
 	path := filepath.Join(dir, "good.json")
 	require.NoError(t, os.WriteFile(path, b, 0o644))

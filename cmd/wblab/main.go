@@ -27,6 +27,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -242,10 +243,7 @@ Machine and kernel:
                      reclaimed), the page cache is the rest, with or without a swap
                      device (2.6.32-3.13 count the applications' memory as dirtyable
                      with swap); default off: the page cache never fills
-  --hz N             kernel HZ: 100, 250, 300 or 1000 (default %d)
-  --expire-cs N      vm.dirty_expire_centisecs, [1, 360000] (default %d)
-  --writeback-cs N   vm.dirty_writeback_centisecs, [0, 360000]; 0 disables periodic
-                     writeback (default %d)
+  --hz N             kernel HZ: 100, 250, 300 or 1000 (default %d)%s
 
 Workload and run:
   --count N          blocks each dd writes, [0, 2^40/bs]; 0 writes until the run ends
@@ -277,12 +275,12 @@ Output:
 
 Exit status: 0 ok, 1 the run failed or its output could not be written, 2 bad input.
 `,
-		dc, d.Filesystem, strings.Join(engine.Filesystems(), ", "),
-		engine.MaxDD, d.Workload.DD, dc.BS, engine.MaxCPUs, d.CPUs,
+		dc, d.Disks[0].Filesystem, strings.Join(engine.Filesystems(), ", "),
+		engine.MaxDD, d.Disks[0].Workload.DD, dc.BS, engine.MaxCPUs, d.CPUs,
 		engine.MinMemoryMB, engine.MaxMemoryMB, dc.Memory, dc.Dirty, dc.Background,
 		d.Kernel, wrap(strings.Join(kernels, ", "), 21, 88), wrap(strings.Join(engine.SwitchNames(), ", "), 21, 88),
 		engine.DefaultDevice, wrap(strings.Join(devs, ", "), 21, 88), wrap(strings.Join(engine.DeviceKeys(), ", "), 21, 88),
-		diskKeysHelp(), d.HZ, d.DirtyExpireCs, d.DirtyWritebackCs,
+		diskKeysHelp(), d.HZ, keyFlagsHelp(d),
 		seconds(d.Runtime), d.Seed,
 		engine.MaxSamples, engine.MaxTraceLines, defaultTraceLines)
 }
@@ -359,13 +357,13 @@ func parseRunArgs(args []string) (*runOpts, error) {
 			s(c)
 		}
 		if fsync {
-			c.Workload.Fsync = o.fsync
+			c.Disks[0].Workload.Fsync = o.fsync
 		}
 		if check {
 			c.CheckInvariants = o.check
 		}
 		if len(o.disks) > 0 {
-			c.SetDisks(o.disks)
+			c.Disks = slices.Clone(o.disks)
 		}
 	}
 	return o, nil
@@ -454,7 +452,7 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		if err != nil {
 			return nil, err
 		}
-		return func(c *engine.Config) { c.Device, c.Block = spec, blk }, nil
+		return func(c *engine.Config) { c.Disks[0].Device, c.Disks[0].Block = spec, blk }, nil
 	})
 	durFlag := func(name string, lo, hi engine.Duration, set func(*engine.Config, engine.Duration)) {
 		setting(name, func(v string) (func(*engine.Config), error) {
@@ -485,10 +483,20 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		}
 		return func(c *engine.Config) { c.Reclaim = &engine.ReclaimConfig{AnonMB: n, Swap: opt == "swap"} }, nil
 	})
-	intFlag("count", func(c *engine.Config, n int64) { c.Workload.Count = n })
+	intFlag("count", func(c *engine.Config, n int64) { c.Disks[0].Workload.Count = n })
 	intFlag("hz", func(c *engine.Config, n int64) { c.HZ = clampInt(n) })
-	intFlag("expire-cs", func(c *engine.Config, n int64) { c.DirtyExpireCs = clampInt(n) })
-	intFlag("writeback-cs", func(c *engine.Config, n int64) { c.DirtyWritebackCs = clampInt(n) })
+	for _, k := range engine.ConfigKeys {
+		if k.Flag == "" {
+			continue // the case name sets it
+		}
+		setting(k.Flag, func(v string) (func(*engine.Config), error) {
+			var probe engine.Config
+			if err := k.Parse(&probe, v); err != nil {
+				return nil, err
+			}
+			return func(c *engine.Config) { _ = k.Parse(c, v) }, nil
+		})
+	}
 	intFlag("trace-lines", func(c *engine.Config, n int64) { c.TraceLines = clampInt(n) })
 	fs.BoolVar(&o.fsync, "fsync", false, "")
 	fs.BoolVar(&o.check, "check", false, "")
@@ -740,6 +748,25 @@ func presetsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %-28s %-9s %s\n", c.Name, c.Unit, c.Doc)
 	}
 	return exitOK
+}
+
+// keyFlagsHelp lists the flags of engine.ConfigKeys, one a line, each with its
+// range and default.
+func keyFlagsHelp(d engine.Config) string {
+	var b strings.Builder
+	for _, k := range engine.ConfigKeys {
+		if k.Flag == "" {
+			continue
+		}
+		lo, hi := k.Bounds(&d)
+		text := wrap(fmt.Sprintf("%s, [%d,\x00%d] (default %s)", k.Help, lo, hi, k.Text(&d)), 21, 88) // the range on one line
+		name := k.Flag + " N"
+		if len(name) > 16 { // the text below the flag, in its column
+			name += "\n" + strings.Repeat(" ", 20)
+		}
+		fmt.Fprintf(&b, "\n  --%-16s %s", name, strings.ReplaceAll(text, "\x00", " "))
+	}
+	return b.String()
 }
 
 // diskKeysHelp lists the --disk keys, one a line, indented to the help's column.

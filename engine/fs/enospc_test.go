@@ -40,8 +40,10 @@ func TestENOSPCPerFilesystem(t *testing.T) {
 			require.NoError(t, err)
 			p := kernel.Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
 				DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(),
-				Variants: kernel.Variants{WCPTerminateLE0: true, ScaledChunk: true, Ext4WritebackBump: true, XFSWriteInodeFlush: true}}
-			k, err := kernel.New(w, p, q, f)
+				Variants: kernel.Variants{}.With(kernel.SwWCPTerminateLE0, ksw("scaled_chunk"), swExt4WritebackBump, swXFSWriteInodeFlush)}
+			k, err := kernel.New(w, p)
+			require.NoError(t, err)
+			_, err = k.AddDisk("8:0", q, f, kernel.DefaultBdiKnobs())
 			require.NoError(t, err)
 			var dds []*workload.DD
 			for range 4 {

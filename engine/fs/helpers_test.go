@@ -25,7 +25,9 @@ func testKernel(t testing.TB, dev string, f kernel.Filesystem, dirtyBytes int64,
 	if mutate != nil {
 		mutate(&p)
 	}
-	k, err := kernel.New(w, p, q, f)
+	k, err := kernel.New(w, p)
+	require.NoError(t, err)
+	_, err = k.AddDisk("8:0", q, f, kernel.DefaultBdiKnobs())
 	require.NoError(t, err)
 	return w, k
 }

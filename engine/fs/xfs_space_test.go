@@ -60,7 +60,9 @@ func TestXfsReservationsStayInsideTheDevice(t *testing.T) {
 			p := kernel.Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
 				DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(),
 				Variants: kernel.Variants{}.With(kernel.SwWCPTerminateLE0, ksw("scaled_chunk"), swXFSWriteInodeFlush)}
-			k, err := kernel.New(w, p, q, x)
+			k, err := kernel.New(w, p)
+			require.NoError(t, err)
+			_, err = k.AddDisk("8:0", q, x, kernel.DefaultBdiKnobs())
 			require.NoError(t, err)
 			runDD(t, w, k, 10, 20*sim.Second, true) // invariants, bio-inside-device included
 			l := &x.P.Layout

@@ -38,7 +38,9 @@ type Kernel struct {
 	W    *sim.World
 	P    Params
 	CPUs *sim.CPUs
-	// Q, FS and BDI are the first disk's (mount order); bdis lists every disk.
+	// BDI is the default bdi, the first disk AddDisk mounted: NewThread and
+	// NewInode put tasks and files there. Q and FS are its queue and filesystem
+	// (BDI.Q, BDI.FS). bdis lists every disk, in mount order.
 	Q   *devices.Queue
 	FS  Filesystem
 	BDI *BDI
@@ -158,62 +160,65 @@ func (k *Kernel) WriteWait(th *Thread, in *Inode) *sim.WaitQueue {
 	return nil
 }
 
-// New creates the kernel model on world w with queue q and filesystem fs.
-func New(w *sim.World, p Params, q *devices.Queue, fs Filesystem) (*Kernel, error) {
+// New creates the kernel model on world w, with no disk yet: AddDisk mounts each
+// disk, the first one before anything runs.
+func New(w *sim.World, p Params) (*Kernel, error) {
 	if p.CPUs < 1 {
 		return nil, fmt.Errorf("kernel: cpus %d < 1", p.CPUs)
 	}
-	if p.BdiName == "" {
-		p.BdiName = "8:0"
-	}
-	k := &Kernel{W: w, P: p, Q: q, FS: fs, CPUs: w.NewCPUs(p.CPUs), BDI: newBDI(p.BdiName), nextPID: 1000}
-	k.BDI.Q, k.BDI.FS = q, fs
-	k.bdis = []*BDI{k.BDI}
+	k := &Kernel{W: w, P: p, CPUs: w.NewCPUs(p.CPUs), nextPID: 1000}
 	k.writeoutPeriodTimer.Fn = k.writeoutPeriod
-	k.BDI.onePage, _ = fs.(OnePageWriter)
 	k.bdpRatelimits = make([]int64, p.CPUs)
 	k.balancer = newBalancer(k)
 	k.dirtyableMem = dirtyableMemory(p.MemoryMB)
 	if p.Reclaim != nil {
 		k.initReclaim(p.Reclaim)
 	}
-	bg, thresh := k.dirtyLimits()
-	_ = bg
+	_, thresh := k.dirtyLimits()
 	k.globalDirtyLimit = thresh
 	k.writebackSetRatelimit(thresh)
 	k.fd = newFlusherDesign(k)
-	k.flusher = newFlusher(k, k.BDI)
-	k.BDI.flusher = k.flusher
-	if p.Variants.On(swPdflush) {
-		k.pd = newPdflush(k)
-	}
-	if err := fs.Mount(k, k.BDI); err != nil {
-		return nil, err
-	}
-	if k.mm != nil {
-		k.startKswapd()
-	}
 	return k, nil
 }
 
-// AddDisk mounts another disk: its bdi (named name, "8:16"), request queue and
-// filesystem, with its own flusher thread (bdi_register; on pdflush kernels the
-// flusher only serves sync's queued work, as for the first disk, and the shared
-// pdflush pool does the rest). Disks are added before the run starts.
+// AddDisk mounts a disk: its bdi (named name, "8:0", "8:16"), request queue and
+// filesystem, with its bdi knobs and its own flusher thread (bdi_register; on
+// pdflush kernels the flusher only serves sync's queued work and the shared
+// pdflush pool does the rest). Disks are added in mount order before the run
+// starts. The first disk's mount also boots what the kernel starts once, in the
+// order the kernel starts it: the pdflush pool after the first flusher, kswapd
+// after the first mount.
 func (k *Kernel) AddDisk(name string, q *devices.Queue, fs Filesystem, knobs BdiKnobs) (*BDI, error) {
 	if err := knobs.Validate(k.P.Variants); err != nil {
 		return nil, err
 	}
 	b := newBDI(name)
 	b.Q, b.FS, b.Knobs, b.idx = q, fs, knobs, len(k.bdis)
-	if err := k.setRatios(b); err != nil {
-		return nil, err
+	// the first disk's default knobs are newBDI's ratios: nothing to set (and
+	// setRatios' dirty-limit reads would count in SwitchActivity)
+	if len(k.bdis) > 0 || knobs != DefaultBdiKnobs() {
+		if err := k.setRatios(b); err != nil {
+			return nil, err
+		}
 	}
 	b.onePage, _ = fs.(OnePageWriter)
 	k.bdis = append(k.bdis, b)
+	first := len(k.bdis) == 1
+	if first {
+		k.BDI, k.Q, k.FS = b, q, fs
+	}
 	b.flusher = newFlusher(k, b)
+	if first {
+		k.flusher = b.flusher
+		if k.on(swPdflush) {
+			k.pd = newPdflush(k)
+		}
+	}
 	if err := fs.Mount(k, b); err != nil {
 		return nil, err
+	}
+	if first && k.mm != nil {
+		k.startKswapd()
 	}
 	return b, nil
 }

@@ -51,7 +51,9 @@ func newTestKernel(t *testing.T, mutate func(*Params)) (*Kernel, *testFS) {
 		mutate(&p)
 	}
 	fs := &testFS{}
-	k, err := New(w, p, q, fs)
+	k, err := New(w, p)
+	require.NoError(t, err)
+	_, err = k.AddDisk("8:0", q, fs, DefaultBdiKnobs())
 	require.NoError(t, err)
 	return k, fs
 }

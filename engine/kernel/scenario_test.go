@@ -241,8 +241,11 @@ func (s *scenario) kernel(d *datadriven.TestData) (string, error) {
 	s.fs = &scenarioFS{skip: map[uint64]bool{}, eagain: map[uint64]sim.Time{}}
 	params := Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
 		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: DefaultCosts(), Variants: variants}
-	k, err := New(w, params, q, s.fs)
+	k, err := New(w, params)
 	if err != nil {
+		return "", err
+	}
+	if _, err := k.AddDisk("8:0", q, s.fs, DefaultBdiKnobs()); err != nil {
 		return "", err
 	}
 	s.k, s.writer = k, k.NewThread("writer")

@@ -26,6 +26,8 @@ type DiskResult struct {
 	FullAtS float64         `json:"full_at_s,omitempty"`
 	Editors []LatencyResult `json:"editors,omitempty"`
 	Readers []LatencyResult `json:"readers,omitempty"`
+	// Iostat is the disk's iostat -x over the run.
+	Iostat *IostatSummary `json:"iostat,omitempty"`
 }
 
 // ExitENOSPC is TaskResult.Exit of a writer whose write() failed with ENOSPC.

@@ -41,6 +41,10 @@ type Result struct {
 	// (kernel.ActivityPaths names them; every path is listed, zeros included).
 	SwitchActivity map[string]int64 `json:"switch_activity"`
 
+	// Machine-wide: written_MB, dirtied_MB and write_bw (every disk's sum), CPU,
+	// dirty ages, tasks, the flusher's work, reads (every reader's). The first
+	// disk's: Iostat, Media, WBT, FSStats (and the series' iostat and wbt
+	// columns); Disks has each disk's, iostat included.
 	DirtyAge DirtyAge      `json:"dirty_age"`
 	Tasks    []TaskResult  `json:"tasks"`
 	Flusher  FlusherResult `json:"flusher"`

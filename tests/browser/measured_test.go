@@ -29,7 +29,7 @@ func TestMeasuredOverlay(t *testing.T) {
 	// a 6.1 run without a reference offers the references' links
 	p := newPage(t)
 	cfg := m.Cfg
-	cfg.Workload.DD = 3
+	cfg.Disks[0].Workload.DD = 3
 	p.open("#" + lab.EncodeHash(lab.State{Form: lab.FormFromConfig(cfg)}))
 	p.click("#run")
 	p.waitDone()

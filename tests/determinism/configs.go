@@ -59,12 +59,12 @@ func Configs() []Named {
 	}
 	// The Kara QD=1 fsync case and a traced run.
 	kara, _ := harness.ConfigForCase("thresh=100M/ext3-1dd-1M-8p-4096M-100M:10-X")
-	kara.Device, _ = devices.Preset("kara2016-qd1")
-	kara.Workload.Count, kara.Workload.Fsync = 300, true
+	kara.Disks[0].Device, _ = devices.Preset("kara2016-qd1")
+	kara.Disks[0].Workload.Count, kara.Disks[0].Workload.Fsync = 300, true
 	kara.Runtime = engine.Duration(10 * time.Second)
 	out = append(out, Named{Name: "kara-qd1-fsync-ext3", Config: kara})
 	traced := engine.DefaultConfig()
-	traced.Workload.DD = 3
+	traced.Disks[0].Workload.DD = 3
 	traced.Runtime = engine.Duration(5 * time.Second)
 	traced.TraceLines = 5000
 	out = append(out, Named{Name: "traced-generic-3dd", Config: traced})
@@ -72,10 +72,10 @@ func Configs() []Named {
 	two := engine.DefaultConfig()
 	two.Kernel, two.Runtime = "6.1", engine.Duration(20*time.Second)
 	stick, _ := devices.Preset("usb2-stick")
-	two.Workload = engine.Workload{Editors: 1, Readers: 1}
-	two.Filesystem = "ext4"
-	two.Disks = []engine.DiskConfig{{Device: stick, Filesystem: "ext4", BDI: kernel.BdiKnobs{MaxRatio: 10},
-		Workload: engine.Workload{DD: 1, BS: 1 << 20, Count: 64}}}
+	two.Disks[0].Workload = engine.Workload{Editors: 1, Readers: 1}
+	two.Disks[0].Filesystem = "ext4"
+	two.Disks = append(two.Disks, engine.DiskConfig{Device: stick, Filesystem: "ext4", BDI: kernel.BdiKnobs{MaxRatio: 10},
+		Workload: engine.Workload{DD: 1, BS: 1 << 20, Count: 64}})
 	out = append(out, Named{Name: "two-disk-usb-stick", Config: two})
 
 	r := rand.New(rand.NewPCG(8, 2026))
@@ -84,7 +84,7 @@ func Configs() []Named {
 		if c.Validate() != nil {
 			continue
 		}
-		out = append(out, Named{Name: fmt.Sprintf("random-%02d-%s", i, c.Filesystem), Config: c})
+		out = append(out, Named{Name: fmt.Sprintf("random-%02d-%s", i, c.Disks[0].Filesystem), Config: c})
 	}
 	return out
 }
@@ -104,15 +104,15 @@ func replaceFS(s, fs string) string {
 func RandomConfig(r *rand.Rand) engine.Config {
 	c := engine.DefaultConfig()
 	fss := engine.Filesystems()
-	c.Filesystem = fss[r.IntN(len(fss))]
+	c.Disks[0].Filesystem = fss[r.IntN(len(fss))]
 	c.Seed = r.Uint64()
 	c.CPUs = 1 + r.IntN(16)
 	c.MemoryMB = int64(256 << r.IntN(7))
-	c.Workload.DD = 1 + r.IntN(30)
-	c.Workload.BS = []int64{512, 1024, 4096, 65536, 1 << 20}[r.IntN(5)]
+	c.Disks[0].Workload.DD = 1 + r.IntN(30)
+	c.Disks[0].Workload.BS = []int64{512, 1024, 4096, 65536, 1 << 20}[r.IntN(5)]
 	if r.IntN(4) == 0 {
-		c.Workload.Count = int64(1 + r.IntN(20000))
-		c.Workload.Fsync = r.IntN(2) == 0
+		c.Disks[0].Workload.Count = int64(1 + r.IntN(20000))
+		c.Disks[0].Workload.Fsync = r.IntN(2) == 0
 	}
 	if r.IntN(3) == 0 {
 		c.DirtyBytes, c.DirtyRatio = 0, 1+r.IntN(60)
@@ -125,17 +125,17 @@ func RandomConfig(r *rand.Rand) engine.Config {
 		c.DirtyBackgroundRatio = 1 + r.IntN(50)
 	}
 	if r.IntN(3) == 0 {
-		c.Workload.Readers = 1 + r.IntN(4)
-		c.Workload.ReadRandom = r.IntN(2) == 0
-		c.Workload.ReadBS = int64(4096 << r.IntN(6))
+		c.Disks[0].Workload.Readers = 1 + r.IntN(4)
+		c.Disks[0].Workload.ReadRandom = r.IntN(2) == 0
+		c.Disks[0].Workload.ReadBS = int64(4096 << r.IntN(6))
 	}
 	c.DirtyExpireCs = 100 + r.IntN(3000)
 	c.DirtyWritebackCs = r.IntN(600)
 	c.HZ = []int{100, 250, 300, 1000}[r.IntN(4)]
 	presets := devices.Presets()
-	c.Device = presets[r.IntN(len(presets))]
+	c.Disks[0].Device = presets[r.IntN(len(presets))]
 	if r.IntN(2) == 0 {
-		_ = c.Device.Set("qd", strconv.Itoa(1+r.IntN(64)))
+		_ = c.Disks[0].Device.Set("qd", strconv.Itoa(1+r.IntN(64)))
 	}
 	c.Variants = kernel.Overrides{}
 	for _, name := range kernel.VariantNames() {
@@ -159,7 +159,7 @@ func RandomConfig(r *rand.Rand) engine.Config {
 			d.BDI.StrictLimit = r.IntN(4) == 0 // refused by kernels without it
 			c.Disks = append(c.Disks, d)
 		}
-		c.Workload.Editors = r.IntN(2)
+		c.Disks[0].Workload.Editors = r.IntN(2)
 	}
 	return c
 }

@@ -305,7 +305,7 @@ func TestCalibrationWu2011Baseline(t *testing.T) {
 	cases := loadBaseline(t)
 	cfg, err := harness.ConfigForCase(cases[0].name)
 	require.NoError(t, err)
-	require.Equal(t, "wu2011-hdd", cfg.Device.Name, "a thread case runs on the thread's disk by default")
+	require.Equal(t, "wu2011-hdd", cfg.Disks[0].Device.Name, "a thread case runs on the thread's disk by default")
 
 	start := time.Now()
 	runAll(t, cases, baselineSeeds)

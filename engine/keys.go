@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ConfigKey is one setting of a Config as every surface names it: its JSON name
+// (errors start with it), the page's control and URL hash key, the wblab run flag,
+// its label, group and help, whether it is a size, how it reads and writes the
+// Config, and its allowed range. ConfigKeys is the one table the CLI's flags and
+// help, the page's form, hash and error placement, and Validate's range checks
+// read: a setting is one row.
+type ConfigKey struct {
+	JSON  string // "dirty_expire_centisecs"
+	Form  string // the page's control id and URL hash key ("expire")
+	Flag  string // the wblab run flag ("": none, the case name sets it)
+	Label string // the page's label
+	Group string // the page's group: sysctl, machine
+	Help  string // one line: what it is, for the page and wblab help run
+	// Size is a size in bytes ("100M"); the form's empty text is 0.
+	Size bool
+	// Unset: 0 means the setting is unset (a _bytes sysctl whose _ratio rules)
+	// and is not range-checked.
+	Unset bool
+	// Unit is how errors print a value: "bytes" (as KiB, MiB, GiB), "MiB"
+	// (likewise), or a suffix ("%", "centisecs"); "" a bare number.
+	Unit   string
+	get    func(c *Config) int64
+	set    func(c *Config, v int64)
+	bounds func(c *Config) (lo, hi int64)
+}
+
+// ConfigKeys are the table's settings, in the page's order.
+var ConfigKeys = []ConfigKey{
+	{JSON: "dirty_bytes", Unit: "bytes", Form: "dirty_bytes", Label: "dirty_bytes", Group: "sysctl", Size: true, Unset: true,
+		Help: "vm.dirty_bytes (100M; empty = use ratio)",
+		get:  func(c *Config) int64 { return c.DirtyBytes }, set: func(c *Config, v int64) { c.DirtyBytes = v },
+		bounds: func(c *Config) (int64, int64) { return 2 * 4096, c.MemoryMB << 20 }},
+	{JSON: "dirty_ratio", Unit: "%", Form: "dirty_ratio", Label: "dirty_ratio", Group: "sysctl", Help: "vm.dirty_ratio, %",
+		get: func(c *Config) int64 { return int64(c.DirtyRatio) }, set: func(c *Config, v int64) { c.DirtyRatio = clampInt(v) },
+		bounds: fixed(0, 100)},
+	{JSON: "dirty_background_bytes", Unit: "bytes", Form: "bg_bytes", Label: "dirty_background_bytes", Group: "sysctl", Size: true, Unset: true,
+		Help: "empty = use ratio",
+		get:  func(c *Config) int64 { return c.DirtyBackgroundBytes }, set: func(c *Config, v int64) { c.DirtyBackgroundBytes = v },
+		bounds: func(c *Config) (int64, int64) { return 4096, c.MemoryMB << 20 }},
+	{JSON: "dirty_background_ratio", Unit: "%", Form: "bg_ratio", Label: "dirty_background_ratio", Group: "sysctl", Help: "%",
+		get: func(c *Config) int64 { return int64(c.DirtyBackgroundRatio) }, set: func(c *Config, v int64) { c.DirtyBackgroundRatio = clampInt(v) },
+		bounds: fixed(0, 100)},
+	{JSON: "dirty_expire_centisecs", Unit: "centisecs", Form: "expire", Flag: "expire-cs", Label: "dirty_expire_centisecs", Group: "sysctl",
+		Help: "vm.dirty_expire_centisecs",
+		get:  func(c *Config) int64 { return int64(c.DirtyExpireCs) }, set: func(c *Config, v int64) { c.DirtyExpireCs = clampInt(v) },
+		bounds: fixed(1, maxCentisecs)},
+	{JSON: "dirty_writeback_centisecs", Unit: "centisecs", Form: "writeback", Flag: "writeback-cs", Label: "dirty_writeback_centisecs", Group: "sysctl",
+		Help: "vm.dirty_writeback_centisecs; 0 disables periodic writeback",
+		get:  func(c *Config) int64 { return int64(c.DirtyWritebackCs) }, set: func(c *Config, v int64) { c.DirtyWritebackCs = clampInt(v) },
+		bounds: fixed(0, maxCentisecs)},
+	{JSON: "memory_MB", Unit: "MiB", Form: "memory", Label: "memory (MB)", Group: "machine",
+		get: func(c *Config) int64 { return c.MemoryMB }, set: func(c *Config, v int64) { c.MemoryMB = v },
+		bounds: fixed(MinMemoryMB, MaxMemoryMB)},
+	{JSON: "cpus", Form: "cpus", Label: "CPUs", Group: "machine",
+		get: func(c *Config) int64 { return int64(c.CPUs) }, set: func(c *Config, v int64) { c.CPUs = clampInt(v) },
+		bounds: fixed(1, MaxCPUs)},
+}
+
+func fixed(lo, hi int64) func(*Config) (int64, int64) {
+	return func(*Config) (int64, int64) { return lo, hi }
+}
+
+// clampInt converts to int, saturating, so an out-of-range value reaches the
+// range check instead of wrapping.
+func clampInt(n int64) int {
+	const maxInt, minInt = int64(^uint(0) >> 1), -int64(^uint(0)>>1) - 1
+	return int(min(max(n, minInt), maxInt))
+}
+
+// Value is the setting's value in c.
+func (k ConfigKey) Value(c *Config) int64 { return k.get(c) }
+
+// Bounds is the setting's allowed range in c (a _bytes sysctl's depends on memory).
+func (k ConfigKey) Bounds(c *Config) (lo, hi int64) { return k.bounds(c) }
+
+// Text is the setting's value as the form and the flags write it: a size as
+// "100M" ("" when unset), else the number.
+func (k ConfigKey) Text(c *Config) string {
+	v := k.get(c)
+	if k.Size {
+		if v == 0 {
+			return ""
+		}
+		return FormatSize(v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// Parse sets the setting in c from text; empty text is 0. The error says what the
+// text should be; the range is Validate's.
+func (k ConfigKey) Parse(c *Config, text string) error {
+	s := strings.TrimSpace(text)
+	var v int64
+	var err error
+	switch {
+	case s == "":
+	case k.Size:
+		if v, err = ParseBytes(s); err != nil {
+			return fmt.Errorf("%q: %v", s, err)
+		}
+	default:
+		if v, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return fmt.Errorf("%q is not a whole number", s)
+		}
+	}
+	k.set(c, v)
+	return nil
+}
+
+// check is the setting's range check, naming the setting, the value and the range.
+func (k ConfigKey) check(c *Config) error {
+	v := k.get(c)
+	if k.Unset && v == 0 {
+		return nil
+	}
+	lo, hi := k.bounds(c)
+	if v < lo || v > hi {
+		r := strconv.FormatInt(lo, 10) + "-" + k.human(hi) // "0-100 %"
+		if k.Unit == "bytes" || k.Unit == "MiB" {
+			r = k.human(lo) + "-" + k.human(hi) // "64 MiB-256 GiB"
+		}
+		return fmt.Errorf("%s: %s is out of range %s", k.JSON, k.human(v), r)
+	}
+	return nil
+}
+
+// human prints v in the key's unit: "64 MiB", "8 KiB", "100 %", "3000 centisecs".
+// Range errors read "memory_MB: 32 MiB is out of range 64 MiB-256 GiB".
+func (k ConfigKey) human(v int64) string {
+	switch k.Unit {
+	case "":
+		return strconv.FormatInt(v, 10)
+	case "bytes", "MiB":
+		if k.Unit == "MiB" {
+			if v > 1<<43 || v < -(1<<43) { // beyond what bytes hold
+				return strconv.FormatInt(v, 10) + " MiB"
+			}
+			v <<= 20
+		}
+		for _, u := range []struct {
+			shift uint
+			s     string
+		}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+			if v != 0 && v%(1<<u.shift) == 0 {
+				return strconv.FormatInt(v>>u.shift, 10) + " " + u.s
+			}
+		}
+		return strconv.FormatInt(v, 10) + " bytes"
+	}
+	return strconv.FormatInt(v, 10) + " " + k.Unit
+}
+
+// KeyErrors are every ConfigKeys range error of c at once, in table order.
+func (c *Config) KeyErrors() []error {
+	var out []error
+	for _, k := range ConfigKeys {
+		if err := k.check(c); err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// FormatSize writes a size the way the form and the flags read it: whole G, M or
+// k when it divides, else bytes.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		div int64
+		s   string
+	}{{1 << 30, "G"}, {1 << 20, "M"}, {1 << 10, "k"}} {
+		if n != 0 && n%u.div == 0 {
+			return strconv.FormatInt(n/u.div, 10) + u.s
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}

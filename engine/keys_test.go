@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKeyErrorsAll: every bad setting of the key table is reported at once, each
+// naming its JSON name and range, and Validate returns them all.
+func TestKeyErrorsAll(t *testing.T) {
+	c := DefaultConfig()
+	c.CPUs, c.DirtyRatio, c.DirtyExpireCs = 0, 101, 0
+	errs := c.KeyErrors()
+	require.Len(t, errs, 3)
+	assert.EqualError(t, errs[0], "dirty_ratio: 101 % is out of range 0-100 %")
+	assert.EqualError(t, errs[1], "dirty_expire_centisecs: 0 centisecs is out of range 1-360000 centisecs")
+	assert.EqualError(t, errs[2], "cpus: 0 is out of range 1-256")
+	err := c.Validate()
+	for _, e := range errs {
+		assert.ErrorContains(t, err, e.Error())
+	}
+}
+
+// TestConfigKeysRoundTrip: each key's text parses back to its value, and its
+// names are unique.
+func TestConfigKeysRoundTrip(t *testing.T) {
+	seen := map[string]bool{}
+	c := DefaultConfig()
+	c.DirtyBackgroundBytes = 50 << 20
+	for _, k := range ConfigKeys {
+		for _, name := range []string{"json:" + k.JSON, "form:" + k.Form, "flag:" + k.Flag} {
+			assert.False(t, seen[name] && name != "flag:", "%s twice", name)
+			seen[name] = true
+		}
+		var back Config
+		require.NoError(t, k.Parse(&back, k.Text(&c)), k.JSON)
+		assert.Equal(t, k.Value(&c), k.Value(&back), k.JSON)
+		lo, hi := k.Bounds(&c)
+		assert.Less(t, lo, hi, k.JSON)
+	}
+	assert.ErrorContains(t, ConfigKeys[1].Parse(&c, "x"), "not a whole number")
+	c = DefaultConfig()
+	c.MemoryMB, c.DirtyBytes = 32, 0
+	assert.EqualError(t, c.Validate(), "memory_MB: 32 MiB is out of range 64 MiB-256 GiB", "human units")
+}
