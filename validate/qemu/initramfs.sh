@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# initramfs.sh: build validate/.cache/initramfs.cpio.gz from the unpacked Debian kernel
-# and busybox (setup.sh): busybox, init.sh as /init, and the virtio, ext4, xfs and btrfs
-# modules with their dependencies, listed in /modules.list in load order (each module
-# after the modules it needs, from modules.dep).
+# initramfs.sh [SERIES]: build validate/.cache/kernel-SERIES/initramfs.cpio.gz (SERIES
+# 6.1 by default) from the kernel and busybox setup.sh unpacked there: busybox, init.sh
+# as /init, and the virtio, ext4, xfs and btrfs modules with their dependencies, listed
+# in /modules.list in load order (each module after the modules it needs, from
+# modules.dep).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="$(cd "${WBLAB_VALIDATE_CACHE:-$here/../.cache}" && pwd)"
-root="$cache/root"
-kver="$(cat "$cache/kernel-version")"
+dir="$cache/kernel-${1:-6.1}"
+[ -f "$dir/kernel-version" ] || { echo "initramfs: no $dir: run setup.sh ${1:-6.1} first" >&2; exit 1; }
+root="$dir/root"
+kver="$(cat "$dir/kernel-version")"
 mods="$root/lib/modules/$kver"
 
 # crc32c_generic first: the softdep "pre: crypto-crc32c" of ext4, jbd2, btrfs and
@@ -46,6 +49,6 @@ for p in "${order[@]}"; do
   esac
   echo "lib/modules/$p" >>"$tmp/modules.list"
 done
-(cd "$tmp" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$cache/initramfs.cpio.gz.tmp"
-mv "$cache/initramfs.cpio.gz.tmp" "$cache/initramfs.cpio.gz" # atomic: a running matrix may be starting QEMU
+(cd "$tmp" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$dir/initramfs.cpio.gz.tmp"
+mv "$dir/initramfs.cpio.gz.tmp" "$dir/initramfs.cpio.gz" # atomic: a running matrix may be starting QEMU
 echo "initramfs: ${#order[@]} modules: $(tr '\n' ' ' <"$tmp/modules.list" | sed 's#lib/modules/kernel/##g')"
