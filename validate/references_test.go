@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite references/summary.csv and references/series/*.csv from the logs")
+var update = flag.Bool("update", false, "rewrite references/summary.csv, scenarios.csv and series/*.csv from the logs")
 
 // TestReferences checks what every committed log says was run: the 6.1 kernel under
 // TCG, the sysctls read back as set (dirty_bytes zeroes dirty_ratio), a fresh sample
@@ -44,14 +44,16 @@ func TestReferences(t *testing.T) {
 	}
 }
 
-// TestReferenceFiles keeps the committed summary and series equal to what the parser
+// TestReferenceFiles keeps the committed summary, scenarios and series equal to what the parser
 // makes of the logs (go test ./validate -run TestReferenceFiles -update rewrites them).
 func TestReferenceFiles(t *testing.T) {
 	logs, err := References()
 	require.NoError(t, err)
 	var sum bytes.Buffer
 	require.NoError(t, WriteSummaryCSV(&sum, logs))
-	files := map[string][]byte{"summary.csv": sum.Bytes()}
+	var sc bytes.Buffer
+	require.NoError(t, WriteScenariosCSV(&sc, logs))
+	files := map[string][]byte{"summary.csv": sum.Bytes(), "scenarios.csv": sc.Bytes()}
 	for _, l := range logs {
 		var b bytes.Buffer
 		require.NoError(t, WriteSeriesCSV(&b, l))
