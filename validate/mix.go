@@ -52,7 +52,7 @@ type Control struct {
 	BdiDirtyMB       float64 // mean dirty + writeback of the writer's bdi
 	BdiThreshMB      float64 // mean BdiDirtyThresh of the writer's bdi
 	ReachedDisk      bool    // MBps >= HeldRateFraction * DiskThrottleMBps
-	ReachedKernel    bool    // at or above the global or the bdi's freerun point
+	ReachedKernel    bool    // global dirty+writeback at or above the freerun point
 }
 
 // Mix is what a harness 2 run measured over the scenario's window (a third of the run
@@ -160,9 +160,9 @@ func freerunMB(s Sample) float64 {
 // MixOf derives a harness 2 run's figures and its held check from the log: the run is
 // held when every writer, alone on the same setup (its control), dirtied at least
 // HeldRateFraction of its disk's throttle or reached the kernel's limit (global
-// dirty+writeback at or above the freerun point, (thresh + bg_thresh) / 2, or its
-// bdi's dirty+writeback at or above three quarters of BdiDirtyThresh, the bdi's own
-// freerun point); otherwise the guest's CPU, not the disk or the kernel, was the
+// dirty+writeback at or above the freerun point, (thresh + bg_thresh) / 2, where
+// balance_dirty_pages starts throttling), and the editor alone saved within
+// EditorAloneMaxS; otherwise the guest's CPU, not the disk or the kernel, was the
 // limit, and the scenario's figures measure the emulator.
 func MixOf(l *Log) (Mix, error) {
 	c, err := CaseOf(l)
@@ -268,7 +268,9 @@ func MixOf(l *Log) (Mix, error) {
 			DiskMBps: rateMBps(cs, wsectMB(w.Disk)), DirtyWritebackMB: meanOf(cs, dirtyWritebackMB), FreerunMB: meanOf(cs, freerunMB),
 			BdiDirtyMB: meanOf(cs, bdiDirtyMB(w.Disk)), BdiThreshMB: meanOf(cs, bdiThreshMB(w.Disk))}
 		k.ReachedDisk = k.MBps >= HeldRateFraction*k.DiskThrottleMBps
-		k.ReachedKernel = k.DirtyWritebackMB >= k.FreerunMB || (k.BdiThreshMB > 0 && k.BdiDirtyMB >= 0.75*k.BdiThreshMB)
+		// 6.1's balance_dirty_pages leaves a writer alone below the global freerun
+		// point, whatever its bdi's share (max_ratio) says, unless strictlimit is set
+		k.ReachedKernel = k.DirtyWritebackMB >= k.FreerunMB
 		m.Controls = append(m.Controls, k)
 	}
 	if p := ctl["editor"]; p != nil && p.KillT > 0 && m.Editor != "" {

@@ -53,9 +53,10 @@ kver="$(cat "$kdir/kernel-version")"
 # sparse file), so the host's block allocation stays out of the guest's I/O path. mkfs
 # runs with discard off, which on a regular file would punch holes into it again.
 # A disk's image holds what its writers can write in the run and a control: the rate
-# times (run + 20 s), at least 2 GiB, in whole GiB.
+# times (run + 30 s), at least 2 GiB, in whole GiB (the final sync writes what the
+# kill left dirty; btrfs needs room for its metadata).
 img_mb() { # img_mb BYTES/S
-  local mb=$(($1 * (run + 20) >> 20))
+  local mb=$(($1 * (run + 30) >> 20))
   [ "$mb" -lt 2048 ] && mb=2048
   echo $(((mb + 1023) / 1024 * 1024))
 }
@@ -80,11 +81,14 @@ disk_opts() { # disk_opts PATH BPS: raw virtio disk, host O_DIRECT, guest flushe
   echo "file=$1,if=virtio,format=raw,aio=threads,cache.direct=on,cache.no-flush=on,throttling.bps-write=$2"
 }
 
-# The first matrix's images were 4 GiB; harness 2 sizes them by rate.
+# The first matrix's images were 4 GiB; harness 2 sizes them by rate. Each size has
+# its own file (diskN-SIZEM.img), kept in the cache, so that cases of different rates
+# neither rewrite an image nor run on a filesystem of another size.
 if [ -n "$writers" ]; then m0=$(img_mb "$bw"); else m0=4096; fi
-image "$cache/disk0.img" "$m0"
-mkfs_ "$fs" "$cache/disk0.img"
-drives=(-drive "$(disk_opts "$cache/disk0.img" "$bw")")
+img0="$cache/disk0-${m0}M.img"
+image "$img0" "$m0"
+mkfs_ "$fs" "$img0"
+drives=(-drive "$(disk_opts "$img0" "$bw")")
 work=dd
 if [ -n "$writers" ]; then
   # mix: vdb is --disk2 (a second fast disk) or --stick (a slow one), with --fs2
@@ -92,17 +96,20 @@ if [ -n "$writers" ]; then
   [ -n "$disk2" ] || disk2="$stick"
   stick="$disk2"
   if [ -n "$disk2" ]; then
-    image "$cache/disk1.img" "$(img_mb "$disk2")"
-    mkfs_ "$fs2" "$cache/disk1.img"
-    drives+=(-drive "$(disk_opts "$cache/disk1.img" "$disk2")")
+    m1=$(img_mb "$disk2")
+    img1="$cache/disk1-${m1}M.img"
+    image "$img1" "$m1"
+    mkfs_ "$fs2" "$img1"
+    drives+=(-drive "$(disk_opts "$img1" "$disk2")")
   fi
   n=$(echo "$writers" | tr , '\n' | wc -l)
   bs=$(echo "$writers" | cut -d, -f1 | cut -d: -f2)
   dd=$n
 elif [ -n "$stick" ]; then
-  image "$cache/disk1.img" 4096
-  mkfs_ ext4 "$cache/disk1.img"
-  drives+=(-drive "$(disk_opts "$cache/disk1.img" "$stick")")
+  img1="$cache/disk1-4096M.img"
+  image "$img1" 4096
+  mkfs_ ext4 "$img1"
+  drives+=(-drive "$(disk_opts "$img1" "$stick")")
   work=stick
 fi
 
