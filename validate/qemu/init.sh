@@ -241,7 +241,7 @@ case "$wb_work" in
     echo "E sync t=$t0 sync_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.2f", b - a}')"
     [ -n "$epid" ] && kill $epid 2>/dev/null
     for f in /mnt/a/w[0-9]* /mnt/b/w[0-9]*; do [ -f "$f" ] && echo "E file $f bytes=$(stat -c %s "$f")"; done
-    rm -f /mnt/a/w[0-9]* /mnt/b/w[0-9]* /mnt/a/edit
+    rm -f /mnt/a/w[0-9]* /mnt/b/w[0-9]* /mnt/a/edit /mnt/b/edit
     # The controls: each writer alone for wb_ctl s on the same disks and settings. Its
     # file is removed after the kill, which drops its dirty pages without writing
     # them; the sync between controls writes what little is left.

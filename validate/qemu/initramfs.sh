@@ -19,6 +19,10 @@ want=(crc32c_generic virtio_pci virtio_blk ext4 xfs btrfs)
 
 declare -A done_
 order=()
+builtin() { # is the module built into the kernel (modules.builtin; 6.12: virtio_pci)?
+  local n="${1//-/_}"
+  awk -v n="$n" '{ f = $1; sub(/.*\//, "", f); sub(/\.ko.*/, "", f); gsub(/-/, "_", f); if (f == n) { found = 1; exit } } END { exit !found }' "$mods/modules.builtin"
+}
 path_of() { # module name -> path relative to $mods
   local n="${1//-/_}" p
   p="$(awk -F: -v n="$n" '{ f = $1; sub(/.*\//, "", f); sub(/\.ko.*/, "", f); gsub(/-/, "_", f); if (f == n) { print $1; exit } }' "$mods/modules.dep")"
@@ -32,7 +36,10 @@ visit() { # depth-first: dependencies before the module
   for d in $(awk -F': *' -v p="$p" '$1 == p { print $2; exit }' "$mods/modules.dep"); do visit "$d"; done
   order+=("$p")
 }
-for m in "${want[@]}"; do visit "$(path_of "$m")"; done
+for m in "${want[@]}"; do
+  if builtin "$m"; then echo "initramfs: $m is built in"; continue; fi
+  visit "$(path_of "$m")"
+done
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
