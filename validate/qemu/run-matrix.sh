@@ -4,11 +4,12 @@
 # one QEMU at a time, into DIR/NAME.rK.log.gz (K = 1..N; N = 1 writes DIR/NAME.log.gz).
 # Run K of every case comes before run K+1 of any, so a matrix cut short still has
 # every case. --budget stops starting cases after that many seconds (default: none).
-# DIR defaults to validate/references. --kernel K boots kernel K (setup.sh K) in every
+# DIR defaults to validate/.cache/runs (not committed: a run becomes a reference only
+# once it held, validate/README.md). --kernel K boots kernel K (setup.sh K) in every
 # case. Needs an idle host (validate/README.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-matrix="$here/matrix-shared.txt" runs=3 out="$here/../references" budget=0 kernel=
+matrix="$here/matrix-shared.txt" runs=3 out="$here/../.cache/runs" budget=0 kernel=
 while [ $# -gt 0 ]; do
   case "$1" in
     --matrix) matrix="$2"; shift 2 ;;
