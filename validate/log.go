@@ -20,6 +20,7 @@ type Log struct {
 	Name    string
 	Header  map[string]string // every H key=value, except the disk lines'
 	Disks   []Disk            // in the guest's order (vda first)
+	Writers []Writer          // harness 2 (work "mix"): the writers, w1 first
 	Samples []Sample
 	Events  []Event
 	StartT  float64 // guest uptime when the writers started (E start)
@@ -40,13 +41,24 @@ type Disk struct {
 	ThrottleBps  int64 // QEMU's throttling.bps-write on this disk
 }
 
+// Writer is one dd of harness 2: "H writer=w1 on=vda bs=1M count_MiB=0" (0: it
+// runs until killed).
+type Writer struct {
+	Name     string // w1, w2, ...: its file and its "| dd" sample part
+	Disk     string // vda, vdb
+	BS       int64
+	CountMiB int64
+}
+
 // Sample is one "S" line: /proc/vmstat counters (pages), each bdi's debugfs stats
-// (kB, keyed by disk name) and each disk's /sys/block/*/stat fields.
+// (kB, keyed by disk name), each disk's /sys/block/*/stat fields and (harness 2) each
+// writer's bytes so far (its file's size, keyed by writer name).
 type Sample struct {
 	T   float64
 	VM  map[string]int64
 	BDI map[string]map[string]int64
 	Blk map[string]map[string]int64
+	DD  map[string]int64
 }
 
 // Event is one "E" line: a kind and its key=value fields.
@@ -178,6 +190,18 @@ func intField(m map[string]string, k string) (int64, error) {
 
 func (l *Log) header(s string) error {
 	m := fields(s)
+	if name, ok := m["writer"]; ok {
+		bs, err := parseSize(m["bs"])
+		if err != nil {
+			return fmt.Errorf("writer %s: bs: %w", name, err)
+		}
+		n, err := intField(m, "count_MiB")
+		if err != nil {
+			return fmt.Errorf("writer %s: %w", name, err)
+		}
+		l.Writers = append(l.Writers, Writer{Name: name, Disk: m["on"], BS: bs, CountMiB: n})
+		return nil
+	}
 	if name, ok := m["disk"]; ok {
 		d := Disk{Name: name, Dev: m["dev"], Sched: m["sched"], WriteCache: m["write_cache"], Rotational: m["rotational"] == "1"}
 		var err error
@@ -212,7 +236,7 @@ func (l *Log) sample(s string) error {
 	if err != nil {
 		return err
 	}
-	sm := Sample{T: t, VM: map[string]int64{}, BDI: map[string]map[string]int64{}, Blk: map[string]map[string]int64{}}
+	sm := Sample{T: t, VM: map[string]int64{}, BDI: map[string]map[string]int64{}, Blk: map[string]map[string]int64{}, DD: map[string]int64{}}
 	for k, v := range m {
 		if k == "t" {
 			continue
@@ -239,6 +263,8 @@ func (l *Log) sample(s string) error {
 			sm.BDI[disk] = vals
 		case "blk":
 			sm.Blk[id] = vals
+		case "dd":
+			sm.DD[id] = vals["bytes"]
 		default:
 			return fmt.Errorf("unknown sample part %q", kind)
 		}
@@ -247,16 +273,22 @@ func (l *Log) sample(s string) error {
 	return nil
 }
 
-// diskByDev names the disk a bdi belongs to. The first disk's filesystem may write
-// back through a bdi of its own (btrfs-N, H fs_bdi=); then that one is the disk's and
-// the block device's own bdi is left out.
+// diskByDev names the disk a bdi belongs to. A disk's filesystem may write back
+// through a bdi of its own (btrfs-N; H fs_bdi= for the first disk, fs_bdi_vdb= for
+// the second); then that one is the disk's and the block device's own bdi is left out.
 func (l *Log) diskByDev(dev string) string {
-	if fb := l.Header["fs_bdi"]; fb != "" && fb != l.Disks[0].Dev {
-		switch dev {
-		case fb:
-			return l.Disks[0].Name
-		case l.Disks[0].Dev:
-			return ""
+	for i, d := range l.Disks {
+		key := "fs_bdi"
+		if i > 0 {
+			key += "_" + d.Name
+		}
+		if fb := l.Header[key]; fb != "" && fb != d.Dev {
+			switch dev {
+			case fb:
+				return d.Name
+			case d.Dev:
+				return ""
+			}
 		}
 	}
 	for _, d := range l.Disks {

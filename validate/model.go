@@ -118,6 +118,7 @@ type Comparison struct {
 	Model        *Figures // nil: no model for this case (NoModel says why)
 	NoModel      string
 	Stick        *Stick
+	Mix          *Mix    // a harness 2 run (writers that share a machine): figures and held check
 	ModelStick   *Stick  // the two-disk case in wblab: editor, copier exit, sync
 	StickRateBps float64 // the two-disk case: the rate the stick got while it wrote
 	Config       *engine.Config
@@ -141,6 +142,9 @@ func Compare(ctx context.Context, l *Log) (Comparison, error) {
 		return Comparison{}, err
 	}
 	cmp := Comparison{Case: c, NominalBps: float64(c.Disks[0].ThrottleBps)}
+	if c.Work == "mix" {
+		return compareMix(l, cmp)
+	}
 	if c.Work == "stick" {
 		st, err := StickOf(l)
 		if err != nil {
@@ -196,6 +200,27 @@ func Compare(ctx context.Context, l *Log) (Comparison, error) {
 		return Comparison{}, fmt.Errorf("%s: wblab series: %w", l.Name, err)
 	}
 	cmp.Model = &f
+	return cmp, nil
+}
+
+// compareMix is a harness 2 run, measured only: wblab's side of writers that share a
+// machine (issue 33) is compared once references hold. Held is the run's check from
+// its controls (MixOf).
+func compareMix(l *Log, cmp Comparison) (Comparison, error) {
+	m, err := MixOf(l)
+	if err != nil {
+		return Comparison{}, err
+	}
+	cmp.Mix, cmp.Window = &m, m.Window
+	if cmp.Measured, err = FiguresOf(l.Series(), cmp.Window, l.BdiThresh()); err != nil {
+		return Comparison{}, fmt.Errorf("%s: %w", l.Name, err)
+	}
+	if cmp.DiskRateBps, cmp.DiskUtil, err = l.DiskRate(cmp.Window); err != nil {
+		cmp.DiskRateBps, cmp.DiskUtil = 0, 0 // idle through the window
+	}
+	cmp.DiskBound = cmp.DiskUtil >= DiskBoundUtil
+	cmp.Held = m.Held
+	cmp.NoModel = "writers that share a machine: wblab's side comes with held references"
 	return cmp, nil
 }
 

@@ -39,13 +39,18 @@ type Case struct {
 	Accel  string
 	SMP    int
 	Host   string // host CPU model, cores, kernel
+	// harness 2: the Debian kernel package and the host's load average (1, 5, 15 min)
+	// at the boot's start and end
+	Package            string
+	LoadStart, LoadEnd string
 }
 
 // CaseOf reads the case from a log's header lines.
 func CaseOf(l *Log) (Case, error) {
 	h := l.Header
 	c := Case{Name: l.Name, FS: h["fs"], Work: h["work"], Disks: l.Disks, Kernel: h["kernel"],
-		QEMU: h["qemu"], Accel: h["accel"],
+		QEMU: h["qemu"], Accel: h["accel"], Package: strings.TrimSpace(h["debian_kernel_package"] + " " + h["debian_kernel_version"]),
+		LoadStart: h["host_load_start"], LoadEnd: h["host_load_end"],
 		Host: fmt.Sprintf("%s, %s cores, Linux %s", strings.ReplaceAll(h["host_cpu"], "_", " "), h["host_cpus"], h["host_kernel"])}
 	ints := []struct {
 		k string

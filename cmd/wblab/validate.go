@@ -25,7 +25,14 @@ and prints, per case and overall, measured vs wblab: write_bw, the window's mean
 dirty and dirty+writeback, the bdi, dirty and background thresholds, the bdi's write
 bandwidth estimate and the writers' dirtying rate, with the error. wblab gets the
 disk rate the guest measured in the window, not the QEMU throttle's nominal value.
-Cases wblab cannot model yet (two disks) print their measured figures only.
+Cases wblab cannot model yet print their measured figures only.
+
+Harness 2 runs (writers that share a machine, validate/qemu/matrix-shared.txt) print
+"held: ..." or "not held: ..." with the reason: each writer, and the editor, was run
+alone after the scenario (its control); a run is not held when a lone writer did not
+reach its disk's rate or the kernel's dirty limit, or the lone editor's save took
+over 0.1 s: then the guest's emulated CPU, not the disk or the kernel, was the limit.
+Each scenario's figures are then printed as the mean [min, max] of its runs (NAME.rK).
 Units: MB = 2^20 bytes. The window is in seconds since the writers started.
 
   --dir DIR        read *.log / *.log.gz console logs from DIR (default: the
