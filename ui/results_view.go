@@ -140,6 +140,8 @@ func (c *ResultsView) Note() string {
 		return n + "."
 	case c.A != nil && c.A.Res == nil && c.A.Series() != nil:
 		return fmt.Sprintf("Running: t = %.1f s of %s; the charts grow as the run goes.", c.A.DoneS, c.A.Run.Runtime)
+	case c.lab.Seeds.N > 1 && !c.lab.tableMode() && c.A != nil && c.A.Res != nil:
+		return fmt.Sprintf("%d seeds: write_bw is their mean ±95 %% CI; the other cards and the charts are seed %d's.", c.lab.Seeds.N, c.A.Res.Seed)
 	}
 	return ""
 }
@@ -303,6 +305,9 @@ func (c *ResultsView) Cards() []Card {
 	if m, ok := measuredFor(a); ok {
 		cards = MeasuredCards(cards, m)
 	}
+	if a != c.PrevA && c.lab.Seeds.N > 1 && !c.lab.tableMode() {
+		c.seedCards(cards)
+	}
 	if d, ok := c.lab.Seeds.WriteBWDelta(); ok && a != c.PrevA {
 		for i := range cards {
 			if cards[i].ID == "write_bw" {
@@ -311,6 +316,59 @@ func (c *ResultsView) Cards() []Card {
 		}
 	}
 	return cards
+}
+
+// Headline is the first page's headline beside its number (HeadlineValue): what
+// write_bw is of the run the chart under it shows; "" off the first page.
+func (c *ResultsView) Headline() string {
+	a := c.shownA()
+	if !c.lab.Guided || a == nil || a.Res == nil {
+		return ""
+	}
+	return fmt.Sprintf("MiB/s write_bw: what the disk took from %s on %s (%s, %.0f s simulated). The chart under it: the dirty pages and their limits.",
+		writers(a.Res), a.Res.Filesystem, a.Run.Device, a.Res.RuntimeS)
+}
+
+// HeadlineValue is the first page's headline number.
+func (c *ResultsView) HeadlineValue() string {
+	if a := c.shownA(); a != nil && a.Res != nil {
+		return fmt.Sprintf("%.2f", a.Res.WriteBWMBps)
+	}
+	return ""
+}
+
+// writers names a run's dd writers ("one dd", "10 dd").
+func writers(r *report.Result) string {
+	n := 0
+	for _, t := range r.Tasks {
+		if t.Comm == "dd" {
+			n++
+		}
+	}
+	if n == 1 {
+		return "one dd"
+	}
+	return fmt.Sprintf("%d dd", n)
+}
+
+// seedCards shows write_bw as the seeds' mean ±95 % CI once every seed finished
+// (the seed panel's figures); until then its unit says the number is seed 1's.
+func (c *ResultsView) seedCards(cards []Card) {
+	st, ok := c.lab.Seeds.Stats()
+	for i := range cards {
+		if cards[i].ID != "write_bw" {
+			continue
+		}
+		if !ok {
+			cards[i].Unit += fmt.Sprintf(" (seed 1 of %d; the mean when all finished)", c.lab.Seeds.N)
+			continue
+		}
+		cards[i].A = fmt.Sprintf("%.2f ±%.2f", st.A.Mean, st.A.CI95)
+		cards[i].Unit = fmt.Sprintf("MiB/s, mean of %d seeds ±95 %% CI", st.A.N)
+		if st.AB && cards[i].B != "" {
+			cards[i].B = fmt.Sprintf("%.2f ±%.2f", st.B.Mean, st.B.CI95)
+		}
+	}
 }
 
 // CardsClass dims the cards when they are not the current run's.
