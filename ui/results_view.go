@@ -25,6 +25,10 @@ type RunState struct {
 	Prerendered bool
 	Live        *report.Series // the series so far, from the worker's chunks
 	DoneS       float64        // simulated seconds reached
+	TotalS      float64        // the run's simulated seconds (its messages' total)
+	// cancelAsked: the page asked the worker to stop the run; a result that comes
+	// after, short of TotalS, is what the run computed up to the cancel
+	cancelAsked bool
 	// measuredErr: the engine could not answer the measured question (it could not
 	// fetch the references)
 	measuredErr string
@@ -132,12 +136,11 @@ func (c *ResultsView) Note() string {
 		return "Showing the previous run (dimmed) until the new one has data."
 	case c.Stale:
 		return "The form has changed since this run: press Run to update."
+	case c.A != nil && c.A.Cancelled() && c.A.Res != nil:
+		return fmt.Sprintf("Cancelled at t = %.1f s of %.0f s: the charts and cards show this run up to then (its figures are over %.1f s, not the whole run).",
+			c.A.Res.RuntimeS, c.A.TotalS, c.A.Res.RuntimeS)
 	case c.A != nil && c.A.Cancelled() && c.A.Series() != nil:
-		n := fmt.Sprintf("Cancelled at t = %.1f s: the charts show the run up to then", c.A.DoneS)
-		if c.PrevA != nil && c.PrevA.Res != nil {
-			return n + "; the cards (dimmed) are the previous finished run's."
-		}
-		return n + "."
+		return fmt.Sprintf("Cancelled at t = %.1f s: the charts show the run up to then.", c.A.DoneS)
 	case c.A != nil && c.A.Res == nil && c.A.Series() != nil:
 		return fmt.Sprintf("Running: t = %.1f s of %s; the charts grow as the run goes.", c.A.DoneS, c.A.Run.Runtime)
 	case c.lab.Seeds.N > 1 && !c.lab.tableMode() && c.A != nil && c.A.Res != nil:
@@ -154,6 +157,7 @@ func (c *ResultsView) cancel() {
 	for _, r := range []*RunState{c.A, c.B} {
 		if inFlight(r) {
 			c.lab.w.Cancel(r.ID)
+			r.cancelAsked = true
 		}
 	}
 }
@@ -169,6 +173,7 @@ func (c *ResultsView) onMsg(m Msg) bool {
 		case "progress", "chunk":
 			if m.Total > 0 {
 				r.Progress = m.Done / m.Total
+				r.TotalS = m.Total
 			}
 			r.DoneS = max(r.DoneS, m.Done)
 			if m.Type == "chunk" {
@@ -183,6 +188,10 @@ func (c *ResultsView) onMsg(m Msg) bool {
 			}
 			fillSeries(&res, r.Live)
 			r.Res, r.Trace, r.Progress = &res, m.Trace, 1
+			if r.cancelAsked && res.RuntimeS < r.TotalS {
+				// the worker's result of a cancelled run: up to the cancel
+				r.Err, r.DoneS, r.Progress = "cancelled", res.RuntimeS, res.RuntimeS/r.TotalS
+			}
 			r.WallMs = float64(time.Since(r.Started).Microseconds()) / 1000
 			r.Prerendered = m.Prerendered
 			got = true
@@ -288,7 +297,7 @@ func (c *ResultsView) Cards() []Card {
 	if a == nil || c.lab.matrixOnly() {
 		return nil
 	}
-	if a.Res == nil && c.PrevA != nil && c.PrevA.Res != nil {
+	if a.Res == nil && !a.Cancelled() && c.PrevA != nil && c.PrevA.Res != nil {
 		a = c.PrevA // the previous run's cards stay (dimmed) while the new one runs
 	}
 	if a.Res == nil {
@@ -304,6 +313,13 @@ func (c *ResultsView) Cards() []Card {
 	cards := Cards(a, b)
 	if m, ok := measuredFor(a); ok {
 		cards = MeasuredCards(cards, m)
+	}
+	if a.Cancelled() && a.Res != nil { // the cancelled run's figures, so marked
+		for i := range cards {
+			if !cards[i].Text && cards[i].ID != "wall" {
+				cards[i].Unit += fmt.Sprintf(" (to t = %.1f s, cancelled)", a.Res.RuntimeS)
+			}
+		}
 	}
 	if a != c.PrevA && c.lab.Seeds.N > 1 && !c.lab.tableMode() {
 		c.seedCards(cards)
@@ -325,7 +341,7 @@ func (c *ResultsView) Headline() string {
 	if !c.lab.Guided || a == nil || a.Res == nil {
 		return ""
 	}
-	return fmt.Sprintf("MiB/s write_bw: what the disk took from %s on %s (%s, %.0f s simulated). The chart under it: the dirty pages and their limits.",
+	return fmt.Sprintf("MiB/s write_bw from %s on %s (%s, %.0f s simulated); below, its dirty pages and their limits.",
 		writers(a.Res), a.Res.Filesystem, a.Run.Device, a.Res.RuntimeS)
 }
 
