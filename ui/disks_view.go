@@ -141,7 +141,7 @@ func writtenText(d report.DiskResult, w DiskWindow) string {
 	if w.Whole {
 		return fmt.Sprintf("%.1f MiB, %.2f MiB/s over the run (%.0f s)", d.WrittenMB, d.WrittenMB/max(w.ToS, 1e-9), w.ToS)
 	}
-	return fmt.Sprintf("%.1f MiB, %.2f MiB/s over %.0f-%.0f s (its writes)", d.WrittenMB, d.WrittenMB/(w.ToS-w.FromS), w.FromS, w.ToS)
+	return fmt.Sprintf("%.1f MiB, %.2f MiB/s over %.0f-%.0f s (while it had dirty pages)", d.WrittenMB, d.WrittenMB/(w.ToS-w.FromS), w.FromS, w.ToS)
 }
 
 // onDiskText is when the disk's last dirty page was written (the window's end),

@@ -50,7 +50,7 @@ func TestDiskCards(t *testing.T) {
 	}{
 		{"A only", nil, []int{5, 5}, func(t *testing.T, cs []DiskCard) {
 			assert.Equal(t, "disk 8:0: usb2-stick, ext4", cs[0].Title)
-			assert.Equal(t, "1024.0 MiB, 7.42 MiB/s over 0-138 s (its writes)", cs[0].Lines[0].A)
+			assert.Equal(t, "1024.0 MiB, 7.42 MiB/s over 0-138 s (while it had dirty pages)", cs[0].Lines[0].A)
 			assert.Equal(t, "99.3 MiB", cs[0].Lines[1].A)
 			assert.Equal(t, "102.5 s", cs[0].Lines[3].A)
 			assert.Equal(t, "138 s (36 s after the copier exited)", cs[0].Lines[4].A)

@@ -314,9 +314,9 @@ func (c *ResultsView) Cards() []Card {
 	if m, ok := measuredFor(a); ok {
 		cards = MeasuredCards(cards, m)
 	}
-	if a.Cancelled() && a.Res != nil { // the cancelled run's figures, so marked
+	if a.Cancelled() && a.Res != nil { // the cancelled run's figures, so marked (and in Note)
 		for i := range cards {
-			if !cards[i].Text && cards[i].ID != "wall" {
+			if cards[i].ID == "write_bw" || cards[i].ID == "runtime" {
 				cards[i].Unit += fmt.Sprintf(" (to t = %.1f s, cancelled)", a.Res.RuntimeS)
 			}
 		}
@@ -341,7 +341,7 @@ func (c *ResultsView) Headline() string {
 	if !c.lab.Guided || a == nil || a.Res == nil {
 		return ""
 	}
-	return fmt.Sprintf("MiB/s write_bw from %s on %s (%s, %.0f s simulated); below, its dirty pages and their limits.",
+	return fmt.Sprintf("MiB/s write_bw: %s on %s, %s, %.0f s simulated. Below: its dirty pages.",
 		writers(a.Res), a.Res.Filesystem, a.Run.Device, a.Res.RuntimeS)
 }
 

@@ -408,7 +408,7 @@ func (c *Root) ShowLab() {
 
 // StoriesHeading heads the first page's stories, counted from the catalog.
 func StoriesHeading() string {
-	return fmt.Sprintf("%d stories from the mailing lists and LWN, one click each:", len(Repros()))
+	return fmt.Sprintf("%d stories from the threads, one click each:", len(Repros()))
 }
 
 // RunStory runs a Reproduce story (Apply leaves the guide).
