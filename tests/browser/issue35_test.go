@@ -66,7 +66,9 @@ func TestMatrixLinkRunsNothing(t *testing.T) {
 			if st.Table || !st.Pick || strings.HasPrefix(st.Status, "matrix:") || strings.HasPrefix(st.Status, "starting") {
 				t.Errorf("mode=matrix without a table: %+v (want the picker, no table, no run)", st)
 			}
-			if y := p.top("#m-table"); y < 0 || y > float64(w[1]) {
+			y := p.top("#m-table")
+			t.Logf("the table picker at %.0f px", y)
+			if y < 0 || y > float64(w[1]) {
 				t.Errorf("the table picker at %.0f px, below the fold of %d", y, w[1])
 			}
 			if p.top("#f-case") >= 0 {
@@ -255,6 +257,7 @@ func TestFirstPageShowsFirst(t *testing.T) {
 			if f.Canvas+100 > float64(w[1]) || f.Headline > float64(w[1]) {
 				t.Errorf("first chart at %.0f px, headline number ending at %.0f px: want both above the fold of %d px", f.Canvas, f.Headline, w[1])
 			}
+			t.Logf("%dx%d: first chart's canvas at %.0f px, headline number ends at %.0f px", w[0], w[1], f.Canvas, f.Headline)
 			if f.Width > float64(w[0]) {
 				t.Errorf("the page scrolls sideways: %.0f px", f.Width)
 			}
