@@ -27,7 +27,8 @@ type RunOptions struct {
 // Result on every platform. ctx cancels the run between events.
 func Run(ctx context.Context, cfg Config) (*Result, error) { return RunWith(ctx, cfg, RunOptions{}) }
 
-// RunWith is Run with options.
+// RunWith is Run with options. A run that ctx stopped returns ctx's error with what
+// it measured up to then (Result.RuntimeS is where it stopped).
 func RunWith(ctx context.Context, cfg Config, opt RunOptions) (*Result, error) {
 	m, err := Build(cfg, BuildOptions{})
 	if err != nil {
@@ -35,6 +36,9 @@ func RunWith(ctx context.Context, cfg Config, opt RunOptions) (*Result, error) {
 	}
 	m.rec.opt = opt
 	if err := m.Run(ctx); err != nil {
+		if ctx.Err() != nil { // stopped: what it measured up to then (RuntimeS)
+			return m.Result(), err
+		}
 		return nil, err
 	}
 	return m.Result(), nil

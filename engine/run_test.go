@@ -234,13 +234,21 @@ func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := DefaultConfig()
 	n := 0
-	_, err := RunWith(ctx, cfg, RunOptions{Progress: func(done, total Time) {
+	var at Time
+	res, err := RunWith(ctx, cfg, RunOptions{Progress: func(done, total Time) {
 		n++
 		if n == 5 {
+			at = done
 			cancel()
 		}
 	}})
 	require.ErrorIs(t, err, context.Canceled)
+	// what it measured up to the cancel (the page shows it as the cancelled run's)
+	require.NotNil(t, res)
+	assert.Greater(t, res.RuntimeS, 0.0)
+	assert.Less(t, res.RuntimeS, time.Duration(cfg.Runtime).Seconds())
+	assert.InDelta(t, float64(at)/1e9, res.RuntimeS, 1, "stopped near where it was cancelled")
+	assert.Positive(t, res.WrittenMB)
 }
 
 func TestReadersGiveWBTItsLatencySignal(t *testing.T) {

@@ -22,28 +22,32 @@ type Card struct {
 // filesystem names.
 func Cards(ar, b *RunState) []Card {
 	a, wallMs := ar.Res, ar.WallMs
+	// delta: B's change in percent means something (a rate, an amount, a time the
+	// workload took); not for the wall time (the machine's load), the simulated
+	// runtime, the ages (extremes of one page or inode) or counts of rare events
 	type num struct {
 		id, label, unit string
 		f               func(*report.Result, float64) float64
 		prec            int
+		delta           bool
 	}
 	nums := []num{
-		{"write_bw", "write_bw", "MiB/s", func(r *report.Result, _ float64) float64 { return r.WriteBWMBps }, 2},
-		{"written", "written", "MiB", func(r *report.Result, _ float64) float64 { return r.WrittenMB }, 1},
-		{"cpu", "CPU", "s", func(r *report.Result, _ float64) float64 { return r.CPUS }, 2},
-		{"runtime", "runtime", "s simulated", func(r *report.Result, _ float64) float64 { return r.RuntimeS }, 0},
-		{"wall", "wall time", "ms", func(_ *report.Result, w float64) float64 { return w }, 0},
-		{"data_age", "oldest dirty data", "s", func(r *report.Result, _ float64) float64 { return r.DirtyAge.MaxDataS }, 1},
-		{"age", "oldest inode dirtied_when", "s ago", func(r *report.Result, _ float64) float64 { return r.DirtyAge.MaxS }, 1},
-		{"busy", "wb busy loops", "", func(r *report.Result, _ float64) float64 { return float64(r.BusyLoops) }, 0},
+		{"write_bw", "write_bw", "MiB/s", func(r *report.Result, _ float64) float64 { return r.WriteBWMBps }, 2, true},
+		{"written", "written", "MiB", func(r *report.Result, _ float64) float64 { return r.WrittenMB }, 1, true},
+		{"cpu", "CPU", "s", func(r *report.Result, _ float64) float64 { return r.CPUS }, 2, true},
+		{"runtime", "runtime", "s simulated", func(r *report.Result, _ float64) float64 { return r.RuntimeS }, 0, false},
+		{"wall", "wall time", "ms", func(_ *report.Result, w float64) float64 { return w }, 0, false},
+		{"data_age", "oldest dirty data", "s", func(r *report.Result, _ float64) float64 { return r.DirtyAge.MaxDataS }, 1, false},
+		{"age", "oldest inode dirtied_when", "s ago", func(r *report.Result, _ float64) float64 { return r.DirtyAge.MaxS }, 1, false},
+		{"busy", "wb busy loops", "", func(r *report.Result, _ float64) float64 { return float64(r.BusyLoops) }, 0, false},
 	}
 	if ddTime(a) > 0 || (b != nil && ddTime(b.Res) > 0) {
-		nums = append(nums, num{"dd_time", "dd finished in", "s", func(r *report.Result, _ float64) float64 { return ddTime(r) }, 1})
+		nums = append(nums, num{"dd_time", "dd finished in", "s", func(r *report.Result, _ float64) float64 { return ddTime(r) }, 1, true})
 	}
 	if a.Reads.Count > 0 || (b != nil && b.Res.Reads.Count > 0) {
 		nums = append(nums,
-			num{"read_p99", "read latency p99", "ms", func(r *report.Result, _ float64) float64 { return r.Reads.P99Ms }, 1},
-			num{"read_mean", "read latency mean", "ms", func(r *report.Result, _ float64) float64 { return r.Reads.MeanMs }, 2})
+			num{"read_p99", "read latency p99", "ms", func(r *report.Result, _ float64) float64 { return r.Reads.P99Ms }, 1, true},
+			num{"read_mean", "read latency mean", "ms", func(r *report.Result, _ float64) float64 { return r.Reads.MeanMs }, 2, true})
 	}
 	var out []Card
 	for _, g := range nums {
@@ -55,7 +59,7 @@ func Cards(ar, b *RunState) []Card {
 		if b != nil {
 			bv := g.f(b.Res, b.WallMs)
 			cd.B = fmt.Sprintf("%.*f", g.prec, bv)
-			if math.Abs(av) >= 0.5*math.Pow(10, -float64(g.prec)) { // no % change from a shown 0
+			if g.delta && math.Abs(av) >= 0.5*math.Pow(10, -float64(g.prec)) { // no % change from a shown 0
 				cd.Delta = Delta(av, bv)
 			}
 		}

@@ -43,11 +43,25 @@ func DiskCards(a, b *report.Result) []DiskCard {
 			}
 			cd.Lines = append(cd.Lines, l)
 		}
-		add("written", func(d report.DiskResult) string { return fmt.Sprintf("%.1f MB/s", d.WriteMBps) })
-		add("bdi_thresh at the end", func(d report.DiskResult) string { return fmt.Sprintf("%.1f MB", d.BdiThreshMB) })
-		add("most dirty+writeback", func(d report.DiskResult) string { return fmt.Sprintf("%.1f MB", d.MaxDirtyMB) })
+		wa := ActiveWindow(a, i)
+		var wb DiskWindow
+		if bd != nil {
+			wb = ActiveWindow(b, i)
+		}
+		l := DiskLine{Label: "written", A: writtenText(d, wa)}
+		if bd != nil {
+			l.B = writtenText(*bd, wb)
+		}
+		cd.Lines = append(cd.Lines, l)
+		add("bdi_thresh at the end", func(d report.DiskResult) string { return fmt.Sprintf("%.1f MiB", d.BdiThreshMB) })
+		add("most dirty+writeback", func(d report.DiskResult) string { return fmt.Sprintf("%.1f MiB", d.MaxDirtyMB) })
 		if d.DDExitS > 0 || (bd != nil && bd.DDExitS > 0) {
 			add("copier exited at", func(d report.DiskResult) string { return fmt.Sprintf("%.1f s", d.DDExitS) })
+			l := DiskLine{Label: "last dirty page written by", A: onDiskText(d, wa)}
+			if bd != nil {
+				l.B = onDiskText(*bd, wb)
+			}
+			cd.Lines = append(cd.Lines, l)
 		}
 		for j := range d.Editors {
 			add(fmt.Sprintf("editor %d write+fsync p50/p99/max", j+1), func(d report.DiskResult) string {
@@ -68,6 +82,75 @@ func DiskCards(a, b *report.Result) []DiskCard {
 		out = append(out, cd)
 	}
 	return out
+}
+
+// DiskWindow is when a disk was busy with the run's writes: from the last series
+// sample before its first dirty or writeback page to the first sample after its
+// last one (within the sample interval). Whole: no sample caught a dirty page
+// (an editor's small saves clean within the interval): the window is the run.
+type DiskWindow struct {
+	FromS, ToS float64
+	Whole      bool
+}
+
+// ActiveWindow is disk i's DiskWindow from the Result's per-disk series
+// ("diskN_dirty_MB", "diskN_writeback_MB"); the whole run without them.
+func ActiveWindow(r *report.Result, i int) DiskWindow {
+	whole := DiskWindow{FromS: 0, ToS: r.RuntimeS, Whole: true}
+	s := r.Series
+	if s == nil || len(s.Data) == 0 {
+		return whole
+	}
+	col := func(name string) []float64 {
+		for j, n := range s.Names {
+			if n == name && j < len(s.Data) {
+				return s.Data[j]
+			}
+		}
+		return nil
+	}
+	t := col("time_s")
+	d, w := col(report.DiskColumnName(i+1, "dirty_MB")), col(report.DiskColumnName(i+1, "writeback_MB"))
+	if t == nil || d == nil || w == nil || len(d) != len(t) || len(w) != len(t) {
+		return whole
+	}
+	first, last := -1, -1
+	for j := range t {
+		if d[j]+w[j] > 0 {
+			if first < 0 {
+				first = j
+			}
+			last = j
+		}
+	}
+	if first < 0 {
+		return whole
+	}
+	win := DiskWindow{FromS: t[max(first-1, 0)], ToS: r.RuntimeS}
+	if last+1 < len(t) {
+		win.ToS = t[last+1]
+	}
+	if win.ToS <= win.FromS {
+		return whole
+	}
+	return win
+}
+
+// writtenText is a disk's write rate over its window, with the window.
+func writtenText(d report.DiskResult, w DiskWindow) string {
+	if w.Whole {
+		return fmt.Sprintf("%.1f MiB, %.2f MiB/s over the run (%.0f s)", d.WrittenMB, d.WrittenMB/max(w.ToS, 1e-9), w.ToS)
+	}
+	return fmt.Sprintf("%.1f MiB, %.2f MiB/s over %.0f-%.0f s (while it had dirty pages)", d.WrittenMB, d.WrittenMB/(w.ToS-w.FromS), w.FromS, w.ToS)
+}
+
+// onDiskText is when the disk's last dirty page was written (the window's end),
+// against the copier's exit: the copier exits once its data is in the page cache.
+func onDiskText(d report.DiskResult, w DiskWindow) string {
+	if w.Whole || d.DDExitS == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f s (%.0f s after the copier exited)", w.ToS, w.ToS-d.DDExitS)
 }
 
 // latencyText is "p50 / p99 / max ms (n), one in flight for x ms".

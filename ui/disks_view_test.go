@@ -22,28 +22,46 @@ func TestDiskSpecs(t *testing.T) {
 }
 
 func TestDiskCards(t *testing.T) {
-	a := &report.Result{Disks: []report.DiskResult{
-		{BDI: "8:0", Device: "usb2-stick", Filesystem: "ext4", WriteMBps: 7.9, BdiThreshMB: 99.3, MaxDirtyMB: 120, DDExitS: 118.3},
-		{BDI: "8:16", Device: "wu2011-hdd", Filesystem: "ext4", WriteMBps: 0.02,
+	a := &report.Result{RuntimeS: 600, Disks: []report.DiskResult{
+		{BDI: "8:0", Device: "usb2-stick", Filesystem: "ext4", WrittenMB: 1024, WriteMBps: 1.71, BdiThreshMB: 99.3, MaxDirtyMB: 120, DDExitS: 102.5},
+		{BDI: "8:16", Device: "wu2011-hdd", Filesystem: "ext4", WrittenMB: 9.3, WriteMBps: 0.02,
 			Editors: []report.LatencyResult{{N: 130, P50Ms: 32.2, P99Ms: 46, MaxMs: 52.3}},
 			Readers: []report.LatencyResult{{N: 9000, P50Ms: 8, P99Ms: 10.5, MaxMs: 20, InFlightMs: 3}}},
 	}}
-	b := &report.Result{Disks: []report.DiskResult{{BDI: "8:0", WriteMBps: 7.8}, {BDI: "8:16"}}}
+	// the stick dirty from t = 1 s to 137 s (1-s samples), the HDD never at a sample
+	names := []string{"time_s", "disk1_dirty_MB", "disk1_writeback_MB", "disk2_dirty_MB", "disk2_writeback_MB"}
+	data := make([][]float64, len(names))
+	for i := 0; i <= 600; i++ {
+		v := 0.0
+		if i >= 1 && i <= 137 {
+			v = 50
+		}
+		data[0] = append(data[0], float64(i))
+		data[1], data[2] = append(data[1], v), append(data[2], v/10)
+		data[3], data[4] = append(data[3], 0), append(data[4], 0)
+	}
+	a.Series = &report.Series{IntervalS: 1, Names: names, Data: data}
+	b := &report.Result{RuntimeS: 600, Disks: []report.DiskResult{{BDI: "8:0", WrittenMB: 1024, DDExitS: 117.9}, {BDI: "8:16"}}}
 	for _, tc := range []struct {
 		name  string
 		b     *report.Result
 		lines []int
 		check func(t *testing.T, cs []DiskCard)
 	}{
-		{"A only", nil, []int{4, 5}, func(t *testing.T, cs []DiskCard) {
+		{"A only", nil, []int{5, 5}, func(t *testing.T, cs []DiskCard) {
 			assert.Equal(t, "disk 8:0: usb2-stick, ext4", cs[0].Title)
-			assert.Equal(t, "118.3 s", cs[0].Lines[3].A)
+			assert.Equal(t, "1024.0 MiB, 7.42 MiB/s over 0-138 s (while it had dirty pages)", cs[0].Lines[0].A)
+			assert.Equal(t, "99.3 MiB", cs[0].Lines[1].A)
+			assert.Equal(t, "102.5 s", cs[0].Lines[3].A)
+			assert.Equal(t, "138 s (36 s after the copier exited)", cs[0].Lines[4].A)
+			assert.Equal(t, "9.3 MiB, 0.02 MiB/s over the run (600 s)", cs[1].Lines[0].A)
 			assert.Equal(t, "32.2 / 46.0 / 52.3 ms (130)", cs[1].Lines[3].A)
 			assert.Equal(t, "8.0 / 10.5 / 20.0 ms (9000), one in flight 3 ms", cs[1].Lines[4].A)
 			assert.Empty(t, cs[0].Lines[0].B)
 		}},
-		{"A/B", b, []int{4, 5}, func(t *testing.T, cs []DiskCard) {
-			assert.Equal(t, "7.8 MB/s", cs[0].Lines[0].B)
+		{"A/B: B without series", b, []int{5, 5}, func(t *testing.T, cs []DiskCard) {
+			assert.Equal(t, "1024.0 MiB, 1.71 MiB/s over the run (600 s)", cs[0].Lines[0].B)
+			assert.Equal(t, "–", cs[0].Lines[4].B)
 			assert.Equal(t, "", cs[1].Lines[3].B, "B has no editor result")
 		}},
 	} {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/wblab/wblab/engine/report"
@@ -145,7 +146,77 @@ func (m *Matrix) Text() string {
 	}
 	bt, tt, n := m.Total()
 	if n > 0 {
-		b.WriteString(report.TableRow(fmt.Sprintf("%.2f", bt), m.totalDelta(), fmt.Sprintf("%.2f", tt), "TOTAL write_bw"))
+		b.WriteString(report.TableRow(fmt.Sprintf("%.2f", bt), m.totalDelta(), fmt.Sprintf("%.2f", tt), "TOTAL write_bw"+m.totalOf(n)))
 	}
 	return b.String()
+}
+
+// totalOf says over how many rows a TOTAL is while some rows are not finished
+// (" of 2 of 15 rows"); "" once every row is.
+func (m *Matrix) totalOf(n int) string {
+	if n == len(m.Cells) {
+		return ""
+	}
+	return fmt.Sprintf(" of %d of %d rows", n, len(m.Cells))
+}
+
+// Repeatability is the thread's own run-to-run spread: each one-writer case (one dd
+// on ext4, xfs or btrfs) under every kernel the tables give it a figure for, whose
+// patches change nothing a single writer runs (tests/fidelity's disk-rate subtest
+// logs the same figures). MinPct-MaxPct is the range of the cases' spreads
+// (max-min)/mean.
+type Repeatability struct {
+	Cases, Kernels int
+	MinPct, MaxPct float64
+}
+
+// ThreadRepeatability computes Repeatability from the built-in tables; ok when some
+// one-writer case has figures under two kernels or more.
+func ThreadRepeatability() (Repeatability, bool) {
+	byCase := map[string]map[string]float64{} // case -> kernel -> MB/s
+	var order []string
+	for _, t := range Tables() {
+		for i, name := range t.Cases {
+			if !oneWriter(name) {
+				continue
+			}
+			if byCase[name] == nil {
+				byCase[name] = map[string]float64{}
+				order = append(order, name)
+			}
+			byCase[name][t.Base] = t.BaseBW[i]
+			byCase[name][t.Test] = t.TestBW[i]
+		}
+	}
+	r := Repeatability{MinPct: math.Inf(1), MaxPct: math.Inf(-1)}
+	for _, name := range order {
+		var v []float64
+		for _, x := range byCase[name] {
+			v = append(v, x)
+		}
+		if len(v) < 2 {
+			continue
+		}
+		s := stats.Of(v)
+		spread := (s.Max - s.Min) / s.Mean * 100
+		r.Cases++
+		r.Kernels = max(r.Kernels, len(v))
+		r.MinPct, r.MaxPct = math.Min(r.MinPct, spread), math.Max(r.MaxPct, spread)
+	}
+	return r, r.Cases > 0
+}
+
+// oneWriter reports whether a case name is one dd on ext4, xfs or btrfs
+// ("thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X").
+func oneWriter(name string) bool {
+	_, rest, _ := strings.Cut(name, "/")
+	fs, rest, _ := strings.Cut(rest, "-")
+	return strings.HasPrefix(rest, "1dd-") && (fs == "ext4" || fs == "xfs" || fs == "btrfs")
+}
+
+// Text is the repeatability as the page states it beside a thread's table.
+func (r Repeatability) Text() string {
+	return fmt.Sprintf("The thread's own repeatability: each of its %d one-writer cells, run under up to %d kernels whose patches "+
+		"change nothing a single writer does, spreads %.1f-%.1f %% (max-min over the mean). Deltas that small are within the "+
+		"testbed's noise.", r.Cases, r.Kernels, r.MinPct, r.MaxPct)
 }

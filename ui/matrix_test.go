@@ -68,3 +68,40 @@ func TestMatrixErrors(t *testing.T) {
 		t.Errorf("errors %q", got)
 	}
 }
+
+// TestThreadRepeatability: the thread's one-writer cells under T1-T6's kernels spread
+// 2.1-4.3 % (tests/fidelity's disk-rate subtest, commit 4db3667).
+func TestThreadRepeatability(t *testing.T) {
+	r, ok := ThreadRepeatability()
+	if !ok {
+		t.Fatal("no one-writer case in the tables")
+	}
+	t.Logf("%+v: %s", r, r.Text())
+	if r.Cases != 6 || r.Kernels != 7 || fmt.Sprintf("%.1f-%.1f", r.MinPct, r.MaxPct) != "2.1-4.3" {
+		t.Errorf("repeatability %+v", r)
+	}
+}
+
+// TestOpenInTheLink: the opened row rides on the engine's link as open=CASE and
+// comes off before the engine reads a link.
+func TestOpenInTheLink(t *testing.T) {
+	v := &MatrixView{lab: &Root{Mode: "matrix"}, Opened: "thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-3.1.0-rc4 x"}
+	h := v.withOpen("v=1&mode=matrix&table=T1")
+	if h != "v=1&mode=matrix&table=T1&open=thresh=1G/xfs-100dd-4k-8p-4096M-1024M:10-3.1.0-rc4%20x" {
+		t.Errorf("link %q", h)
+	}
+	for _, tc := range []struct{ in, rest, open string }{
+		{"#" + h, "v=1&mode=matrix&table=T1", v.Opened},
+		{"#v=1&mode=matrix", "v=1&mode=matrix", ""},
+		{"v=1&open=a%2Fb&seeds=5", "v=1&seeds=5", "a/b"},
+	} {
+		rest, open := splitOpen(tc.in)
+		if rest != tc.rest || open != tc.open {
+			t.Errorf("splitOpen(%q) = %q, %q", tc.in, rest, open)
+		}
+	}
+	v.lab.Mode = "ab"
+	if h := v.withOpen("v=1"); h != "v=1" {
+		t.Errorf("outside matrix mode %q", h)
+	}
+}

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/vugu/vugu"
 	"github.com/wblab/wblab/engine/report"
+	"github.com/wblab/wblab/engine/stats"
 	"github.com/wblab/wblab/ui/wire"
 )
 
@@ -21,6 +24,7 @@ type MatrixView struct {
 	SortBy string // MatrixSorts
 	Opened string // the case last opened as A/B
 
+	pending  string         // a row to open once the matrix is planned (a link's open=)
 	planning bool           // waiting for the engine's plan of the runs
 	cells    map[int][3]int // run id -> matrix row, column, seed index
 	seeds    int
@@ -113,6 +117,10 @@ func (c *MatrixView) run(cases []string, p wire.Planned, seeds int) {
 		m.Thread = t.Name
 	}
 	c.M = m
+	if open := c.pending; open != "" && slices.Contains(cases, open) {
+		defer c.Open(open) // a link's opened row: after the table's runs are queued
+	}
+	c.pending = ""
 	for i := range cases {
 		for col := range 2 {
 			pc := p.Cells[i][col]
@@ -221,7 +229,7 @@ func (c *MatrixView) patch() bool {
 	}
 	p := matrixPatch{Status: c.lab.Bar.Status(), Progress: c.lab.Bar.Progress(), Style: c.lab.Bar.ProgressStyle(), Text: c.M.Text()}
 	for _, r := range c.Rows() {
-		cells := []string{r[0], r[1], r[2], r[3]}
+		cells := []string{r[0], r[1], r[2], r[8]}
 		if c.Table != "" {
 			cells = append(cells, r[5], r[7])
 		}
@@ -292,7 +300,103 @@ func (c *MatrixView) Open(name string) {
 		c.Opened = name
 		c.lab.Results.start(c.lab.w.Start(*ck.A, false), c.lab.w.Start(*ck.B, false))
 		c.lab.Charts.changed()
+		c.lab.saveHash() // the link reopens the row (setHash adds open=)
 	}()
+}
+
+// Picked reports whether the page may start the mode's runs on load: not in matrix
+// mode without a table (a link "mode=matrix" shows the picker and runs nothing).
+func (c *MatrixView) Picked() bool { return c.lab.Mode != "matrix" || c.Table != "" }
+
+// Picking reports whether matrix mode waits for a table or a case list and Run.
+func (c *MatrixView) Picking() bool {
+	return c.InMode() && c.M == nil && !c.planning && !c.lab.checking
+}
+
+// FocusPicker moves to the table select (the prompt's link).
+func (c *MatrixView) FocusPicker(e vugu.DOMEvent) {
+	e.PreventDefault()
+	FocusElement("m-table")
+}
+
+// CaseBar is the run bar's text in matrix mode, in the case box's place: the
+// matrix runs a case list, not the form's case.
+func (c *MatrixView) CaseBar() string {
+	n := 0
+	for _, line := range strings.Split(c.Cases, "\n") {
+		if strings.TrimSpace(line) != "" {
+			n++
+		}
+	}
+	if t, ok := TableByName(c.Table); ok {
+		return fmt.Sprintf("matrix %s: %d cases, %s vs %s", t.Name, n, t.Base, t.Test)
+	}
+	if c.Table == "" && c.M == nil {
+		return "matrix: pick a table (or list cases) in the form"
+	}
+	return fmt.Sprintf("matrix: %d cases from the list", n)
+}
+
+// DisagreeKey explains the highlighted rows.
+func (c *MatrixView) DisagreeKey() string {
+	rep, _ := ThreadRepeatability()
+	k := fmt.Sprintf("Highlighted: wblab and the thread disagree in sign, wblab's delta outside its seeds' 95 %% CI and the thread's beyond %.1f %%, the least of its repeatability.", rep.MinPct)
+	if c.seeds < 2 {
+		k += " One seed has no spread, so nothing is highlighted: \"5 seeds\" measures it."
+	}
+	return k
+}
+
+// RepeatText states the thread's own repeatability beside its table.
+func (c *MatrixView) RepeatText() string {
+	rep, ok := ThreadRepeatability()
+	if !ok {
+		return ""
+	}
+	return rep.Text()
+}
+
+// openKey is the link's key for the opened row. The page adds it to the engine's
+// link and takes it off before the engine reads a link (splitOpen).
+const openKey = "open"
+
+// splitOpen takes "open=CASE" off a hash: the rest (the engine's) and the case.
+func splitOpen(h string) (rest, open string) {
+	h = strings.TrimPrefix(h, "#")
+	var kept []string
+	for _, kv := range strings.Split(h, "&") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == openKey {
+			if u, err := url.PathUnescape(v); err == nil {
+				open = u
+			}
+			continue
+		}
+		kept = append(kept, kv)
+	}
+	return strings.Join(kept, "&"), open
+}
+
+// withOpen adds "open=CASE" to the engine's link when a matrix row is open.
+func (c *MatrixView) withOpen(h string) string {
+	if c.lab.Mode != "matrix" || c.Opened == "" || h == "" {
+		return h
+	}
+	return h + "&" + openKey + "=" + escapeCase(c.Opened)
+}
+
+// escapeCase percent-encodes a case name for the link, keeping its readable
+// characters ("/", ":", "=", ",", "+").
+func escapeCase(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		ch := v[i]
+		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("-_.~/:,=+@", ch) >= 0 {
+			b.WriteByte(ch)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", ch)
+	}
+	return b.String()
 }
 
 // OpenedText says which row the runs below the table are.
@@ -300,13 +404,16 @@ func (c *MatrixView) OpenedText() string {
 	if c.Opened == "" {
 		return ""
 	}
-	return "Below: " + c.Opened + " as A/B (A " + c.M.Base + ", B " + c.M.Test + "). Click another row to open it."
+	return "Below: " + c.Opened + " as A/B (A " + c.M.Base + ", B " + c.M.Test + "). Click another row to open it; the link reopens this one."
 }
 
 // RowClass styles a row: sign disagreements, the opened row, clickable rows.
 func (c *MatrixView) RowClass(r []string) string {
 	cl := "mrow"
 	if r[3] == "TOTAL" {
+		if r[8] != "TOTAL" {
+			return "total partial" // over the finished rows only: not bold
+		}
 		return "total"
 	}
 	if r[6] != "" {
@@ -323,8 +430,10 @@ func (c *MatrixView) Errors() []string { return MatrixErrors(c.M) }
 
 // MatrixRows are the table's rows: base, delta, test, case, the cell's error (a
 // tooltip), the thread's numbers for a built-in table, the row's class ("disagree"
-// when wblab's delta and the thread's have opposite signs) and the model-vs-thread
-// error in percentage points; then TOTAL.
+// when wblab's delta and the thread's have opposite signs, wblab's outside its seeds'
+// 95 % CI and the thread's beyond its repeatability), the model-vs-thread error in
+// percentage points and the case cell's text; then TOTAL ("TOTAL of 2 of 15 rows"
+// while rows run).
 func MatrixRows(m *Matrix, table string) [][]string { return SortedMatrixRows(m, table, "") }
 
 // MatrixSorts are the table's orders: the case list's, by delta, by |model - thread|.
@@ -372,6 +481,10 @@ func SortedMatrixRows(m *Matrix, table, by string) [][]string {
 			pubTotal = fmt.Sprintf("%.2f %s %.2f", pb, Delta(pb, pt), pt)
 		}
 	}
+	rep, okRep := ThreadRepeatability()
+	if !okRep {
+		rep.MinPct = 0
+	}
 	var out [][]string
 	for i, r := range m.Cells {
 		d := ""
@@ -382,12 +495,12 @@ func SortedMatrixRows(m *Matrix, table, by string) [][]string {
 		if title == "" {
 			title = r[1].Err
 		}
-		row := []string{cell(r[0]), d, cell(r[1]), m.Cases[i], title, published[m.Cases[i]], "", ""}
+		row := []string{cell(r[0]), d, cell(r[1]), m.Cases[i], title, published[m.Cases[i]], "", "", m.Cases[i]}
 		ours, okOurs := numDelta(r)
 		if p, ok := pubBW[m.Cases[i]]; ok && okOurs && p[0] > 0 {
 			theirs := (p[1] - p[0]) / p[0] * 100
 			row[7] = fmt.Sprintf("%+.1f", ours-theirs)
-			if ours*theirs < 0 && math.Abs(ours) >= 0.05 && math.Abs(theirs) >= 0.05 {
+			if ours*theirs < 0 && outsideSeeds(r) && math.Abs(theirs) > rep.MinPct {
 				row[6] = "disagree"
 			}
 			keys[i] = [2]float64{math.Abs(ours), math.Abs(ours - theirs)}
@@ -417,12 +530,22 @@ func SortedMatrixRows(m *Matrix, table, by string) [][]string {
 	// the TOTAL row is there from the start ("…" until a row has both sides), so the
 	// table keeps its shape when the first row finishes: that result is written into
 	// it without a render (MatrixView.patch)
+	// (its label says over how many rows while some are not finished)
 	if b, t, n := m.Total(); n > 0 {
-		out = append(out, []string{fmt.Sprintf("%.2f", b), m.totalDelta(), fmt.Sprintf("%.2f", t), "TOTAL", "", pubTotal, "", ""})
+		out = append(out, []string{fmt.Sprintf("%.2f", b), m.totalDelta(), fmt.Sprintf("%.2f", t), "TOTAL", "", pubTotal, "", "", "TOTAL" + m.totalOf(n)})
 	} else if len(m.Cells) > 0 {
-		out = append(out, []string{"…", "", "…", "TOTAL", "", "", "", ""})
+		out = append(out, []string{"…", "", "…", "TOTAL", "", "", "", "", "TOTAL of 0 rows"})
 	}
 	return out
+}
+
+// outsideSeeds reports whether a finished row's delta is outside its seeds' noise:
+// paired by seed, its 95 % CI excludes 0. One seed has no spread: never.
+func outsideSeeds(r [2]Cell) bool {
+	if len(r[0].BWs) < 2 || len(r[0].BWs) != len(r[1].BWs) {
+		return false
+	}
+	return !stats.PairedDeltaPct(r[0].BWs, r[1].BWs).InNoise()
 }
 
 // numDelta is a finished row's delta in percent.

@@ -52,7 +52,32 @@ func (c *ReproBar) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		if c.Text() != "" {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "explain"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "repro-explain"}}}
 			vgparent.AppendChild(vgn)
-			vgn.SetInnerHTML(c.Text())
+			{
+				vgparent := vgn
+				_ = vgparent
+				for vgiterkeyt, sg := range Segs(c.Text()) {
+					var vgiterkey interface{} = vgiterkeyt
+					_ = vgiterkey
+					sg := sg
+					_ = sg
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+					vgparent.AppendChild(vgn)
+					{
+						vgparent := vgn
+						_ = vgparent
+						if sg.Code {
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "code", Attr: []vugu.VGAttribute(nil)}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(sg.Text)
+						}
+						if !sg.Code {
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(sg.Text)
+						}
+					}
+				}
+			}
 		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n"}
 		vgparent.AppendChild(vgn)

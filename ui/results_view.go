@@ -25,6 +25,10 @@ type RunState struct {
 	Prerendered bool
 	Live        *report.Series // the series so far, from the worker's chunks
 	DoneS       float64        // simulated seconds reached
+	TotalS      float64        // the run's simulated seconds (its messages' total)
+	// cancelAsked: the page asked the worker to stop the run; a result that comes
+	// after, short of TotalS, is what the run computed up to the cancel
+	cancelAsked bool
 	// measuredErr: the engine could not answer the measured question (it could not
 	// fetch the references)
 	measuredErr string
@@ -132,14 +136,15 @@ func (c *ResultsView) Note() string {
 		return "Showing the previous run (dimmed) until the new one has data."
 	case c.Stale:
 		return "The form has changed since this run: press Run to update."
+	case c.A != nil && c.A.Cancelled() && c.A.Res != nil:
+		return fmt.Sprintf("Cancelled at t = %.1f s of %.0f s: the charts and cards show this run up to then (its figures are over %.1f s, not the whole run).",
+			c.A.Res.RuntimeS, c.A.TotalS, c.A.Res.RuntimeS)
 	case c.A != nil && c.A.Cancelled() && c.A.Series() != nil:
-		n := fmt.Sprintf("Cancelled at t = %.1f s: the charts show the run up to then", c.A.DoneS)
-		if c.PrevA != nil && c.PrevA.Res != nil {
-			return n + "; the cards (dimmed) are the previous finished run's."
-		}
-		return n + "."
+		return fmt.Sprintf("Cancelled at t = %.1f s: the charts show the run up to then.", c.A.DoneS)
 	case c.A != nil && c.A.Res == nil && c.A.Series() != nil:
 		return fmt.Sprintf("Running: t = %.1f s of %s; the charts grow as the run goes.", c.A.DoneS, c.A.Run.Runtime)
+	case c.lab.Seeds.N > 1 && !c.lab.tableMode() && c.A != nil && c.A.Res != nil:
+		return fmt.Sprintf("%d seeds: write_bw is their mean ±95 %% CI; the other cards and the charts are seed %d's.", c.lab.Seeds.N, c.A.Res.Seed)
 	}
 	return ""
 }
@@ -152,6 +157,7 @@ func (c *ResultsView) cancel() {
 	for _, r := range []*RunState{c.A, c.B} {
 		if inFlight(r) {
 			c.lab.w.Cancel(r.ID)
+			r.cancelAsked = true
 		}
 	}
 }
@@ -167,6 +173,7 @@ func (c *ResultsView) onMsg(m Msg) bool {
 		case "progress", "chunk":
 			if m.Total > 0 {
 				r.Progress = m.Done / m.Total
+				r.TotalS = m.Total
 			}
 			r.DoneS = max(r.DoneS, m.Done)
 			if m.Type == "chunk" {
@@ -181,6 +188,10 @@ func (c *ResultsView) onMsg(m Msg) bool {
 			}
 			fillSeries(&res, r.Live)
 			r.Res, r.Trace, r.Progress = &res, m.Trace, 1
+			if r.cancelAsked && res.RuntimeS < r.TotalS {
+				// the worker's result of a cancelled run: up to the cancel
+				r.Err, r.DoneS, r.Progress = "cancelled", res.RuntimeS, res.RuntimeS/r.TotalS
+			}
 			r.WallMs = float64(time.Since(r.Started).Microseconds()) / 1000
 			r.Prerendered = m.Prerendered
 			got = true
@@ -286,7 +297,7 @@ func (c *ResultsView) Cards() []Card {
 	if a == nil || c.lab.matrixOnly() {
 		return nil
 	}
-	if a.Res == nil && c.PrevA != nil && c.PrevA.Res != nil {
+	if a.Res == nil && !a.Cancelled() && c.PrevA != nil && c.PrevA.Res != nil {
 		a = c.PrevA // the previous run's cards stay (dimmed) while the new one runs
 	}
 	if a.Res == nil {
@@ -303,6 +314,16 @@ func (c *ResultsView) Cards() []Card {
 	if m, ok := measuredFor(a); ok {
 		cards = MeasuredCards(cards, m)
 	}
+	if a.Cancelled() && a.Res != nil { // the cancelled run's figures, so marked (and in Note)
+		for i := range cards {
+			if cards[i].ID == "write_bw" || cards[i].ID == "runtime" {
+				cards[i].Unit += fmt.Sprintf(" (to t = %.1f s, cancelled)", a.Res.RuntimeS)
+			}
+		}
+	}
+	if a != c.PrevA && c.lab.Seeds.N > 1 && !c.lab.tableMode() {
+		c.seedCards(cards)
+	}
 	if d, ok := c.lab.Seeds.WriteBWDelta(); ok && a != c.PrevA {
 		for i := range cards {
 			if cards[i].ID == "write_bw" {
@@ -311,6 +332,59 @@ func (c *ResultsView) Cards() []Card {
 		}
 	}
 	return cards
+}
+
+// Headline is the first page's headline beside its number (HeadlineValue): what
+// write_bw is of the run the chart under it shows; "" off the first page.
+func (c *ResultsView) Headline() string {
+	a := c.shownA()
+	if !c.lab.Guided || a == nil || a.Res == nil {
+		return ""
+	}
+	return fmt.Sprintf("MiB/s write_bw: %s on %s, %s, %.0f s simulated. Below: its dirty pages.",
+		writers(a.Res), a.Res.Filesystem, a.Run.Device, a.Res.RuntimeS)
+}
+
+// HeadlineValue is the first page's headline number.
+func (c *ResultsView) HeadlineValue() string {
+	if a := c.shownA(); a != nil && a.Res != nil {
+		return fmt.Sprintf("%.2f", a.Res.WriteBWMBps)
+	}
+	return ""
+}
+
+// writers names a run's dd writers ("one dd", "10 dd").
+func writers(r *report.Result) string {
+	n := 0
+	for _, t := range r.Tasks {
+		if t.Comm == "dd" {
+			n++
+		}
+	}
+	if n == 1 {
+		return "one dd"
+	}
+	return fmt.Sprintf("%d dd", n)
+}
+
+// seedCards shows write_bw as the seeds' mean ±95 % CI once every seed finished
+// (the seed panel's figures); until then its unit says the number is seed 1's.
+func (c *ResultsView) seedCards(cards []Card) {
+	st, ok := c.lab.Seeds.Stats()
+	for i := range cards {
+		if cards[i].ID != "write_bw" {
+			continue
+		}
+		if !ok {
+			cards[i].Unit += fmt.Sprintf(" (seed 1 of %d; the mean when all finished)", c.lab.Seeds.N)
+			continue
+		}
+		cards[i].A = fmt.Sprintf("%.2f ±%.2f", st.A.Mean, st.A.CI95)
+		cards[i].Unit = fmt.Sprintf("MiB/s, mean of %d seeds ±95 %% CI", st.A.N)
+		if st.AB && cards[i].B != "" {
+			cards[i].B = fmt.Sprintf("%.2f ±%.2f", st.B.Mean, st.B.CI95)
+		}
+	}
 }
 
 // CardsClass dims the cards when they are not the current run's.

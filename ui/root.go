@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -114,7 +115,7 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	}
 	c.ee = ctx.EventEnv()
 	c.Matrix.Cases = strings.Join(Cat.MatrixCases, "\n")
-	h := Hash()
+	h, open := splitOpen(Hash())
 	st, err := State{Form: Cat.FirstPage.Clone()}, (*FieldError)(nil)
 	if strings.TrimPrefix(h, "#") == "" {
 		c.Guided = true
@@ -122,6 +123,7 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 		st, err = decodeHash(h)
 	}
 	c.applyState(st)
+	c.Matrix.pending = open
 	c.w = NewWorkers(c.ee, c.eng, c.route)
 	c.w.matrix = func() bool { return c.Matrix.running() || c.Sweep.running() }
 	OnHashChange(c.hashChanged)
@@ -134,6 +136,9 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	})
 	if err != nil {
 		c.Form.setErr(err)
+		return
+	}
+	if !c.Matrix.Picked() { // mode=matrix without a table: the picker, no run
 		return
 	}
 	var shown chan struct{}
@@ -160,17 +165,21 @@ func (c *Root) hashChanged(h string) {
 		if own {
 			return // our own state
 		}
-		st, err := decodeHash(h)
+		rest, open := splitOpen(h)
+		st, err := decodeHash(rest)
 		c.ee.Lock()
 		defer c.ee.UnlockRender()
 		c.Cancel()
 		c.Form.Errs = map[string]string{}
 		c.applyState(st)
+		c.Matrix.pending = open
 		if err != nil {
 			c.Form.setErr(err)
 			return
 		}
-		c.Run()
+		if c.Matrix.Picked() {
+			c.Run()
+		}
 	}()
 }
 
@@ -203,6 +212,7 @@ func decodeHash(h string) (State, *FieldError) {
 
 // setHash writes the page's link.
 func (c *Root) setHash(h string) {
+	h = c.Matrix.withOpen(h)
 	c.lastHash = h
 	SetHash(h)
 }
@@ -389,8 +399,17 @@ func (c *Root) AfterRender() {
 	}
 }
 
-// ShowLab leaves the guided first page for the full lab.
-func (c *Root) ShowLab() { c.Guided, c.FormOpen = false, true }
+// ShowLab leaves the guided first page for the full lab; the keyboard focus goes to
+// the case box, where the button was (not to the page's body).
+func (c *Root) ShowLab() {
+	c.Guided, c.FormOpen = false, true
+	FocusElement("f-case")
+}
+
+// StoriesHeading heads the first page's stories, counted from the catalog.
+func StoriesHeading() string {
+	return fmt.Sprintf("%d stories from the threads, one click each:", len(Repros()))
+}
 
 // RunStory runs a Reproduce story (Apply leaves the guide).
 func (c *Root) RunStory(id string) { c.Repro.Apply(id) }

@@ -31,39 +31,57 @@ func (c *RunBar) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			_ = vgparent
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "f-case"}}}
-			vgparent.AppendChild(vgn)
-			vgn.SetInnerHTML(vugu.HTML("case"))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "text"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "f-case"}, vugu.VGAttribute{Namespace: "", Key: "spellcheck", Val: "false"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "err-case"}, vugu.VGAttribute{Namespace: "", Key: "title", Val: "a case name as Wu's harness writes it, e.g. thresh=1G/ext4-10dd-4k-8p-4096M-1024M:10-X; Enter runs it"}}}
-			vgparent.AppendChild(vgn)
-			vgn.AddAttrInterface("data-v", c.CaseBox())
-			vgn.AddAttrInterface("value", c.CaseBox())
-			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType:	"change",
-				Func:		func(event vugu.DOMEvent) { c.SetCaseBox(event) },
-				// TODO: implement capture, etc. mostly need to decide syntax
-			})
-			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType:	"keydown",
-				Func:		func(event vugu.DOMEvent) { c.CaseKey(event) },
-				// TODO: implement capture, etc. mostly need to decide syntax
-			})
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "apply-case"}, vugu.VGAttribute{Namespace: "", Key: "title", Val: "set the form from the case name and run it"}}}
-			vgparent.AppendChild(vgn)
-			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType:	"click",
-				Func:		func(event vugu.DOMEvent) { c.ApplyCase() },
-				// TODO: implement capture, etc. mostly need to decide syntax
-			})
-			{
-				vgparent := vgn
-				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Apply"}
+			if c.lab.Mode == "matrix" {
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "matrix-casebar"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "matrix-casebar"}}}
 				vgparent.AppendChild(vgn)
+				vgn.SetInnerHTML(c.lab.Matrix.CaseBar())
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+			vgparent.AppendChild(vgn)
+			if c.lab.Mode != "matrix" {
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "f-case"}}}
+				vgparent.AppendChild(vgn)
+				{
+					vgparent := vgn
+					_ = vgparent
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "case"}
+					vgparent.AppendChild(vgn)
+				}
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+			vgparent.AppendChild(vgn)
+			if c.lab.Mode != "matrix" {
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "text"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "f-case"}, vugu.VGAttribute{Namespace: "", Key: "spellcheck", Val: "false"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "err-case"}, vugu.VGAttribute{Namespace: "", Key: "title", Val: "a case name as Wu's harness writes it, e.g. thresh=1G/ext4-10dd-4k-8p-4096M-1024M:10-X; Enter runs it"}}}
+				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("data-v", c.CaseBox())
+				vgn.AddAttrInterface("value", c.CaseBox())
+				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+					EventType:	"change",
+					Func:		func(event vugu.DOMEvent) { c.SetCaseBox(event) },
+					// TODO: implement capture, etc. mostly need to decide syntax
+				})
+				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+					EventType:	"keydown",
+					Func:		func(event vugu.DOMEvent) { c.CaseKey(event) },
+					// TODO: implement capture, etc. mostly need to decide syntax
+				})
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+			vgparent.AppendChild(vgn)
+			if c.lab.Mode != "matrix" {
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "apply-case"}, vugu.VGAttribute{Namespace: "", Key: "title", Val: "set the form from the case name and run it"}}}
+				vgparent.AppendChild(vgn)
+				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+					EventType:	"click",
+					Func:		func(event vugu.DOMEvent) { c.ApplyCase() },
+					// TODO: implement capture, etc. mostly need to decide syntax
+				})
+				{
+					vgparent := vgn
+					_ = vgparent
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Apply"}
+					vgparent.AppendChild(vgn)
+				}
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 			vgparent.AppendChild(vgn)

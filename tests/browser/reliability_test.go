@@ -139,7 +139,7 @@ func TestReproducePresets(t *testing.T) {
 			continue
 		}
 		p.click("#repro-" + r.ID)
-		p.poll(r.ID+"'s explanation", fmt.Sprintf(`(document.getElementById("repro-explain")||{}).textContent === %q`, r.Title+": "+r.Explain), 10*time.Second)
+		p.poll(r.ID+"'s explanation", fmt.Sprintf(`(document.getElementById("repro-explain")||{}).textContent === %q`, r.Title+": "+strings.ReplaceAll(r.Explain, "`", "")), 10*time.Second)
 		set := r.State.Form
 		want := map[string]string{"#f-kernel": set["kernel"], "#b-kernel": r.State.B["kernel"], "#f-device": set["device"]}
 		for _, k := range []string{"fs", "dd", "bs", "count", "cpus", "memory"} {

@@ -204,6 +204,11 @@ func run(j job) {
 		last = time.Now()
 	}
 	res, err := engine.RunWith(ctx, cfg, opt)
+	if err != nil && ctx.Err() != nil && res != nil && j.stream {
+		// a cancelled streamed run: its result up to the cancel time (RuntimeS), which
+		// the page shows as the cancelled run's figures (ui.ResultsView)
+		err = nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("cancelled")
