@@ -290,11 +290,11 @@ var DiskKeys = []DiskKey{
 	{"max_ratio", "bdi max_ratio, percent (2.6.25+, default 100)",
 		func(d *DiskConfig, v string) error { return parseInt("max_ratio", v, 1, 100, &d.BDI.MaxRatio) },
 		func(d DiskConfig) string { return nonZero(d.BDI.MaxRatio-100, strconv.Itoa(d.BDI.MaxRatio)) }},
-	boolKey("strictlimit", "/sys/class/bdi strict_limit (6.3+: variant bdi_knobs_v63 on 6.1; before, only FUSE mounts; on/off)",
+	boolKey("strictlimit", "/sys/class/bdi strict_limit (6.2+: variant bdi_knobs_v62 on 6.1; before, only FUSE mounts; on/off)",
 		func(d *DiskConfig) *bool { return &d.BDI.StrictLimit }),
-	sizeKey("min_bytes", "bdi min_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold",
+	sizeKey("min_bytes", "bdi min_bytes (6.2+: variant bdi_knobs_v62), converted to a ratio of the dirty threshold",
 		func(d *DiskConfig) *int64 { return &d.BDI.MinBytes }),
-	sizeKey("max_bytes", "bdi max_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold",
+	sizeKey("max_bytes", "bdi max_bytes (6.2+: variant bdi_knobs_v62), converted to a ratio of the dirty threshold",
 		func(d *DiskConfig) *int64 { return &d.BDI.MaxBytes }),
 }
 

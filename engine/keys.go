@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/wblab/wblab/engine/kernel"
 )
 
 // ConfigKey is one setting of a Config as every surface names it: its JSON name
@@ -182,3 +184,7 @@ func FormatSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// SwitchName is a kernel switch's current name for name, which may be a former
+// one (kernel.Switch.Aliases): links and flags written before a rename still work.
+func SwitchName(name string) string { return kernel.SwitchName(name) }

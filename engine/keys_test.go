@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,4 +45,18 @@ func TestConfigKeysRoundTrip(t *testing.T) {
 	c = DefaultConfig()
 	c.MemoryMB, c.DirtyBytes = 32, 0
 	assert.EqualError(t, c.Validate(), "memory_MB: 32 MiB is out of range 64 MiB-256 GiB", "human units")
+}
+
+// TestSwitchAlias: a switch's former name (bdi_knobs_v63, renamed bdi_knobs_v62)
+// is still read from a config's JSON, renamed on the way in, and applies.
+func TestSwitchAlias(t *testing.T) {
+	var c Config
+	require.NoError(t, json.Unmarshal([]byte(`{"kernel":"6.1","variants":{"bdi_knobs_v63":true}}`), &c))
+	assert.Equal(t, Overrides{"bdi_knobs_v62": true}, c.Variants)
+	assert.Equal(t, "bdi_knobs_v62", SwitchName("bdi_knobs_v63"))
+	assert.Equal(t, "nosuch", SwitchName("nosuch"))
+	v, err := Overrides{"bdi_knobs_v63": true}.Apply(Variants{})
+	require.NoError(t, err)
+	on, ok := v.Get("bdi_knobs_v62")
+	assert.True(t, ok && on)
 }

@@ -305,7 +305,7 @@ func FormConfig(f Form) (engine.Config, *FieldError) {
 			if cfg.Variants == nil {
 				cfg.Variants = engine.Overrides{}
 			}
-			cfg.Variants[k[2:]] = f[k] == "on"
+			cfg.Variants[engine.SwitchName(k[2:])] = f[k] == "on"
 		}
 	}
 	if v := strings.TrimSpace(f["anon_mb"]); v != "" {

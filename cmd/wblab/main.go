@@ -425,7 +425,7 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 			if err != nil {
 				return nil, fmt.Errorf("%q: want true or false", kv)
 			}
-			ov[strings.TrimSpace(k)] = on
+			ov[engine.SwitchName(strings.TrimSpace(k))] = on
 		}
 		if err := ov.Validate(); err != nil {
 			return nil, err
