@@ -30,13 +30,9 @@ type Config struct {
 	Reclaim *ReclaimConfig `json:"reclaim,omitempty"`
 	HZ      int            `json:"hz"`
 
-	// vm.* sysctls. A _bytes value wins over its _ratio (the kernel zeroes the other).
-	DirtyBytes           int64 `json:"dirty_bytes"`
-	DirtyRatio           int   `json:"dirty_ratio"`
-	DirtyBackgroundBytes int64 `json:"dirty_background_bytes"`
-	DirtyBackgroundRatio int   `json:"dirty_background_ratio"`
-	DirtyExpireCs        int   `json:"dirty_expire_centisecs"`
-	DirtyWritebackCs     int   `json:"dirty_writeback_centisecs"`
+	// Sysctls are the vm.* sysctls (dirty_bytes ... dirty_writeback_centisecs),
+	// declared once in package kernel; their JSON fields sit here, in place.
+	kernel.Sysctls
 
 	// Disks are the machine's disks in mount order (sda, sdb ...; disks.go): each
 	// its device, block layer overrides, filesystem, bdi knobs and tasks. At least
@@ -256,17 +252,15 @@ func FirstPageConfig() Config {
 
 func DefaultConfig() Config {
 	return Config{
-		Kernel:               kernel.DefaultPreset,
-		Disks:                []DiskConfig{DefaultDisk()},
-		CPUs:                 8,
-		MemoryMB:             4096,
-		HZ:                   1000,
-		DirtyBytes:           100 << 20,
-		DirtyBackgroundRatio: 10,
-		DirtyExpireCs:        3000,
-		DirtyWritebackCs:     500,
-		Runtime:              Duration(600 * time.Second),
-		Seed:                 1,
+		Kernel:   kernel.DefaultPreset,
+		Disks:    []DiskConfig{DefaultDisk()},
+		CPUs:     8,
+		MemoryMB: 4096,
+		HZ:       1000,
+		Sysctls: kernel.Sysctls{DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
+			DirtyExpireCs: 3000, DirtyWritebackCs: 500},
+		Runtime: Duration(600 * time.Second),
+		Seed:    1,
 	}
 }
 
@@ -358,10 +352,7 @@ func (c Config) Resolve() (*Resolved, error) {
 		r.Disks = append(r.Disks, ResolvedDisk{Block: blk, BDI: name})
 	}
 	r.Params = kernel.Params{
-		CPUs: c.CPUs, MemoryMB: c.MemoryMB,
-		DirtyBytes: c.DirtyBytes, DirtyRatio: c.DirtyRatio,
-		DirtyBackgroundBytes: c.DirtyBackgroundBytes, DirtyBackgroundRatio: c.DirtyBackgroundRatio,
-		DirtyExpireCs: c.DirtyExpireCs, DirtyWritebackCs: c.DirtyWritebackCs,
+		CPUs: c.CPUs, MemoryMB: c.MemoryMB, Sysctls: c.Sysctls,
 		Variants: v, Costs: costs,
 	}
 	if c.Reclaim != nil {

@@ -33,8 +33,8 @@ func twoDisks(t *testing.T, preset string, slowBps int64, knobs kernel.BdiKnobs)
 	require.NoError(t, err)
 	f0, _ := fs.New("generic")
 	f1, _ := fs.New("generic")
-	k, err := kernel.New(w, kernel.Params{CPUs: 4, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
-		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(), Variants: p.Variants})
+	k, err := kernel.New(w, kernel.Params{CPUs: 4, MemoryMB: 4096, Sysctls: kernel.Sysctls{DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
+		DirtyExpireCs: 3000, DirtyWritebackCs: 500}, Costs: kernel.DefaultCosts(), Variants: p.Variants})
 	require.NoError(t, err)
 	_, err = k.AddDisk("8:0", q0, f0, kernel.DefaultBdiKnobs())
 	require.NoError(t, err)
