@@ -97,101 +97,101 @@ func diskPrefix(i int) string {
 	return fmt.Sprintf("disks[%d].", i)
 }
 
-// validateDisks checks the disk list: each disk's device, block overrides,
+// diskErrors are the disk list's errors: each disk's device, block overrides,
 // filesystem, knobs (against the kernel's switches v) and tasks, the min_ratio
 // sum, and that some task runs.
-func (c *Config) validateDisks(v kernel.Variants) error {
+func (c *Config) diskErrors(v kernel.Variants) []error {
 	if len(c.Disks) == 0 {
-		return fmt.Errorf("disks: the machine has no disk")
+		return []error{fmt.Errorf("disks: the machine has no disk")}
 	}
 	if len(c.Disks) > MaxDisks {
-		return fmt.Errorf("disks: %d disks, at most %d", c.NumDisks(), MaxDisks)
+		return []error{fmt.Errorf("disks: %d disks, at most %d", c.NumDisks(), MaxDisks)}
 	}
+	var errs []error
 	minSum := 0
 	tasks := 0
 	for i, d := range c.Disks {
 		prefix := diskPrefix(i)
 		if !slices.Contains(Filesystems(), d.Filesystem) {
-			return fmt.Errorf("%sfs: %q is not a filesystem (allowed: %s)", prefix, d.Filesystem, strings.Join(Filesystems(), ", "))
+			errs = append(errs, fmt.Errorf("%sfs: %q is not a filesystem (allowed: %s)", prefix, d.Filesystem, strings.Join(Filesystems(), ", ")))
 		}
 		if err := d.Device.Validate(); err != nil {
-			if i == 0 {
-				return err
+			if i > 0 {
+				err = fmt.Errorf("%sdevice: %w", prefix, err)
 			}
-			return fmt.Errorf("%sdevice: %w", prefix, err)
+			errs = append(errs, err)
 		}
 		if i > 0 && d.Device.DM {
 			// its per-bio cost is the kernel's submit_bio cost (one per machine)
-			return fmt.Errorf("%sdevice.dm: device-mapper is modelled on the first disk only", prefix)
+			errs = append(errs, fmt.Errorf("%sdevice.dm: device-mapper is modelled on the first disk only", prefix))
 		}
 		if err := d.Block.Validate(); err != nil {
-			if i == 0 {
-				return err
+			if i > 0 {
+				err = fmt.Errorf("%sblock: %w", prefix, err)
 			}
-			return fmt.Errorf("%sblock: %w", prefix, err)
+			errs = append(errs, err)
 		}
 		minDD := int64(0)
 		if len(c.Disks) == 1 && d.Workload.Editors == 0 {
 			minDD = 1 // a one-disk machine without editors runs a dd
 		}
-		if err := d.Workload.validate(prefix+"workload.", minDD); err != nil {
-			return err
-		}
+		errs = append(errs, d.Workload.errors(prefix+"workload.", minDD)...)
 		if err := d.BDI.Validate(v); err != nil {
-			return fmt.Errorf("%s%w", prefix, err)
+			errs = append(errs, fmt.Errorf("%s%w", prefix, err))
 		}
 		minSum += d.BDI.MinRatio
 		tasks += d.Workload.DD + d.Workload.Readers + d.Workload.Editors
 	}
 	if minSum >= 100 {
 		// bdi_set_min_ratio: the sum over bdis must stay below 100
-		return fmt.Errorf("bdi.min_ratio: the disks' min_ratio add up to %d %%, the kernel allows less than 100", minSum)
+		errs = append(errs, fmt.Errorf("bdi.min_ratio: the disks' min_ratio add up to %d %%, the kernel allows less than 100", minSum))
 	}
-	if tasks == 0 {
-		return fmt.Errorf("workload.dd: no task runs on any disk (give some disk a dd, reader or editor)")
+	if tasks == 0 && len(errs) == 0 {
+		errs = append(errs, fmt.Errorf("workload.dd: no task runs on any disk (give some disk a dd, reader or editor)"))
 	}
-	return nil
+	return errs
 }
 
-// validate checks a disk's workload with dd at least minDD, naming fields under prefix.
-func (wl Workload) validate(prefix string, minDD int64) error {
+// errors are a disk's workload errors, dd at least minDD, naming fields under prefix.
+func (wl Workload) errors(prefix string, minDD int64) []error {
+	var errs []error
 	bsMin := int64(512)
 	if wl.DD == 0 && wl.BS == 0 {
 		bsMin = 0 // no dd: no block size needed
 	}
 	for _, err := range []error{
 		rng(prefix+"dd", int64(wl.DD), minDD, MaxDD),
-		rng(prefix+"bs", wl.BS, bsMin, MaxBS),
+		rngBytes(prefix+"bs", wl.BS, bsMin, MaxBS),
 		rng(prefix+"count", wl.Count, 0, 1<<40/max(wl.BS, 1)),
 		rng(prefix+"readers", int64(wl.Readers), 0, MaxReaders),
-		rng(prefix+"read_bs", wl.ReadBS, 0, MaxBS),
+		rngBytes(prefix+"read_bs", wl.ReadBS, 0, MaxBS),
+		rng(prefix+"editors", int64(wl.Editors), 0, MaxEditors),
+		rngBytes(prefix+"editor_bytes", wl.EditorBytes, 0, 64<<20),
 	} {
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	if bs := wl.BS; bs != 0 && bs%4096 != 0 && 4096%bs != 0 {
-		return fmt.Errorf("%sbs: %d must divide 4096 (512, 1024, 2048) or be a multiple of 4096", prefix, bs)
+	if bs := wl.BS; bs > 0 && bs%4096 != 0 && 4096%bs != 0 {
+		errs = append(errs, fmt.Errorf("%sbs: %d must divide 4096 (512, 1024, 2048) or be a multiple of 4096", prefix, bs))
 	}
-	if rb := wl.ReadBS; rb != 0 && (rb < 4096 || rb%4096 != 0) {
-		return fmt.Errorf("%sread_bs: %d must be a multiple of 4096", prefix, rb)
+	if rb := wl.ReadBS; rb > 0 && (rb < 4096 || rb%4096 != 0) {
+		errs = append(errs, fmt.Errorf("%sread_bs: %d must be a multiple of 4096", prefix, rb))
 	}
 	if wl.Fsync && wl.Count == 0 {
-		return fmt.Errorf("%sfsync: conv=fsync needs %scount > 0 (the dd must finish to fsync)", prefix, prefix)
-	}
-	return wl.validateEditors(prefix)
-}
-
-// validateEditors checks the editor fields.
-func (wl Workload) validateEditors(prefix string) error {
-	if wl.Editors < 0 || wl.Editors > MaxEditors {
-		return fmt.Errorf("%seditors: %d out of range [0, %d]", prefix, wl.Editors, MaxEditors)
-	}
-	if wl.EditorBytes < 0 || wl.EditorBytes > 64<<20 {
-		return fmt.Errorf("%seditor_bytes: %s out of range [0 (16 KiB), 64 MiB]", prefix, devices.FormatBytes(wl.EditorBytes))
+		errs = append(errs, fmt.Errorf("%sfsync: conv=fsync needs %scount > 0 (the dd must finish to fsync)", prefix, prefix))
 	}
 	if iv := wl.EditorInterval; iv != 0 && (iv < Duration(10*time.Millisecond) || iv > Duration(time.Hour)) {
-		return fmt.Errorf("%seditor_interval: %v out of range [10ms, 1h0m0s] (0 = 1s)", prefix, iv)
+		errs = append(errs, fmt.Errorf("%seditor_interval: %s is out of range 10 ms-1 h (0 = 1 s)", prefix, HumanDuration(iv)))
+	}
+	return errs
+}
+
+// rngBytes is rng for a size, in human units ("workload.bs: 100 MiB is out of
+// range 512 bytes-64 MiB").
+func rngBytes(field string, v, lo, hi int64) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s: %s is out of range %s-%s", field, HumanBytes(v), HumanBytes(lo), HumanBytes(hi))
 	}
 	return nil
 }

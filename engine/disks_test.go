@@ -124,7 +124,7 @@ func TestDisksValidate(t *testing.T) {
 			c.Kernel = "2.6.30-rc6"
 			c.Disks[1].BDI.StrictLimit = true
 		}},
-		{"strictlimit before 6.3", "disks[1].bdi.strictlimit: before Linux 6.3", func(c *engine.Config) {
+		{"strictlimit before 6.2", "disks[1].bdi.strictlimit: before Linux 6.2", func(c *engine.Config) {
 			c.Kernel = "6.1"
 			c.Disks[1].BDI.StrictLimit = true
 		}},
