@@ -237,60 +237,102 @@ func diskSeriesNames(n int) []string {
 	return out
 }
 
-// DiskKey is one key of the --disk form beside the device's own keys
-// (devices.Keys): its name, its meaning for help texts, how its value parses into
-// a DiskConfig (with its range) and how it prints back ("": left out, the
-// ParseDisk default). DiskKeys is the one list ParseDisk, DiskConfig.String and
-// the help texts read; a disk key is one row.
+// DiskKey is one setting of a disk: its --disk key (also the page's control id
+// and URL hash key of the first disk's, and the JSON name under the disk), its
+// meaning for help texts, the page's label and control kind for the first disk
+// ("": not a control; further disks are edited as --disk text), whether wblab
+// run has a flag --KEY for the first disk, how its value parses into a
+// DiskConfig and how it prints back ("": left out, the ParseDisk default).
+// DiskKeys is the one list ParseDisk, DiskConfig.String, the page's first-disk
+// controls, the run flags and the help texts read; a disk key is one row. Ranges
+// are Validate's (errors name "workload.KEY" or "disks[i].workload.KEY").
 type DiskKey struct {
 	Key, Doc string
+	Label    string // the page's label for the first disk ("": the key)
+	Kind     string // the page's control: "text", "select" (Options) or "bool"
+	Group    string // the page's group: workload (tasks) or device (bdi knobs)
+	Flag     bool   // wblab run --KEY sets the first disk's value
+	Zero     string // the form's text when format leaves the key out
 	parse    func(d *DiskConfig, v string) error
 	format   func(d DiskConfig) string
 }
 
-// DiskKeys are the --disk keys, in the order String prints them.
+// Parse sets the key in d from text (empty: the key's zero). Errors name the key.
+func (k DiskKey) Parse(d *DiskConfig, text string) error {
+	v := strings.TrimSpace(text)
+	if v == "" {
+		v = k.Zero
+	}
+	return k.parse(d, v)
+}
+
+// FormLabel is the page's label of the first disk's control.
+func (k DiskKey) FormLabel() string {
+	if k.Label != "" {
+		return k.Label
+	}
+	return k.Key
+}
+
+// Text is the key's value in d as the form shows it.
+func (k DiskKey) Text(d DiskConfig) string {
+	if v := k.format(d); v != "" {
+		return v
+	}
+	return k.Zero
+}
+
+// IsBool is whether the key is on/off.
+func (k DiskKey) IsBool() bool { return k.Kind == "bool" }
+
+// DiskKeys are the --disk keys, in the order String prints them and the page
+// shows the first disk's.
 var DiskKeys = []DiskKey{
-	{"fs", "filesystem on the disk (default generic)",
-		func(d *DiskConfig, v string) error { d.Filesystem = v; return nil },
-		func(d DiskConfig) string { return d.Filesystem }},
-	intKey("dd", "dd writers on the disk (default 0)", 0, MaxDD, func(d *DiskConfig) *int { return &d.Workload.DD }),
-	{"bs", "their block size (default 4k)",
-		func(d *DiskConfig, v string) error { return parseSize("bs", v, &d.Workload.BS) },
-		func(d DiskConfig) string { // printed with the dd, the default included
-			if d.Workload.DD == 0 {
+	{Key: "fs", Doc: "filesystem on the disk (default generic)", Label: "filesystem", Kind: "select", Group: "workload",
+		parse:  func(d *DiskConfig, v string) error { d.Filesystem = v; return nil },
+		format: func(d DiskConfig) string { return d.Filesystem }},
+	intKey("dd", "dd writers on the disk (default 0)", "dd tasks", false, func(d *DiskConfig) *int { return &d.Workload.DD }),
+	{Key: "bs", Doc: "their block size (default 4k)", Label: "bs", Kind: "text", Group: "workload", Zero: "0",
+		parse: func(d *DiskConfig, v string) error { return parseSize("bs", v, &d.Workload.BS) },
+		format: func(d DiskConfig) string { // printed with the dd, the default included
+			if d.Workload.DD == 0 && d.Workload.BS == 0 {
 				return ""
 			}
-			return devices.FormatBytes(d.Workload.BS)
+			return FormatSize(d.Workload.BS)
 		}},
-	{"count", "blocks each writes; 0 = until the run ends",
-		func(d *DiskConfig, v string) error {
+	{Key: "count", Doc: "blocks each writes; 0 = until the run ends", Label: "count", Kind: "text", Group: "workload", Flag: true, Zero: "0",
+		parse: func(d *DiskConfig, v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				return fmt.Errorf("disk: count=%q: want a non-negative integer", v)
+			if err != nil {
+				return fmt.Errorf("count: %q is not a whole number", v)
 			}
 			d.Workload.Count = n
 			return nil
 		},
-		func(d DiskConfig) string { return nonZero(d.Workload.Count, strconv.FormatInt(d.Workload.Count, 10)) }},
-	boolKey("fsync", "conv=fsync after the last block (on/off)", func(d *DiskConfig) *bool { return &d.Workload.Fsync }),
-	intKey("readers", "synchronous readers of the disk", 0, MaxReaders, func(d *DiskConfig) *int { return &d.Workload.Readers }),
+		format: func(d DiskConfig) string { return nonZero(d.Workload.Count, strconv.FormatInt(d.Workload.Count, 10)) }},
+	boolKey("fsync", "conv=fsync after the last block (on/off)", "conv=fsync", true, func(d *DiskConfig) *bool { return &d.Workload.Fsync }),
+	intKey("readers", "synchronous readers of the disk", "", true, func(d *DiskConfig) *int { return &d.Workload.Readers }),
 	sizeKey("read_bs", "bytes per read (default 4k)", func(d *DiskConfig) *int64 { return &d.Workload.ReadBS }),
-	boolKey("read_random", "random reads (on/off)", func(d *DiskConfig) *bool { return &d.Workload.ReadRandom }),
-	intKey("editors", "editors saving a small file with fsync every interval", 0, MaxEditors, func(d *DiskConfig) *int { return &d.Workload.Editors }),
+	boolKey("read_random", "random reads (on/off)", "", false, func(d *DiskConfig) *bool { return &d.Workload.ReadRandom }),
+	intKey("editors", "editors saving a small file with fsync every interval", "", true, func(d *DiskConfig) *int { return &d.Workload.Editors }),
 	sizeKey("editor_bytes", "bytes per save (default 16k)", func(d *DiskConfig) *int64 { return &d.Workload.EditorBytes }),
-	{"editor_interval", "time between saves (default 1s)",
-		func(d *DiskConfig, v string) (err error) {
-			d.Workload.EditorInterval, err = ParseDuration(v)
-			return err
+	{Key: "editor_interval", Doc: "time between saves (default 1s)", Kind: "text", Group: "workload", Zero: "0s",
+		parse: func(d *DiskConfig, v string) error {
+			iv, err := ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("editor_interval: %q is not a duration (e.g. 1s, 500ms)", v)
+			}
+			d.Workload.EditorInterval = iv
+			return nil
 		},
-		func(d DiskConfig) string {
+		format: func(d DiskConfig) string {
 			return nonZero(d.Workload.EditorInterval, d.Workload.EditorInterval.String())
 		}},
-	intKey("min_ratio", "bdi min_ratio, percent (2.6.25+)", 0, 100, func(d *DiskConfig) *int { return &d.BDI.MinRatio }),
-	{"max_ratio", "bdi max_ratio, percent (2.6.25+, default 100)",
-		func(d *DiskConfig, v string) error { return parseInt("max_ratio", v, 1, 100, &d.BDI.MaxRatio) },
-		func(d DiskConfig) string { return nonZero(d.BDI.MaxRatio-100, strconv.Itoa(d.BDI.MaxRatio)) }},
-	boolKey("strictlimit", "/sys/class/bdi strict_limit (6.2+: variant bdi_knobs_v62 on 6.1; before, only FUSE mounts; on/off)",
+	intKey("min_ratio", "bdi min_ratio, percent (2.6.25+)", "", false, func(d *DiskConfig) *int { return &d.BDI.MinRatio }),
+	{Key: "max_ratio", Doc: "bdi max_ratio, percent (2.6.25+, default 100)", Kind: "text", Group: "device", Zero: "100",
+		parse:  func(d *DiskConfig, v string) error { return parseInt("max_ratio", v, &d.BDI.MaxRatio) },
+		format: func(d DiskConfig) string { return nonZero(d.BDI.MaxRatio-100, strconv.Itoa(d.BDI.MaxRatio)) }},
+	boolKey("strictlimit", "/sys/class/bdi strict_limit (6.2+: variant bdi_knobs_v62 on 6.1; before, only FUSE mounts; on/off)", "", false,
 		func(d *DiskConfig) *bool { return &d.BDI.StrictLimit }),
 	sizeKey("min_bytes", "bdi min_bytes (6.2+: variant bdi_knobs_v62), converted to a ratio of the dirty threshold",
 		func(d *DiskConfig) *int64 { return &d.BDI.MinBytes }),
@@ -298,50 +340,61 @@ var DiskKeys = []DiskKey{
 		func(d *DiskConfig) *int64 { return &d.BDI.MaxBytes }),
 }
 
-// intKey is a disk key holding an integer in [lo, hi], printed when not 0.
-func intKey(key, doc string, lo, hi int, field func(*DiskConfig) *int) DiskKey {
-	return DiskKey{key, doc,
-		func(d *DiskConfig, v string) error { return parseInt(key, v, lo, hi, field(d)) },
-		func(d DiskConfig) string { n := *field(&d); return nonZero(n, strconv.Itoa(n)) }}
+// intKey is a disk key holding an integer, printed when not 0; label puts it on
+// the page's form, flag makes it a run flag.
+func intKey(key, doc, label string, flag bool, field func(*DiskConfig) *int) DiskKey {
+	return DiskKey{Key: key, Doc: doc, Label: label, Kind: "text", Group: keyGroup(key), Flag: flag, Zero: "0",
+		parse:  func(d *DiskConfig, v string) error { return parseInt(key, v, field(d)) },
+		format: func(d DiskConfig) string { n := *field(&d); return nonZero(n, strconv.Itoa(n)) }}
 }
 
 // sizeKey is a disk key holding a size in bytes ("4k", "1M"), printed when not 0.
 func sizeKey(key, doc string, field func(*DiskConfig) *int64) DiskKey {
-	return DiskKey{key, doc,
-		func(d *DiskConfig, v string) error { return parseSize(key, v, field(d)) },
-		func(d DiskConfig) string { n := *field(&d); return nonZero(n, devices.FormatBytes(n)) }}
+	return DiskKey{Key: key, Doc: doc, Kind: "text", Group: keyGroup(key), Zero: "0",
+		parse:  func(d *DiskConfig, v string) error { return parseSize(key, v, field(d)) },
+		format: func(d DiskConfig) string { n := *field(&d); return nonZero(n, FormatSize(n)) }}
 }
 
 // boolKey is an on/off disk key, printed when on.
-func boolKey(key, doc string, field func(*DiskConfig) *bool) DiskKey {
-	return DiskKey{key, doc,
-		func(d *DiskConfig, v string) error {
+func boolKey(key, doc, label string, flag bool, field func(*DiskConfig) *bool) DiskKey {
+	return DiskKey{Key: key, Doc: doc, Label: label, Kind: "bool", Group: keyGroup(key), Flag: flag, Zero: "off",
+		parse: func(d *DiskConfig, v string) error {
 			switch strings.ToLower(v) {
 			case "1", "on", "true", "yes":
 				*field(d) = true
 			case "0", "off", "false", "no":
 				*field(d) = false
 			default:
-				return fmt.Errorf("disk: %s=%q: want on or off", key, v)
+				return fmt.Errorf("%s: %q: want on or off", key, v)
 			}
 			return nil
 		},
-		func(d DiskConfig) string { return nonZero(*field(&d), "on") }}
+		format: func(d DiskConfig) string { return nonZero(*field(&d), "on") }}
 }
 
-func parseInt(key, v string, lo, hi int, dst *int) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return fmt.Errorf("disk: %s=%q: want an integer in [%d, %d]", key, v, lo, hi)
+// keyGroup is the page's group of a disk key: the bdi knobs' is the device's.
+func keyGroup(key string) string {
+	switch key {
+	case "min_ratio", "max_ratio", "strictlimit", "min_bytes", "max_bytes":
+		return "device"
 	}
-	*dst = n
+	return "workload"
+}
+
+// parseInt reads a whole number; its range is Validate's.
+func parseInt(key, v string, dst *int) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a whole number", key, v)
+	}
+	*dst = clampInt(n)
 	return nil
 }
 
 func parseSize(key, v string, dst *int64) error {
 	n, err := devices.ParseBytes(v)
 	if err != nil {
-		return fmt.Errorf("disk: %s=%q: %v", key, v, err)
+		return fmt.Errorf("%s: %q is not a size (e.g. 4k, 1M)", key, v)
 	}
 	*dst = n
 	return nil
@@ -354,6 +407,16 @@ func nonZero[T comparable](v T, text string) string {
 		return ""
 	}
 	return text
+}
+
+// LookupDiskKey is the row of key.
+func LookupDiskKey(key string) (DiskKey, bool) {
+	for _, k := range DiskKeys {
+		if k.Key == key {
+			return k, true
+		}
+	}
+	return DiskKey{}, false
 }
 
 // ParseDisk parses the --disk form "DEVICE[,key=value...]": a device preset, then
@@ -374,7 +437,7 @@ next:
 		for _, k := range DiskKeys {
 			if k.Key == key {
 				if err := k.parse(&d, v); err != nil {
-					return DiskConfig{}, err
+					return DiskConfig{}, fmt.Errorf("disk: %w", err)
 				}
 				continue next
 			}

@@ -166,8 +166,13 @@ func TestParseDiskRoundTrip(t *testing.T) {
 		require.NoError(t, err, d.String())
 		assert.Equal(t, d, back, d.String())
 	}
-	_, err := engine.ParseDisk("usb2-stick,max_ratio=0")
-	require.ErrorContains(t, err, "max_ratio")
+	_, err := engine.ParseDisk("usb2-stick,max_ratio=x")
+	require.ErrorContains(t, err, `disk: max_ratio: "x" is not a whole number`)
+	d, err := engine.ParseDisk("usb2-stick,max_ratio=0,dd=1") // the range is Validate's
+	require.NoError(t, err)
+	cfg := engine.DefaultConfig()
+	cfg.Disks = append(cfg.Disks, d)
+	require.ErrorContains(t, cfg.Validate(), "disks[1].bdi.max_ratio: 0 % out of range")
 	_, err = engine.ParseDisk("usb2-stick,bogus=1")
 	require.ErrorContains(t, err, "bogus")
 	_, err = engine.ParseDisk("nosuch,dd=1")

@@ -252,7 +252,7 @@ func (k ConfigKey) human(v int64) string {
 		return HumanDuration(Duration(v))
 	case "bytes", "MiB":
 		if k.Unit == "MiB" {
-			if v > 1<<43 || v < -(1<<43) { // beyond what bytes hold
+			if v == 0 || v > 1<<43 || v < -(1<<43) { // 0 MiB; beyond what bytes hold
 				return strconv.FormatInt(v, 10) + " MiB"
 			}
 			v <<= 20
