@@ -20,7 +20,7 @@ type ConfigKey struct {
 	Form  string // the page's control id and URL hash key ("expire"; "": no control)
 	Flag  string // the wblab run flag ("": none, the case name sets it)
 	Label string // the page's label
-	Group string // the page's group: sysctl, machine, kernel, run
+	Group string // the page's group: sysctl, machine, kernel, run; output: CLI only
 	Help  string // one line: what it is, for the page and wblab help run
 	// Kind is the page's control: "text" ("" too) or "select" (Options).
 	Kind string
@@ -88,7 +88,7 @@ var ConfigKeys = []ConfigKey{
 		parse: func(c *Config, text string) error { c.Kernel = strings.TrimSpace(text); return nil },
 		text:  func(c *Config) string { return c.Kernel }},
 	{JSON: "runtime", Form: "runtime", Flag: "runtime", Unit: "duration", Label: "runtime", Group: "run", Arg: "DUR",
-		Help: "simulated time (600s, 2m)",
+		Help: "simulated time (600s, 2m); a run whose dd all have a count ends once they exited and no page is dirty or under writeback",
 		get:  func(c *Config) int64 { return int64(c.Runtime) }, set: func(c *Config, v int64) { c.Runtime = Duration(v) },
 		bounds: fixed(int64(minRuntime), int64(maxRuntime))},
 	{JSON: "seed", Form: "seed", Flag: "seed", Label: "seed", Group: "run", Help: "random seed, an unsigned 64-bit integer",
@@ -106,13 +106,13 @@ var ConfigKeys = []ConfigKey{
 			return nil
 		},
 		text: func(c *Config) string { return strconv.FormatUint(c.Seed, 10) }},
-	{JSON: "sample_interval", Flag: "sample", Unit: "duration", Unset: true, Arg: "DUR",
+	{JSON: "sample_interval", Flag: "sample", Group: "output", Unit: "duration", Unset: true, Arg: "DUR",
 		Help: "time-series interval; 0 picks one giving at most 2000 rows",
 		get:  func(c *Config) int64 { return int64(c.SampleInterval) }, set: func(c *Config, v int64) { c.SampleInterval = Duration(v) },
 		bounds: func(c *Config) (int64, int64) {
 			return int64(time.Millisecond), max(int64(c.Runtime), int64(time.Millisecond))
 		}},
-	{JSON: "trace_lines", Flag: "trace-lines", Help: "trace lines kept (the newest, or sampled)",
+	{JSON: "trace_lines", Flag: "trace-lines", Group: "output", Help: "trace lines kept (the newest, or sampled)",
 		get: func(c *Config) int64 { return int64(c.TraceLines) }, set: func(c *Config, v int64) { c.TraceLines = clampInt(v) },
 		bounds: fixed(0, MaxTraceLines)},
 }
