@@ -84,8 +84,15 @@ var ConfigKeys = []ConfigKey{
 			}
 			return fmt.Errorf("hz: %d is not a kernel HZ (allowed: 100, 250, 300, 1000)", c.HZ)
 		}},
-	{JSON: "kernel", Form: "kernel", Label: "kernel preset", Group: "kernel", Kind: "select", Arg: "NAME",
-		parse: func(c *Config, text string) error { c.Kernel = strings.TrimSpace(text); return nil },
+	{JSON: "kernel", Form: "kernel", Flag: "kernel", Label: "kernel preset", Group: "kernel", Kind: "select", Arg: "K",
+		Help: "kernel preset (wblab presets)",
+		parse: func(c *Config, text string) error { // a preset's other spellings ("ioless-full") become its name
+			c.Kernel = strings.TrimSpace(text)
+			if p, err := kernel.LookupPreset(c.Kernel); err == nil {
+				c.Kernel = p.Name
+			}
+			return nil
+		},
 		text:  func(c *Config) string { return c.Kernel }},
 	{JSON: "runtime", Form: "runtime", Flag: "runtime", Unit: "duration", Label: "runtime", Group: "run", Arg: "DUR",
 		Help: "simulated time (600s, 2m); a run whose dd all have a count ends once they exited and no page is dirty or under writeback",

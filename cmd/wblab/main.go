@@ -382,13 +382,6 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 			return nil
 		})
 	}
-	setting("kernel", func(v string) (func(*engine.Config), error) {
-		p, err := engine.LookupKernel(strings.TrimSpace(v))
-		if err != nil {
-			return nil, err
-		}
-		return func(c *engine.Config) { c.Kernel = p.Name }, nil
-	})
 	setting("variants", func(v string) (func(*engine.Config), error) {
 		ov := engine.Overrides{}
 		for _, kv := range strings.Split(v, ",") {
@@ -442,7 +435,7 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 	})
 	for _, k := range engine.ConfigKeys { // one flag per row with one; ranges are Validate's
 		if k.Flag == "" {
-			continue // the case name or --kernel sets it
+			continue // the case name sets it
 		}
 		setting(k.Flag, func(v string) (func(*engine.Config), error) {
 			var probe engine.Config

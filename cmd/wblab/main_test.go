@@ -78,7 +78,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"--background 101", []string{"run", "--background", "101"}, 2, "", "case.background:"},
 		{"--fs Ext4", []string{"run", "--fs", "Ext4"}, 2, "", "case.fs:"},
 		{"--fs zfs", []string{"run", "--fs", "zfs"}, 2, "", `fs: "zfs" is not a filesystem`},
-		{"--kernel", []string{"run", "--kernel", "nosuch"}, 2, "", `--kernel "nosuch": "nosuch" is not a kernel preset`},
+		{"--kernel", []string{"run", "--kernel", "nosuch"}, 2, "", `kernel: "nosuch" is not a kernel preset`},
 		{"--variants name", []string{"run", "--variants", "nosuch=true"}, 2, "", `"nosuch" is not a kernel switch`},
 		{"--variants form", []string{"run", "--variants", "scaled_chunk"}, 2, "", "is not name=true|false"},
 		{"--variants bool", []string{"run", "--variants", "scaled_chunk=maybe"}, 2, "", "want true or false"},
