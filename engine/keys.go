@@ -93,7 +93,7 @@ var ConfigKeys = []ConfigKey{
 			}
 			return nil
 		},
-		text:  func(c *Config) string { return c.Kernel }},
+		text: func(c *Config) string { return c.Kernel }},
 	{JSON: "runtime", Form: "runtime", Flag: "runtime", Unit: "duration", Label: "runtime", Group: "run", Arg: "DUR",
 		Help: "simulated time (600s, 2m); a run whose dd all have a count ends once they exited and no page is dirty or under writeback",
 		get:  func(c *Config) int64 { return int64(c.Runtime) }, set: func(c *Config, v int64) { c.Runtime = Duration(v) },
