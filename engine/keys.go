@@ -84,6 +84,68 @@ var ConfigKeys = []ConfigKey{
 			}
 			return fmt.Errorf("hz: %d is not a kernel HZ (allowed: 100, 250, 300, 1000)", c.HZ)
 		}},
+	{JSON: "reclaim.anon_MB", Form: "anon_mb", Label: "applications (MB)", Group: "machine",
+		Help: "memory the applications hold; set, the page cache is the rest and page reclaim runs (empty: the page cache never fills)",
+		parse: func(c *Config, text string) error {
+			s := strings.TrimSpace(text)
+			if s == "" {
+				c.Reclaim = nil
+				return nil
+			}
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a whole number of MB", s)
+			}
+			c.Reclaim = &ReclaimConfig{AnonMB: n, Swap: c.Reclaim != nil && c.Reclaim.Swap}
+			return nil
+		},
+		text: func(c *Config) string {
+			if c.Reclaim == nil {
+				return ""
+			}
+			return strconv.FormatInt(c.Reclaim.AnonMB, 10)
+		}},
+	{JSON: "reclaim.swap", Form: "swap", Label: "swap", Group: "machine", Kind: "bool",
+		Help: "a swap device (with page reclaim): the kernels of 2.6.32-3.13 then count the applications' memory as dirtyable",
+		parse: func(c *Config, text string) error { // after anon_MB: swap needs reclaim
+			if c.Reclaim != nil {
+				c.Reclaim = &ReclaimConfig{AnonMB: c.Reclaim.AnonMB, Swap: strings.TrimSpace(text) == "on"}
+			}
+			return nil
+		},
+		text: func(c *Config) string {
+			if c.Reclaim != nil && c.Reclaim.Swap {
+				return "on"
+			}
+			return "off"
+		}},
+	{JSON: "reclaim", Flag: "reclaim", Group: "machine", Arg: "MB[,swap]",
+		Help: "page reclaim: the applications hold MB MiB of memory (never reclaimed), the page cache is the rest, " +
+			"with or without a swap device (2.6.32-3.13 count the applications' memory as dirtyable with swap); " +
+			"default off: the page cache never fills",
+		parse: func(c *Config, text string) error {
+			if strings.TrimSpace(text) == "" {
+				c.Reclaim = nil
+				return nil
+			}
+			num, opt, _ := strings.Cut(strings.TrimSpace(text), ",")
+			n, err := strconv.ParseInt(strings.TrimSuffix(num, "M"), 10, 64)
+			if err != nil || (opt != "" && opt != "swap") {
+				return fmt.Errorf("want the applications' MiB, optionally with swap: 3584 or 3584,swap")
+			}
+			c.Reclaim = &ReclaimConfig{AnonMB: n, Swap: opt == "swap"}
+			return nil
+		},
+		text: func(c *Config) string {
+			if c.Reclaim == nil {
+				return ""
+			}
+			t := strconv.FormatInt(c.Reclaim.AnonMB, 10)
+			if c.Reclaim.Swap {
+				t += ",swap"
+			}
+			return t
+		}},
 	{JSON: "kernel", Form: "kernel", Flag: "kernel", Label: "kernel preset", Group: "kernel", Kind: "select", Arg: "K",
 		Help: "kernel preset (wblab presets)",
 		parse: func(c *Config, text string) error { // a preset's other spellings ("ioless-full") become its name

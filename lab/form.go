@@ -68,13 +68,7 @@ func fields(model string) []Field {
 	}
 	diskFields("workload")
 	configFields("sysctl", "machine")
-	out = append(out, []Field{
-		{ID: "anon_mb", Label: "applications (MB)", Kind: "text", Group: "machine",
-			Help: "memory the applications hold; set, the page cache is the rest and page reclaim runs (empty: the page cache never fills)"},
-		{ID: "swap", Label: "swap", Kind: "bool", Group: "machine",
-			Help: "a swap device (with page reclaim): the kernels of 2.6.32-3.13 then count the applications' memory as dirtyable"},
-		{ID: "device", Label: "device preset", Kind: "select", Group: "device"},
-	}...)
+	out = append(out, Field{ID: "device", Label: "device preset", Kind: "select", Group: "device"})
 	for _, p := range engine.DeviceParams(model) {
 		help := p.Doc + " " + p.Range
 		if p.Block {
@@ -140,10 +134,6 @@ func FormFromConfig(cfg engine.Config) Form {
 	}
 	for _, k := range engine.DiskKeys {
 		f[k.Key] = k.Text(cfg.Disks[0])
-	}
-	f["anon_mb"], f["swap"] = "", "off"
-	if cfg.Reclaim != nil {
-		f["anon_mb"], f["swap"] = strconv.FormatInt(cfg.Reclaim.AnonMB, 10), onOff(cfg.Reclaim.Swap)
 	}
 	for k, v := range deviceOverrides(cfg.Disks[0].Device) {
 		f["dev."+k] = v
@@ -297,13 +287,6 @@ func FormErrors(f Form) (engine.Config, []FieldError) {
 			}
 			cfg.Variants[engine.SwitchName(k[2:])] = f[k] == "on"
 		}
-	}
-	if v := strings.TrimSpace(f["anon_mb"]); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			bad("anon_mb", fmt.Sprintf("applications (MB): %q is not a whole number of MB", v))
-		}
-		cfg.Reclaim = &engine.ReclaimConfig{AnonMB: n, Swap: f["swap"] == "on"}
 	}
 	if v := strings.TrimSpace(f["disks"]); v != "" {
 		for _, spec := range strings.Split(v, ";") {

@@ -238,11 +238,7 @@ Machine and kernel:
                      DEVICE[,key=value...]: a device preset and its keys, plus
 %s
                      e.g. --disk nvme,fs=ext4,editors=1,readers=1
-                          --disk usb2-stick,fs=ext4,dd=1,bs=1M,count=4096,max_ratio=5
-  --reclaim MB[,swap] page reclaim: the applications hold MB MiB of memory (never
-                     reclaimed), the page cache is the rest, with or without a swap
-                     device (2.6.32-3.13 count the applications' memory as dirtyable
-                     with swap); default off: the page cache never fills%s
+                          --disk usb2-stick,fs=ext4,dd=1,bs=1M,count=4096,max_ratio=5%s
 
 Workload and run (the first disk's keys of --disk, and the run):%s%s
   --seeds N          run seeds N, N+1 ... (N of them, [1, 100]) in parallel and print
@@ -424,14 +420,6 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 			return nil, err
 		}
 		return func(c *engine.Config) { c.Disks[0].Device, c.Disks[0].Block = spec, blk }, nil
-	})
-	setting("reclaim", func(v string) (func(*engine.Config), error) {
-		num, opt, _ := strings.Cut(strings.TrimSpace(v), ",")
-		n, err := strconv.ParseInt(strings.TrimSuffix(num, "M"), 10, 64)
-		if err != nil || (opt != "" && opt != "swap") {
-			return nil, errors.New("want the applications' MiB, optionally with swap: 3584 or 3584,swap")
-		}
-		return func(c *engine.Config) { c.Reclaim = &engine.ReclaimConfig{AnonMB: n, Swap: opt == "swap"} }, nil
 	})
 	for _, k := range engine.ConfigKeys { // one flag per row with one; ranges are Validate's
 		if k.Flag == "" {
