@@ -181,10 +181,55 @@ var ConfigKeys = []ConfigKey{
 		bounds: func(c *Config) (int64, int64) {
 			return int64(time.Millisecond), max(int64(c.Runtime), int64(time.Millisecond))
 		}},
+	{JSON: "trace_sampled", Form: "trace", Label: "record trace", Group: "run", Kind: "bool",
+		Help: "record the ftrace lines for the trace viewer and export: the whole run at a sampled rate, or the window below",
+		parse: func(c *Config, text string) error {
+			switch strings.TrimSpace(text) {
+			case "on":
+				c.TraceSampled, c.TraceLines = true, PageTraceLines // sampled when the run or window does not fit
+			case "off", "":
+				c.TraceSampled, c.TraceLines = false, 0
+			default:
+				return fmt.Errorf("%q: use on or off", text)
+			}
+			return nil
+		},
+		text: func(c *Config) string {
+			if c.TraceLines > 0 {
+				return "on"
+			}
+			return "off"
+		}},
+	{JSON: "trace_from", Form: "trace_window", Label: "trace window", Group: "run",
+		Help: "empty: the whole run (sampled to fit); or FROM-UNTIL, e.g. 100s-110s, every line in it",
+		parse: func(c *Config, text string) error {
+			c.TraceFrom, c.TraceUntil = 0, 0
+			w := strings.TrimSpace(text)
+			if w == "" {
+				return nil
+			}
+			a, b, ok := strings.Cut(w, "-")
+			from, err1 := ParseDuration(strings.TrimSpace(a))
+			until, err2 := ParseDuration(strings.TrimSpace(b))
+			if !ok || err1 != nil || err2 != nil {
+				return fmt.Errorf("%q: use FROM-UNTIL, e.g. 100s-110s", w)
+			}
+			c.TraceFrom, c.TraceUntil = from, until
+			return nil
+		},
+		text: func(c *Config) string {
+			if c.TraceFrom == 0 && c.TraceUntil == 0 {
+				return ""
+			}
+			return c.TraceFrom.String() + "-" + c.TraceUntil.String()
+		}},
 	{JSON: "trace_lines", Flag: "trace-lines", Group: "output", Help: "trace lines kept (the newest, or sampled)",
 		get: func(c *Config) int64 { return int64(c.TraceLines) }, set: func(c *Config, v int64) { c.TraceLines = clampInt(v) },
 		bounds: fixed(0, MaxTraceLines)},
 }
+
+// PageTraceLines are the trace lines the page's "record trace" keeps.
+const PageTraceLines = 50000
 
 // LookupConfigKey is the row of the setting named json (its JSON name).
 func LookupConfigKey(json string) (ConfigKey, bool) {

@@ -85,10 +85,6 @@ func fields(model string) []Field {
 		Field{ID: "disks", Label: "further disks", Kind: "disks", Group: "disks",
 			Help: "each further disk as DEVICE,fs=...,dd=...,editors=...,readers=...,max_ratio=... (wblab help run); the first disk is the device above"})
 	configFields("run")
-	out = append(out,
-		Field{ID: "trace", Label: "record trace", Kind: "bool", Group: "run", Help: "record the ftrace lines for the trace viewer and export: the whole run at a sampled rate, or the window below"},
-		Field{ID: "trace_window", Label: "trace window", Kind: "text", Group: "run", Help: "empty: the whole run (sampled to fit); or FROM-UNTIL, e.g. 100s-110s, every line in it"},
-	)
 	return out
 }
 
@@ -116,17 +112,13 @@ func Options(id string) []string {
 }
 
 // TraceLines is how many trace lines "record trace" keeps.
-const TraceLines = 50000
+const TraceLines = engine.PageTraceLines
 
 // FormFromConfig renders cfg into control texts: the ConfigKeys and the first
 // disk's DiskKeys by their rows, then the device, switches, reclaim, trace and
 // further disks.
 func FormFromConfig(cfg engine.Config) Form {
-	f := Form{
-		"device":       cfg.Disks[0].Device.Name,
-		"trace":        onOff(cfg.TraceLines > 0),
-		"trace_window": traceWindow(cfg),
-	}
+	f := Form{"device": cfg.Disks[0].Device.Name}
 	for _, k := range engine.ConfigKeys {
 		if k.Form != "" {
 			f[k.Form] = k.Text(&cfg)
@@ -231,11 +223,7 @@ func FormErrors(f Form) (engine.Config, []FieldError) {
 		errs = append(errs, FieldError{Field: id, Msg: msg})
 	}
 	for _, id := range sortedKeys(f) {
-		v := f[id]
-		switch {
-		case id == "trace" && v != "on" && v != "off" && v != "":
-			bad(id, fmt.Sprintf("trace: %q: use on or off", v))
-		case strings.HasPrefix(id, "v.") && v != "on" && v != "off" && v != "":
+		if v := f[id]; strings.HasPrefix(id, "v.") && v != "on" && v != "off" && v != "" {
 			bad(id, fmt.Sprintf("%s: %q: use on, off or empty (the kernel preset's switch)", id[2:], v))
 		}
 	}
@@ -251,22 +239,6 @@ func FormErrors(f Form) (engine.Config, []FieldError) {
 		if err := k.Parse(&cfg.Disks[0], f[k.Key]); err != nil {
 			bad(k.Key, err.Error())
 		}
-	}
-	cfg.TraceSampled, cfg.TraceFrom, cfg.TraceUntil = false, 0, 0
-	if w := strings.TrimSpace(f["trace_window"]); w != "" {
-		a, b, ok := strings.Cut(w, "-")
-		from, err1 := engine.ParseDuration(strings.TrimSpace(a))
-		until, err2 := engine.ParseDuration(strings.TrimSpace(b))
-		switch {
-		case !ok || err1 != nil || err2 != nil:
-			bad("trace_window", fmt.Sprintf("trace window: %q: use FROM-UNTIL, e.g. 100s-110s", w))
-		default:
-			cfg.TraceFrom, cfg.TraceUntil = from, until
-		}
-	}
-	if f["trace"] == "on" {
-		cfg.TraceSampled = true // the whole run or window: sampled when it does not fit
-		cfg.TraceLines = TraceLines
 	}
 	spec := f["device"]
 	for _, k := range sortedKeys(f) {
@@ -414,12 +386,4 @@ func CaseName(f Form) string {
 		return ""
 	}
 	return harness.CaseOf(cfg).String()
-}
-
-// traceWindow renders a config's trace window ("" for the whole run).
-func traceWindow(cfg engine.Config) string {
-	if cfg.TraceFrom == 0 && cfg.TraceUntil == 0 {
-		return ""
-	}
-	return cfg.TraceFrom.String() + "-" + cfg.TraceUntil.String()
 }
