@@ -2,10 +2,13 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/kernel"
 )
 
@@ -145,6 +148,58 @@ var ConfigKeys = []ConfigKey{
 				t += ",swap"
 			}
 			return t
+		}},
+	{JSON: "device", Flag: "device", Group: "device", Arg: "D",
+		Help: "the first disk's device: preset NAME[,key=value...] (its keys and the block layer's, wblab presets)",
+		parse: func(c *Config, text string) error {
+			spec, blk, err := devices.ParseSpec(text)
+			if err != nil {
+				return err
+			}
+			*c = c.Clone() // its first disk changes: not the disk list of a Config it was copied from
+			if len(c.Disks) == 0 {
+				c.Disks = []DiskConfig{DefaultDisk()}
+			}
+			c.Disks[0].Device, c.Disks[0].Block = spec, blk
+			return nil
+		},
+		text: func(c *Config) string { return c.Disks[0].Device.String() + c.Disks[0].Block.String() }},
+	{JSON: "variants", Flag: "variants", Group: "kernel", Arg: "LIST",
+		Help: "kernel switch overrides, name=true|false,... (none: the preset's switches)",
+		parse: func(c *Config, text string) error {
+			ov := Overrides{}
+			for _, kv := range strings.Split(text, ",") {
+				if strings.TrimSpace(kv) == "" {
+					continue
+				}
+				k, b, ok := strings.Cut(kv, "=")
+				if !ok {
+					return fmt.Errorf("%q is not name=true|false (switches: %s)", kv, strings.Join(SwitchNames(), ", "))
+				}
+				on, err := strconv.ParseBool(strings.TrimSpace(b))
+				if err != nil {
+					return fmt.Errorf("%q: want true or false", kv)
+				}
+				ov[SwitchName(strings.TrimSpace(k))] = on
+			}
+			if err := ov.Validate(); err != nil {
+				return err
+			}
+			c.Variants = maps.Clone(c.Variants)
+			for k, b := range ov {
+				if c.Variants == nil {
+					c.Variants = Overrides{}
+				}
+				c.Variants[k] = b
+			}
+			return nil
+		},
+		text: func(c *Config) string {
+			var out []string
+			for _, k := range slices.Sorted(maps.Keys(c.Variants)) {
+				out = append(out, k+"="+strconv.FormatBool(c.Variants[k]))
+			}
+			return strings.Join(out, ",")
 		}},
 	{JSON: "kernel", Form: "kernel", Flag: "kernel", Label: "kernel preset", Group: "kernel", Kind: "select", Arg: "K",
 		Help: "kernel preset (wblab presets)",

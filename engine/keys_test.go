@@ -31,6 +31,9 @@ func TestConfigKeysRoundTrip(t *testing.T) {
 	c := DefaultConfig()
 	c.DirtyBackgroundBytes = 50 << 20
 	c.Reclaim = &ReclaimConfig{AnonMB: 3500, Swap: true}
+	c.Variants = Overrides{"wbt": false, "bdi_knobs_v62": true}
+	c.Disks[0].Device.QueueDepth = 7
+	c.Disks[0].Block = BlockOverrides{"wbt": "off"}
 	for _, k := range ConfigKeys {
 		for _, name := range []string{"json:" + k.JSON, "form:" + k.Form, "flag:" + k.Flag} {
 			assert.False(t, seen[name] && name != "flag:" && name != "form:", "%s twice", name)

@@ -246,19 +246,18 @@ func FormErrors(f Form) (engine.Config, []FieldError) {
 			spec += "," + k[4:] + "=" + strings.TrimSpace(f[k])
 		}
 	}
-	if dev, blk, err := engine.ParseDevice(spec); err != nil {
+	if err := keyRow("device").Parse(&cfg, spec); err != nil {
 		bad(deviceField(err.Error(), f), err.Error())
-	} else {
-		cfg.Disks[0].Device, cfg.Disks[0].Block = dev, blk
 	}
-	cfg.Variants = nil
+	var sw []string // the v.* controls, as --variants text
 	for _, k := range sortedKeys(f) {
 		if strings.HasPrefix(k, "v.") && (f[k] == "on" || f[k] == "off") {
-			if cfg.Variants == nil {
-				cfg.Variants = engine.Overrides{}
-			}
-			cfg.Variants[engine.SwitchName(k[2:])] = f[k] == "on"
+			sw = append(sw, k[2:]+"="+strconv.FormatBool(f[k] == "on"))
 		}
+	}
+	cfg.Variants = nil
+	if err := keyRow("variants").Parse(&cfg, strings.Join(sw, ",")); err != nil {
+		bad(fieldOf("variants: "+err.Error(), f), "variants: "+err.Error())
 	}
 	if v := strings.TrimSpace(f["disks"]); v != "" {
 		for _, spec := range strings.Split(v, ";") {
@@ -277,6 +276,16 @@ func FormErrors(f Form) (engine.Config, []FieldError) {
 		}
 	}
 	return cfg, errs
+}
+
+// keyRow is the ConfigKeys row of a setting the form composes from several
+// controls (device: the preset and dev.*; variants: the v.* controls).
+func keyRow(json string) engine.ConfigKey {
+	k, ok := engine.LookupConfigKey(json)
+	if !ok {
+		panic("lab: no ConfigKeys row " + json)
+	}
+	return k
 }
 
 // joined are the errors errors.Join put together, or err alone.

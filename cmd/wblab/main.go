@@ -378,34 +378,6 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 			return nil
 		})
 	}
-	setting("variants", func(v string) (func(*engine.Config), error) {
-		ov := engine.Overrides{}
-		for _, kv := range strings.Split(v, ",") {
-			if strings.TrimSpace(kv) == "" {
-				continue
-			}
-			k, b, ok := strings.Cut(kv, "=")
-			if !ok {
-				return nil, fmt.Errorf("%q is not name=true|false (switches: %s)", kv, strings.Join(engine.SwitchNames(), ", "))
-			}
-			on, err := strconv.ParseBool(strings.TrimSpace(b))
-			if err != nil {
-				return nil, fmt.Errorf("%q: want true or false", kv)
-			}
-			ov[engine.SwitchName(strings.TrimSpace(k))] = on
-		}
-		if err := ov.Validate(); err != nil {
-			return nil, err
-		}
-		return func(c *engine.Config) {
-			if c.Variants == nil {
-				c.Variants = engine.Overrides{}
-			}
-			for k, b := range ov {
-				c.Variants[k] = b
-			}
-		}, nil
-	})
 	fs.Func("disk", "", func(v string) error {
 		d, err := engine.ParseDisk(v)
 		if err != nil {
@@ -414,19 +386,12 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		o.disks = append(o.disks, d)
 		return nil
 	})
-	setting("device", func(v string) (func(*engine.Config), error) {
-		spec, blk, err := engine.ParseDevice(v)
-		if err != nil {
-			return nil, err
-		}
-		return func(c *engine.Config) { c.Disks[0].Device, c.Disks[0].Block = spec, blk }, nil
-	})
 	for _, k := range engine.ConfigKeys { // one flag per row with one; ranges are Validate's
 		if k.Flag == "" {
 			continue // the case name sets it
 		}
 		setting(k.Flag, func(v string) (func(*engine.Config), error) {
-			var probe engine.Config
+			probe := engine.DefaultConfig()
 			if err := k.Parse(&probe, v); err != nil {
 				return nil, err
 			}
