@@ -95,7 +95,8 @@ const (
 )
 
 // param is one overridable Spec field: its key, the models it applies to, its unit
-// and range (in stored units), and where it lives.
+// and range (in stored units), and the field itself. A device key is a Spec field
+// plus one row of params.
 type param struct {
 	key      string
 	json     string
@@ -106,6 +107,8 @@ type param struct {
 	optional bool // kEnum: "" is allowed and means the first choice
 	doc      string
 	block    bool // a Block key (the kernel's block layer), not hardware
+	// field is the Spec field the key sets (nil for a Block key: Block.ptr).
+	field func(s *Spec) any
 }
 
 // Validation limits.
@@ -120,114 +123,45 @@ const allModels = ModelSimple + " " + ModelHDD + " " + ModelSSD + " " + ModelNVM
 func params() []param {
 	us, ms := int64(sim.Microsecond), int64(sim.Millisecond)
 	return []param{
-		{key: "qd", json: "qd", kind: kInt, min: 1, max: MaxQueueDepth, doc: "requests issued to the device at once"},
-		{key: "max_hw_sectors_kb", json: "max_hw_sectors_kb", kind: kInt, min: 0, max: 32768, doc: "the device's request size limit, KiB (0 = none; usb-storage: 120 high speed, 1024 SuperSpeed)"},
-		{key: "elevator", json: "elevator", kind: kEnum, enum: []string{ElevatorDeadline, ElevatorNoop, ElevatorCFQ}, doc: "deadline, noop or cfq"},
-		{key: "read_expire_ms", json: "read_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline read_expire"},
-		{key: "write_expire_ms", json: "write_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline write_expire"},
-		{key: "writes_starved", json: "writes_starved", kind: kInt, min: 1, max: 1024, doc: "deadline writes_starved"},
-		{key: "fifo_batch", json: "fifo_batch", kind: kInt, min: 1, max: 4096, doc: "deadline fifo_batch"},
-		{key: "rotational", json: "rotational", kind: kBool, max: 1, doc: "queue/rotational (wbt default latency)"},
-		{key: "wcache", json: "wcache", kind: kBytes, min: 0, max: 1 << 34, doc: "volatile write cache size (0 = off)"},
-		{key: "dm", json: "dm", kind: kBool, max: 1, doc: dmDoc},
+		{key: "qd", field: func(s *Spec) any { return &s.QueueDepth }, json: "qd", kind: kInt, min: 1, max: MaxQueueDepth, doc: "requests issued to the device at once"},
+		{key: "max_hw_sectors_kb", field: func(s *Spec) any { return &s.MaxHWSectorsKB }, json: "max_hw_sectors_kb", kind: kInt, min: 0, max: 32768, doc: "the device's request size limit, KiB (0 = none; usb-storage: 120 high speed, 1024 SuperSpeed)"},
+		{key: "elevator", field: func(s *Spec) any { return &s.Elevator }, json: "elevator", kind: kEnum, enum: []string{ElevatorDeadline, ElevatorNoop, ElevatorCFQ}, doc: "deadline, noop or cfq"},
+		{key: "read_expire_ms", field: func(s *Spec) any { return &s.ReadExpireMs }, json: "read_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline read_expire"},
+		{key: "write_expire_ms", field: func(s *Spec) any { return &s.WriteExpireMs }, json: "write_expire_ms", kind: kInt, min: 1, max: 600_000, doc: "deadline write_expire"},
+		{key: "writes_starved", field: func(s *Spec) any { return &s.WritesStarved }, json: "writes_starved", kind: kInt, min: 1, max: 1024, doc: "deadline writes_starved"},
+		{key: "fifo_batch", field: func(s *Spec) any { return &s.FifoBatch }, json: "fifo_batch", kind: kInt, min: 1, max: 4096, doc: "deadline fifo_batch"},
+		{key: "rotational", field: func(s *Spec) any { return &s.Rotational }, json: "rotational", kind: kBool, max: 1, doc: "queue/rotational (wbt default latency)"},
+		{key: "wcache", field: func(s *Spec) any { return &s.WriteCacheBytes }, json: "wcache", kind: kBytes, min: 0, max: 1 << 34, doc: "volatile write cache size (0 = off)"},
+		{key: "dm", field: func(s *Spec) any { return &s.DM }, json: "dm", kind: kBool, max: 1, doc: dmDoc},
 
-		{key: "bw", json: "bw_Bps", models: "simple hdd ssd nvme", kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "transfer rate (hdd: outer zone; ssd/nvme: write link)"},
-		{key: "bw", json: "bw_Bps", models: ModelCapped, kind: kRate, min: 0, max: MaxBandwidthBps, doc: "bandwidth cap (0 = none)"},
-		{key: "read_bw", json: "read_bw_Bps", models: "ssd nvme", kind: kRate, min: 0, max: MaxBandwidthBps, doc: "read link rate (0 = bw)"},
-		{key: "req_us", json: "req_ns", models: allModels, kind: kUs, min: 0, max: int64(sim.Second), doc: "per-request cost (hdd: command overhead)"},
-		{key: "read_req_us", json: "read_req_ns", models: "ssd nvme", kind: kUs, min: 0, max: int64(sim.Second), doc: "per-read cost (0 = req_us)"},
-		{key: "channels", json: "channels", models: "ssd nvme capped", kind: kInt, min: 1, max: 4096, doc: "requests served concurrently"},
-		{key: "chan_bw", json: "chan_bw_Bps", models: "ssd nvme capped", kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "transfer rate of one request"},
-		{key: "read_chan_bw", json: "read_chan_bw_Bps", models: "ssd nvme", kind: kRate, min: 0, max: MaxBandwidthBps, doc: "same for reads (0 = chan_bw)"},
-		{key: "ftl_us", json: "ftl_ns", models: "ssd nvme", kind: kUs, min: 0, max: int64(sim.Second), doc: "serial cost of a non-sequential write"},
-		{key: "rpm", json: "rpm", models: ModelHDD, kind: kInt, min: 1000, max: 20000, doc: "spindle speed"},
-		{key: "seek_track_us", json: "seek_track_ns", models: ModelHDD, kind: kUs, min: 10 * us, max: 100 * ms, doc: "track-to-track seek"},
-		{key: "seek_avg_us", json: "seek_avg_ns", models: ModelHDD, kind: kUs, min: 100 * us, max: 200 * ms, doc: "average seek (random pairs)"},
-		{key: "seek_full_us", json: "seek_full_ns", models: ModelHDD, kind: kUs, min: 100 * us, max: 500 * ms, doc: "full-stroke seek"},
-		{key: "capacity", json: "capacity", models: ModelHDD, kind: kBytes, min: 1 << 30, max: 1 << 50, doc: "size the kernel sees (the partition)"},
-		{key: "disk_size", json: "disk_size", models: ModelHDD, kind: kBytes, min: 0, max: 1 << 50, doc: "whole disk (0 = capacity)"},
-		{key: "part_start", json: "part_start", models: ModelHDD, kind: kBytes, min: 0, max: 1 << 50, doc: "partition offset on the disk"},
-		{key: "wcache_segs", json: "wcache_segs", models: ModelHDD, kind: kInt, min: 1, max: 4096, doc: "write cache segments (discontiguous cached runs)"},
-		{key: "destage_age", json: "destage_age", models: ModelHDD, kind: kEnum, enum: []string{DestageAgeRun, DestageAgeWrite}, optional: true,
+		{key: "bw", field: func(s *Spec) any { return &s.BandwidthBps }, json: "bw_Bps", models: "simple hdd ssd nvme", kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "transfer rate (hdd: outer zone; ssd/nvme: write link)"},
+		{key: "bw", field: func(s *Spec) any { return &s.BandwidthBps }, json: "bw_Bps", models: ModelCapped, kind: kRate, min: 0, max: MaxBandwidthBps, doc: "bandwidth cap (0 = none)"},
+		{key: "read_bw", field: func(s *Spec) any { return &s.ReadBps }, json: "read_bw_Bps", models: "ssd nvme", kind: kRate, min: 0, max: MaxBandwidthBps, doc: "read link rate (0 = bw)"},
+		{key: "req_us", field: func(s *Spec) any { return &s.RequestNs }, json: "req_ns", models: allModels, kind: kUs, min: 0, max: int64(sim.Second), doc: "per-request cost (hdd: command overhead)"},
+		{key: "read_req_us", field: func(s *Spec) any { return &s.ReadRequestNs }, json: "read_req_ns", models: "ssd nvme", kind: kUs, min: 0, max: int64(sim.Second), doc: "per-read cost (0 = req_us)"},
+		{key: "channels", field: func(s *Spec) any { return &s.Channels }, json: "channels", models: "ssd nvme capped", kind: kInt, min: 1, max: 4096, doc: "requests served concurrently"},
+		{key: "chan_bw", field: func(s *Spec) any { return &s.ChannelBps }, json: "chan_bw_Bps", models: "ssd nvme capped", kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "transfer rate of one request"},
+		{key: "read_chan_bw", field: func(s *Spec) any { return &s.ReadChannelBps }, json: "read_chan_bw_Bps", models: "ssd nvme", kind: kRate, min: 0, max: MaxBandwidthBps, doc: "same for reads (0 = chan_bw)"},
+		{key: "ftl_us", field: func(s *Spec) any { return &s.FTLNs }, json: "ftl_ns", models: "ssd nvme", kind: kUs, min: 0, max: int64(sim.Second), doc: "serial cost of a non-sequential write"},
+		{key: "rpm", field: func(s *Spec) any { return &s.RPM }, json: "rpm", models: ModelHDD, kind: kInt, min: 1000, max: 20000, doc: "spindle speed"},
+		{key: "seek_track_us", field: func(s *Spec) any { return &s.SeekTrackNs }, json: "seek_track_ns", models: ModelHDD, kind: kUs, min: 10 * us, max: 100 * ms, doc: "track-to-track seek"},
+		{key: "seek_avg_us", field: func(s *Spec) any { return &s.SeekAvgNs }, json: "seek_avg_ns", models: ModelHDD, kind: kUs, min: 100 * us, max: 200 * ms, doc: "average seek (random pairs)"},
+		{key: "seek_full_us", field: func(s *Spec) any { return &s.SeekFullNs }, json: "seek_full_ns", models: ModelHDD, kind: kUs, min: 100 * us, max: 500 * ms, doc: "full-stroke seek"},
+		{key: "capacity", field: func(s *Spec) any { return &s.CapacityBytes }, json: "capacity", models: ModelHDD, kind: kBytes, min: 1 << 30, max: 1 << 50, doc: "size the kernel sees (the partition)"},
+		{key: "disk_size", field: func(s *Spec) any { return &s.DiskBytes }, json: "disk_size", models: ModelHDD, kind: kBytes, min: 0, max: 1 << 50, doc: "whole disk (0 = capacity)"},
+		{key: "part_start", field: func(s *Spec) any { return &s.PartStartBytes }, json: "part_start", models: ModelHDD, kind: kBytes, min: 0, max: 1 << 50, doc: "partition offset on the disk"},
+		{key: "wcache_segs", field: func(s *Spec) any { return &s.WriteCacheSegs }, json: "wcache_segs", models: ModelHDD, kind: kInt, min: 1, max: 4096, doc: "write cache segments (discontiguous cached runs)"},
+		{key: "destage_age", field: func(s *Spec) any { return &s.DestageAge }, json: "destage_age", models: ModelHDD, kind: kEnum, enum: []string{DestageAgeRun, DestageAgeWrite}, optional: true,
 			doc: "what the firmware's 500 ms aging times: run = a cached run from its last partial destage (default), write = each host write from its arrival"},
-		{key: "bw_inner", json: "bw_inner_Bps", models: ModelHDD, kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "inner-zone media rate"},
-		{key: "iface_bw", json: "iface_bw_Bps", models: ModelHDD, kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "host link rate for cached writes"},
-		{key: "iops", json: "iops", models: ModelCapped, kind: kInt, min: 0, max: 100_000_000, doc: "IOPS cap (0 = none)"},
-		{key: "burst_ms", json: "burst_ns", models: ModelCapped, kind: kMs, min: 0, max: 3600 * int64(sim.Second), doc: "token bucket depth in time at the cap"},
+		{key: "bw_inner", field: func(s *Spec) any { return &s.InnerBps }, json: "bw_inner_Bps", models: ModelHDD, kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "inner-zone media rate"},
+		{key: "iface_bw", field: func(s *Spec) any { return &s.IfaceBps }, json: "iface_bw_Bps", models: ModelHDD, kind: kRate, min: 1 << 20, max: MaxBandwidthBps, doc: "host link rate for cached writes"},
+		{key: "iops", field: func(s *Spec) any { return &s.IOPS }, json: "iops", models: ModelCapped, kind: kInt, min: 0, max: 100_000_000, doc: "IOPS cap (0 = none)"},
+		{key: "burst_ms", field: func(s *Spec) any { return &s.BurstNs }, json: "burst_ns", models: ModelCapped, kind: kMs, min: 0, max: 3600 * int64(sim.Second), doc: "token bucket depth in time at the cap"},
 	}
 }
 
 func (p param) applies(model string) bool {
 	return p.models == "" || strings.Contains(" "+p.models+" ", " "+model+" ")
-}
-
-// ptr returns the address of the field behind key.
-func (s *Spec) ptr(key string) any {
-	switch key {
-	case "qd":
-		return &s.QueueDepth
-	case "max_hw_sectors_kb":
-		return &s.MaxHWSectorsKB
-	case "elevator":
-		return &s.Elevator
-	case "read_expire_ms":
-		return &s.ReadExpireMs
-	case "write_expire_ms":
-		return &s.WriteExpireMs
-	case "writes_starved":
-		return &s.WritesStarved
-	case "fifo_batch":
-		return &s.FifoBatch
-	case "rotational":
-		return &s.Rotational
-	case "wcache":
-		return &s.WriteCacheBytes
-	case "dm":
-		return &s.DM
-	case "bw":
-		return &s.BandwidthBps
-	case "read_bw":
-		return &s.ReadBps
-	case "req_us":
-		return &s.RequestNs
-	case "read_req_us":
-		return &s.ReadRequestNs
-	case "channels":
-		return &s.Channels
-	case "chan_bw":
-		return &s.ChannelBps
-	case "read_chan_bw":
-		return &s.ReadChannelBps
-	case "ftl_us":
-		return &s.FTLNs
-	case "rpm":
-		return &s.RPM
-	case "seek_track_us":
-		return &s.SeekTrackNs
-	case "seek_avg_us":
-		return &s.SeekAvgNs
-	case "seek_full_us":
-		return &s.SeekFullNs
-	case "capacity":
-		return &s.CapacityBytes
-	case "disk_size":
-		return &s.DiskBytes
-	case "part_start":
-		return &s.PartStartBytes
-	case "wcache_segs":
-		return &s.WriteCacheSegs
-	case "destage_age":
-		return &s.DestageAge
-	case "bw_inner":
-		return &s.InnerBps
-	case "iface_bw":
-		return &s.IfaceBps
-	case "iops":
-		return &s.IOPS
-	case "burst_ms":
-		return &s.BurstNs
-	}
-	return nil
 }
 
 func (p param) scale() int64 {
@@ -307,7 +241,7 @@ func parseFixed(v string, scale int64) (int64, bool) {
 	return w, true
 }
 
-func (s *Spec) get(p param) int64 { return getField(s.ptr(p.key)) }
+func (s *Spec) get(p param) int64 { return getField(p.field(s)) }
 
 // getField reads an int, int64 or bool field as an integer.
 func getField(f any) int64 {
@@ -383,7 +317,7 @@ func (s *Spec) Set(key, val string) error {
 		}
 		return fmt.Errorf("device %s: unknown key %q for model %s (keys: %s)", s.Name, key, s.Model, strings.Join(KeysFor(s.Model), ", "))
 	}
-	return p.store(s.ptr(key), val, func(what string) error {
+	return p.store(p.field(s), val, func(what string) error {
 		return fmt.Errorf("device %s: %s=%q: %s, allowed %s (keys: %s)", s.Name, key, val, what, p.rangeText(), strings.Join(KeysFor(s.Model), ", "))
 	})
 }
@@ -454,7 +388,7 @@ func (s Spec) Validate() error {
 			continue
 		}
 		if p.kind == kEnum {
-			v := *s.ptr(p.key).(*string)
+			v := *p.field(&s).(*string)
 			if !contains(p.enum, v) && !(p.optional && v == "") {
 				return fmt.Errorf("device.%s (json %q): %q is not one of %s", p.key, p.json, v, p.rangeText())
 			}
@@ -716,7 +650,7 @@ func (s Spec) String() string {
 		}
 		var cur, old string
 		if p.kind == kEnum {
-			cur, old = *s.ptr(p.key).(*string), *base.ptr(p.key).(*string)
+			cur, old = *p.field(&s).(*string), *p.field(&base).(*string)
 		} else {
 			cur, old = p.show(s.get(p)), p.show(base.get(p))
 		}

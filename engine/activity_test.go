@@ -29,7 +29,7 @@ func TestV6SwitchesRun(t *testing.T) {
 	two := twoDiskConfig(t)
 	strict := twoDiskConfig(t)
 	strict.Disks[0].BDI.StrictLimit = true
-	strict.Variants = kernel.Overrides{"bdi_knobs_v63": true}
+	strict.Variants = kernel.Overrides{"bdi_knobs_v62": true}
 	reclaim := twoDiskConfig(t)
 	reclaim.Reclaim = &engine.ReclaimConfig{AnonMB: 3584, Swap: true}
 	ran := map[string]int64{}

@@ -30,13 +30,9 @@ type Config struct {
 	Reclaim *ReclaimConfig `json:"reclaim,omitempty"`
 	HZ      int            `json:"hz"`
 
-	// vm.* sysctls. A _bytes value wins over its _ratio (the kernel zeroes the other).
-	DirtyBytes           int64 `json:"dirty_bytes"`
-	DirtyRatio           int   `json:"dirty_ratio"`
-	DirtyBackgroundBytes int64 `json:"dirty_background_bytes"`
-	DirtyBackgroundRatio int   `json:"dirty_background_ratio"`
-	DirtyExpireCs        int   `json:"dirty_expire_centisecs"`
-	DirtyWritebackCs     int   `json:"dirty_writeback_centisecs"`
+	// Sysctls are the vm.* sysctls (dirty_bytes ... dirty_writeback_centisecs),
+	// declared once in package kernel; their JSON fields sit here, in place.
+	kernel.Sysctls
 
 	// Disks are the machine's disks in mount order (sda, sdb ...; disks.go): each
 	// its device, block layer overrides, filesystem, bdi knobs and tasks. At least
@@ -256,17 +252,15 @@ func FirstPageConfig() Config {
 
 func DefaultConfig() Config {
 	return Config{
-		Kernel:               kernel.DefaultPreset,
-		Disks:                []DiskConfig{DefaultDisk()},
-		CPUs:                 8,
-		MemoryMB:             4096,
-		HZ:                   1000,
-		DirtyBytes:           100 << 20,
-		DirtyBackgroundRatio: 10,
-		DirtyExpireCs:        3000,
-		DirtyWritebackCs:     500,
-		Runtime:              Duration(600 * time.Second),
-		Seed:                 1,
+		Kernel:   kernel.DefaultPreset,
+		Disks:    []DiskConfig{DefaultDisk()},
+		CPUs:     8,
+		MemoryMB: 4096,
+		HZ:       1000,
+		Sysctls: kernel.Sysctls{DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
+			DirtyExpireCs: 3000, DirtyWritebackCs: 500},
+		Runtime: Duration(600 * time.Second),
+		Seed:    1,
 	}
 }
 
@@ -318,25 +312,28 @@ type ResolvedDisk struct {
 // range) and resolves the kernel preset, the switch overrides and each disk's
 // block layer, once.
 func (c Config) Resolve() (*Resolved, error) {
-	if err := c.validateMachine(); err != nil {
-		return nil, err
-	}
+	// every error at once (errors.Join, one a line): the machine's, the kernel's,
+	// each disk's and the run's
+	errs := c.machineErrors()
 	preset, err := kernel.LookupPreset(c.Kernel)
 	if err != nil {
-		return nil, fmt.Errorf("kernel: %w", err)
+		errs = append(errs, fmt.Errorf("kernel: %w", err))
 	}
 	if err := c.Variants.Validate(); err != nil {
-		return nil, fmt.Errorf("variants: %w", err)
+		errs = append(errs, fmt.Errorf("variants: %w", err))
 	}
 	v, err := c.Variants.Apply(preset.Variants)
 	if err != nil {
-		return nil, fmt.Errorf("variants: %w", err)
+		v = preset.Variants
 	}
-	if err := c.validateDisks(v); err != nil {
-		return nil, err
+	errs = append(errs, c.diskErrors(v)...)
+	if len(errs) == 0 { // the run's size and window, with the fields they use valid
+		if err := c.validateRun(); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if err := c.validateRun(); err != nil {
-		return nil, err
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	r := &Resolved{Config: c}
 	r.Config.Disks = slices.Clone(c.Disks)
@@ -358,10 +355,7 @@ func (c Config) Resolve() (*Resolved, error) {
 		r.Disks = append(r.Disks, ResolvedDisk{Block: blk, BDI: name})
 	}
 	r.Params = kernel.Params{
-		CPUs: c.CPUs, MemoryMB: c.MemoryMB,
-		DirtyBytes: c.DirtyBytes, DirtyRatio: c.DirtyRatio,
-		DirtyBackgroundBytes: c.DirtyBackgroundBytes, DirtyBackgroundRatio: c.DirtyBackgroundRatio,
-		DirtyExpireCs: c.DirtyExpireCs, DirtyWritebackCs: c.DirtyWritebackCs,
+		CPUs: c.CPUs, MemoryMB: c.MemoryMB, Sysctls: c.Sysctls,
 		Variants: v, Costs: costs,
 	}
 	if c.Reclaim != nil {
@@ -370,58 +364,37 @@ func (c Config) Resolve() (*Resolved, error) {
 	return r, nil
 }
 
-// rng and drng check a field's range, naming the field, the value and the range
-// (durations in their own units: "runtime: 100000h0m0s out of range [1ms, 24h0m0s]").
+// rng checks a field's range, naming the field, the value and the range
+// ("workload.dd: -3 is out of range 1-10000").
 func rng(field string, v, lo, hi int64) error {
 	if v < lo || v > hi {
-		return fmt.Errorf("%s: %d out of range [%d, %d]", field, v, lo, hi)
+		return fmt.Errorf("%s: %d is out of range %d-%d", field, v, lo, hi)
 	}
 	return nil
 }
 
-func drng(field string, v, lo, hi Duration) error {
-	if v < lo || v > hi {
-		return fmt.Errorf("%s: %v out of range [%v, %v]", field, v, lo, hi)
-	}
-	return nil
-}
-
-// validateMachine checks the machine's and the sysctls' fields: every range error
-// of the key table and the rest at once (errors.Join, one a line), then HZ and
-// the threshold pairs.
-func (c *Config) validateMachine() error {
+// machineErrors are the machine's and the sysctls' errors: every error of the key
+// table (ConfigKeys: ranges, hz, runtime, trace_lines, sample_interval), reclaim
+// and the threshold pairs.
+func (c *Config) machineErrors() []error {
 	errs := c.KeyErrors()
-	for _, err := range []error{
-		rng("trace_lines", int64(c.TraceLines), 0, MaxTraceLines),
-		drng("runtime", c.Runtime, minRuntime, maxRuntime),
-	} {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
 	if c.Reclaim != nil {
-		if err := rng("reclaim.anon_MB", c.Reclaim.AnonMB, 0, c.MemoryMB*7/8); err != nil {
-			errs = append(errs, err)
+		lo, hi := int64(0), c.MemoryMB*7/8
+		if a := c.Reclaim.AnonMB; a < lo || a > hi {
+			errs = append(errs, fmt.Errorf("reclaim.anon_MB: %s is out of range 0-%s (7/8 of memory)",
+				HumanBytes(a<<20), HumanBytes(hi<<20)))
 		}
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	switch c.HZ {
-	case 100, 250, 300, 1000:
-	default:
-		return fmt.Errorf("hz: %d is not a kernel HZ (allowed: 100, 250, 300, 1000)", c.HZ)
 	}
 	if c.DirtyBytes == 0 && c.DirtyRatio == 0 {
-		return fmt.Errorf("dirty_bytes/dirty_ratio: both 0; set dirty_bytes in [8192, memory] or dirty_ratio in [1, 100]")
+		errs = append(errs, fmt.Errorf("dirty_bytes/dirty_ratio: both 0; set dirty_bytes in [8192, memory] or dirty_ratio in [1, 100]"))
 	}
 	if c.DirtyBackgroundBytes == 0 && c.DirtyBackgroundRatio == 0 {
-		return fmt.Errorf("dirty_background_bytes/dirty_background_ratio: both 0; set one (ratio in [1, 100])")
+		errs = append(errs, fmt.Errorf("dirty_background_bytes/dirty_background_ratio: both 0; set one (ratio in [1, 100])"))
 	}
-	return nil
+	return errs
 }
 
-// validateRun checks the run's size, trace window and sample interval.
+// validateRun checks the run's size, trace window and sample interval rows.
 func (c *Config) validateRun() error {
 	if work := c.Runtime.Time().Seconds() * float64(1000*int64(c.NumDisks())+50*c.totalDD()); work > maxWorkEvents {
 		return fmt.Errorf("workload.dd × runtime: %d dd for %v is about %.0f M events, above the limit %d M (shorten the run or use fewer dd)",
@@ -433,13 +406,8 @@ func (c *Config) validateRun() error {
 	if c.TraceFrom < 0 || c.TraceFrom >= c.Runtime {
 		return fmt.Errorf("trace_from: %v out of range [0s, runtime %v)", c.TraceFrom, c.Runtime)
 	}
-	if c.SampleInterval != 0 {
-		if err := drng("sample_interval", c.SampleInterval, Duration(time.Millisecond), c.Runtime); err != nil {
-			return err
-		}
-		if int64(c.Runtime)/int64(c.SampleInterval) > MaxSamples*50 {
-			return fmt.Errorf("sample_interval: %v gives more than %d rows for runtime %v", c.SampleInterval, MaxSamples*50, c.Runtime)
-		}
+	if c.SampleInterval != 0 && int64(c.Runtime)/int64(c.SampleInterval) > MaxSamples*50 {
+		return fmt.Errorf("sample_interval: %v gives more than %d rows for runtime %v", c.SampleInterval, MaxSamples*50, c.Runtime)
 	}
 	return nil
 }

@@ -97,101 +97,101 @@ func diskPrefix(i int) string {
 	return fmt.Sprintf("disks[%d].", i)
 }
 
-// validateDisks checks the disk list: each disk's device, block overrides,
+// diskErrors are the disk list's errors: each disk's device, block overrides,
 // filesystem, knobs (against the kernel's switches v) and tasks, the min_ratio
 // sum, and that some task runs.
-func (c *Config) validateDisks(v kernel.Variants) error {
+func (c *Config) diskErrors(v kernel.Variants) []error {
 	if len(c.Disks) == 0 {
-		return fmt.Errorf("disks: the machine has no disk")
+		return []error{fmt.Errorf("disks: the machine has no disk")}
 	}
 	if len(c.Disks) > MaxDisks {
-		return fmt.Errorf("disks: %d disks, at most %d", c.NumDisks(), MaxDisks)
+		return []error{fmt.Errorf("disks: %d disks, at most %d", c.NumDisks(), MaxDisks)}
 	}
+	var errs []error
 	minSum := 0
 	tasks := 0
 	for i, d := range c.Disks {
 		prefix := diskPrefix(i)
 		if !slices.Contains(Filesystems(), d.Filesystem) {
-			return fmt.Errorf("%sfs: %q is not a filesystem (allowed: %s)", prefix, d.Filesystem, strings.Join(Filesystems(), ", "))
+			errs = append(errs, fmt.Errorf("%sfs: %q is not a filesystem (allowed: %s)", prefix, d.Filesystem, strings.Join(Filesystems(), ", ")))
 		}
 		if err := d.Device.Validate(); err != nil {
-			if i == 0 {
-				return err
+			if i > 0 {
+				err = fmt.Errorf("%sdevice: %w", prefix, err)
 			}
-			return fmt.Errorf("%sdevice: %w", prefix, err)
+			errs = append(errs, err)
 		}
 		if i > 0 && d.Device.DM {
 			// its per-bio cost is the kernel's submit_bio cost (one per machine)
-			return fmt.Errorf("%sdevice.dm: device-mapper is modelled on the first disk only", prefix)
+			errs = append(errs, fmt.Errorf("%sdevice.dm: device-mapper is modelled on the first disk only", prefix))
 		}
 		if err := d.Block.Validate(); err != nil {
-			if i == 0 {
-				return err
+			if i > 0 {
+				err = fmt.Errorf("%sblock: %w", prefix, err)
 			}
-			return fmt.Errorf("%sblock: %w", prefix, err)
+			errs = append(errs, err)
 		}
 		minDD := int64(0)
 		if len(c.Disks) == 1 && d.Workload.Editors == 0 {
 			minDD = 1 // a one-disk machine without editors runs a dd
 		}
-		if err := d.Workload.validate(prefix+"workload.", minDD); err != nil {
-			return err
-		}
+		errs = append(errs, d.Workload.errors(prefix+"workload.", minDD)...)
 		if err := d.BDI.Validate(v); err != nil {
-			return fmt.Errorf("%s%w", prefix, err)
+			errs = append(errs, fmt.Errorf("%s%w", prefix, err))
 		}
 		minSum += d.BDI.MinRatio
 		tasks += d.Workload.DD + d.Workload.Readers + d.Workload.Editors
 	}
 	if minSum >= 100 {
 		// bdi_set_min_ratio: the sum over bdis must stay below 100
-		return fmt.Errorf("bdi.min_ratio: the disks' min_ratio add up to %d %%, the kernel allows less than 100", minSum)
+		errs = append(errs, fmt.Errorf("bdi.min_ratio: the disks' min_ratio add up to %d %%, the kernel allows less than 100", minSum))
 	}
-	if tasks == 0 {
-		return fmt.Errorf("workload.dd: no task runs on any disk (give some disk a dd, reader or editor)")
+	if tasks == 0 && len(errs) == 0 {
+		errs = append(errs, fmt.Errorf("workload.dd: no task runs on any disk (give some disk a dd, reader or editor)"))
 	}
-	return nil
+	return errs
 }
 
-// validate checks a disk's workload with dd at least minDD, naming fields under prefix.
-func (wl Workload) validate(prefix string, minDD int64) error {
+// errors are a disk's workload errors, dd at least minDD, naming fields under prefix.
+func (wl Workload) errors(prefix string, minDD int64) []error {
+	var errs []error
 	bsMin := int64(512)
 	if wl.DD == 0 && wl.BS == 0 {
 		bsMin = 0 // no dd: no block size needed
 	}
 	for _, err := range []error{
 		rng(prefix+"dd", int64(wl.DD), minDD, MaxDD),
-		rng(prefix+"bs", wl.BS, bsMin, MaxBS),
+		rngBytes(prefix+"bs", wl.BS, bsMin, MaxBS),
 		rng(prefix+"count", wl.Count, 0, 1<<40/max(wl.BS, 1)),
 		rng(prefix+"readers", int64(wl.Readers), 0, MaxReaders),
-		rng(prefix+"read_bs", wl.ReadBS, 0, MaxBS),
+		rngBytes(prefix+"read_bs", wl.ReadBS, 0, MaxBS),
+		rng(prefix+"editors", int64(wl.Editors), 0, MaxEditors),
+		rngBytes(prefix+"editor_bytes", wl.EditorBytes, 0, 64<<20),
 	} {
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	if bs := wl.BS; bs != 0 && bs%4096 != 0 && 4096%bs != 0 {
-		return fmt.Errorf("%sbs: %d must divide 4096 (512, 1024, 2048) or be a multiple of 4096", prefix, bs)
+	if bs := wl.BS; bs > 0 && bs%4096 != 0 && 4096%bs != 0 {
+		errs = append(errs, fmt.Errorf("%sbs: %d must divide 4096 (512, 1024, 2048) or be a multiple of 4096", prefix, bs))
 	}
-	if rb := wl.ReadBS; rb != 0 && (rb < 4096 || rb%4096 != 0) {
-		return fmt.Errorf("%sread_bs: %d must be a multiple of 4096", prefix, rb)
+	if rb := wl.ReadBS; rb > 0 && (rb < 4096 || rb%4096 != 0) {
+		errs = append(errs, fmt.Errorf("%sread_bs: %d must be a multiple of 4096", prefix, rb))
 	}
 	if wl.Fsync && wl.Count == 0 {
-		return fmt.Errorf("%sfsync: conv=fsync needs %scount > 0 (the dd must finish to fsync)", prefix, prefix)
-	}
-	return wl.validateEditors(prefix)
-}
-
-// validateEditors checks the editor fields.
-func (wl Workload) validateEditors(prefix string) error {
-	if wl.Editors < 0 || wl.Editors > MaxEditors {
-		return fmt.Errorf("%seditors: %d out of range [0, %d]", prefix, wl.Editors, MaxEditors)
-	}
-	if wl.EditorBytes < 0 || wl.EditorBytes > 64<<20 {
-		return fmt.Errorf("%seditor_bytes: %s out of range [0 (16 KiB), 64 MiB]", prefix, devices.FormatBytes(wl.EditorBytes))
+		errs = append(errs, fmt.Errorf("%sfsync: conv=fsync needs %scount > 0 (the dd must finish to fsync)", prefix, prefix))
 	}
 	if iv := wl.EditorInterval; iv != 0 && (iv < Duration(10*time.Millisecond) || iv > Duration(time.Hour)) {
-		return fmt.Errorf("%seditor_interval: %v out of range [10ms, 1h0m0s] (0 = 1s)", prefix, iv)
+		errs = append(errs, fmt.Errorf("%seditor_interval: %s is out of range 10 ms-1 h (0 = 1 s)", prefix, HumanDuration(iv)))
+	}
+	return errs
+}
+
+// rngBytes is rng for a size, in human units ("workload.bs: 100 MiB is out of
+// range 512 bytes-64 MiB").
+func rngBytes(field string, v, lo, hi int64) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s: %s is out of range %s-%s", field, HumanBytes(v), HumanBytes(lo), HumanBytes(hi))
 	}
 	return nil
 }
@@ -237,111 +237,164 @@ func diskSeriesNames(n int) []string {
 	return out
 }
 
-// DiskKey is one key of the --disk form beside the device's own keys
-// (devices.Keys): its name, its meaning for help texts, how its value parses into
-// a DiskConfig (with its range) and how it prints back ("": left out, the
-// ParseDisk default). DiskKeys is the one list ParseDisk, DiskConfig.String and
-// the help texts read; a disk key is one row.
+// DiskKey is one setting of a disk: its --disk key (also the page's control id
+// and URL hash key of the first disk's, and the JSON name under the disk), its
+// meaning for help texts, the page's label and control kind for the first disk
+// ("": not a control; further disks are edited as --disk text), whether wblab
+// run has a flag --KEY for the first disk, how its value parses into a
+// DiskConfig and how it prints back ("": left out, the ParseDisk default).
+// DiskKeys is the one list ParseDisk, DiskConfig.String, the page's first-disk
+// controls, the run flags and the help texts read; a disk key is one row. Ranges
+// are Validate's (errors name "workload.KEY" or "disks[i].workload.KEY").
 type DiskKey struct {
 	Key, Doc string
+	Label    string // the page's label for the first disk ("": the key)
+	Kind     string // the page's control: "text", "select" (Options) or "bool"
+	Group    string // the page's group: workload (tasks) or device (bdi knobs)
+	Flag     bool   // wblab run --KEY sets the first disk's value
+	Zero     string // the form's text when format leaves the key out
 	parse    func(d *DiskConfig, v string) error
 	format   func(d DiskConfig) string
 }
 
-// DiskKeys are the --disk keys, in the order String prints them.
+// Parse sets the key in d from text (empty: the key's zero). Errors name the key.
+func (k DiskKey) Parse(d *DiskConfig, text string) error {
+	v := strings.TrimSpace(text)
+	if v == "" {
+		v = k.Zero
+	}
+	return k.parse(d, v)
+}
+
+// FormLabel is the page's label of the first disk's control.
+func (k DiskKey) FormLabel() string {
+	if k.Label != "" {
+		return k.Label
+	}
+	return k.Key
+}
+
+// Text is the key's value in d as the form shows it.
+func (k DiskKey) Text(d DiskConfig) string {
+	if v := k.format(d); v != "" {
+		return v
+	}
+	return k.Zero
+}
+
+// IsBool is whether the key is on/off.
+func (k DiskKey) IsBool() bool { return k.Kind == "bool" }
+
+// DiskKeys are the --disk keys, in the order String prints them and the page
+// shows the first disk's.
 var DiskKeys = []DiskKey{
-	{"fs", "filesystem on the disk (default generic)",
-		func(d *DiskConfig, v string) error { d.Filesystem = v; return nil },
-		func(d DiskConfig) string { return d.Filesystem }},
-	intKey("dd", "dd writers on the disk (default 0)", 0, MaxDD, func(d *DiskConfig) *int { return &d.Workload.DD }),
-	{"bs", "their block size (default 4k)",
-		func(d *DiskConfig, v string) error { return parseSize("bs", v, &d.Workload.BS) },
-		func(d DiskConfig) string { // printed with the dd, the default included
-			if d.Workload.DD == 0 {
+	{Key: "fs", Doc: "filesystem on the disk (default generic)", Label: "filesystem", Kind: "select", Group: "workload",
+		parse:  func(d *DiskConfig, v string) error { d.Filesystem = v; return nil },
+		format: func(d DiskConfig) string { return d.Filesystem }},
+	intKey("dd", "dd writers on the disk (default 0)", "dd tasks", false, func(d *DiskConfig) *int { return &d.Workload.DD }),
+	{Key: "bs", Doc: "their block size (default 4k)", Label: "bs", Kind: "text", Group: "workload", Zero: "0",
+		parse: func(d *DiskConfig, v string) error { return parseSize("bs", v, &d.Workload.BS) },
+		format: func(d DiskConfig) string { // printed with the dd, the default included
+			if d.Workload.DD == 0 && d.Workload.BS == 0 {
 				return ""
 			}
-			return devices.FormatBytes(d.Workload.BS)
+			return FormatSize(d.Workload.BS)
 		}},
-	{"count", "blocks each writes; 0 = until the run ends",
-		func(d *DiskConfig, v string) error {
+	{Key: "count", Doc: "blocks each writes; 0 = until the run ends", Label: "count", Kind: "text", Group: "workload", Flag: true, Zero: "0",
+		parse: func(d *DiskConfig, v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				return fmt.Errorf("disk: count=%q: want a non-negative integer", v)
+			if err != nil {
+				return fmt.Errorf("count: %q is not a whole number", v)
 			}
 			d.Workload.Count = n
 			return nil
 		},
-		func(d DiskConfig) string { return nonZero(d.Workload.Count, strconv.FormatInt(d.Workload.Count, 10)) }},
-	boolKey("fsync", "conv=fsync after the last block (on/off)", func(d *DiskConfig) *bool { return &d.Workload.Fsync }),
-	intKey("readers", "synchronous readers of the disk", 0, MaxReaders, func(d *DiskConfig) *int { return &d.Workload.Readers }),
+		format: func(d DiskConfig) string { return nonZero(d.Workload.Count, strconv.FormatInt(d.Workload.Count, 10)) }},
+	boolKey("fsync", "conv=fsync after the last block (on/off)", "conv=fsync", true, func(d *DiskConfig) *bool { return &d.Workload.Fsync }),
+	intKey("readers", "synchronous readers of the disk", "", true, func(d *DiskConfig) *int { return &d.Workload.Readers }),
 	sizeKey("read_bs", "bytes per read (default 4k)", func(d *DiskConfig) *int64 { return &d.Workload.ReadBS }),
-	boolKey("read_random", "random reads (on/off)", func(d *DiskConfig) *bool { return &d.Workload.ReadRandom }),
-	intKey("editors", "editors saving a small file with fsync every interval", 0, MaxEditors, func(d *DiskConfig) *int { return &d.Workload.Editors }),
+	boolKey("read_random", "random reads (on/off)", "", false, func(d *DiskConfig) *bool { return &d.Workload.ReadRandom }),
+	intKey("editors", "editors saving a small file with fsync every interval", "", true, func(d *DiskConfig) *int { return &d.Workload.Editors }),
 	sizeKey("editor_bytes", "bytes per save (default 16k)", func(d *DiskConfig) *int64 { return &d.Workload.EditorBytes }),
-	{"editor_interval", "time between saves (default 1s)",
-		func(d *DiskConfig, v string) (err error) {
-			d.Workload.EditorInterval, err = ParseDuration(v)
-			return err
+	{Key: "editor_interval", Doc: "time between saves (default 1s)", Kind: "text", Group: "workload", Zero: "0s",
+		parse: func(d *DiskConfig, v string) error {
+			iv, err := ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("editor_interval: %q is not a duration (e.g. 1s, 500ms)", v)
+			}
+			d.Workload.EditorInterval = iv
+			return nil
 		},
-		func(d DiskConfig) string {
+		format: func(d DiskConfig) string {
 			return nonZero(d.Workload.EditorInterval, d.Workload.EditorInterval.String())
 		}},
-	intKey("min_ratio", "bdi min_ratio, percent (2.6.25+)", 0, 100, func(d *DiskConfig) *int { return &d.BDI.MinRatio }),
-	{"max_ratio", "bdi max_ratio, percent (2.6.25+, default 100)",
-		func(d *DiskConfig, v string) error { return parseInt("max_ratio", v, 1, 100, &d.BDI.MaxRatio) },
-		func(d DiskConfig) string { return nonZero(d.BDI.MaxRatio-100, strconv.Itoa(d.BDI.MaxRatio)) }},
-	boolKey("strictlimit", "/sys/class/bdi strict_limit (6.3+: variant bdi_knobs_v63 on 6.1; before, only FUSE mounts; on/off)",
+	intKey("min_ratio", "bdi min_ratio, percent (2.6.25+)", "", false, func(d *DiskConfig) *int { return &d.BDI.MinRatio }),
+	{Key: "max_ratio", Doc: "bdi max_ratio, percent (2.6.25+, default 100)", Kind: "text", Group: "device", Zero: "100",
+		parse:  func(d *DiskConfig, v string) error { return parseInt("max_ratio", v, &d.BDI.MaxRatio) },
+		format: func(d DiskConfig) string { return nonZero(d.BDI.MaxRatio-100, strconv.Itoa(d.BDI.MaxRatio)) }},
+	boolKey("strictlimit", "/sys/class/bdi strict_limit (6.2+: variant bdi_knobs_v62 on 6.1; before, only FUSE mounts; on/off)", "", false,
 		func(d *DiskConfig) *bool { return &d.BDI.StrictLimit }),
-	sizeKey("min_bytes", "bdi min_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold",
+	sizeKey("min_bytes", "bdi min_bytes (6.2+: variant bdi_knobs_v62), converted to a ratio of the dirty threshold",
 		func(d *DiskConfig) *int64 { return &d.BDI.MinBytes }),
-	sizeKey("max_bytes", "bdi max_bytes (6.3+: variant bdi_knobs_v63), converted to a ratio of the dirty threshold",
+	sizeKey("max_bytes", "bdi max_bytes (6.2+: variant bdi_knobs_v62), converted to a ratio of the dirty threshold",
 		func(d *DiskConfig) *int64 { return &d.BDI.MaxBytes }),
 }
 
-// intKey is a disk key holding an integer in [lo, hi], printed when not 0.
-func intKey(key, doc string, lo, hi int, field func(*DiskConfig) *int) DiskKey {
-	return DiskKey{key, doc,
-		func(d *DiskConfig, v string) error { return parseInt(key, v, lo, hi, field(d)) },
-		func(d DiskConfig) string { n := *field(&d); return nonZero(n, strconv.Itoa(n)) }}
+// intKey is a disk key holding an integer, printed when not 0; label puts it on
+// the page's form, flag makes it a run flag.
+func intKey(key, doc, label string, flag bool, field func(*DiskConfig) *int) DiskKey {
+	return DiskKey{Key: key, Doc: doc, Label: label, Kind: "text", Group: keyGroup(key), Flag: flag, Zero: "0",
+		parse:  func(d *DiskConfig, v string) error { return parseInt(key, v, field(d)) },
+		format: func(d DiskConfig) string { n := *field(&d); return nonZero(n, strconv.Itoa(n)) }}
 }
 
 // sizeKey is a disk key holding a size in bytes ("4k", "1M"), printed when not 0.
 func sizeKey(key, doc string, field func(*DiskConfig) *int64) DiskKey {
-	return DiskKey{key, doc,
-		func(d *DiskConfig, v string) error { return parseSize(key, v, field(d)) },
-		func(d DiskConfig) string { n := *field(&d); return nonZero(n, devices.FormatBytes(n)) }}
+	return DiskKey{Key: key, Doc: doc, Kind: "text", Group: keyGroup(key), Zero: "0",
+		parse:  func(d *DiskConfig, v string) error { return parseSize(key, v, field(d)) },
+		format: func(d DiskConfig) string { n := *field(&d); return nonZero(n, FormatSize(n)) }}
 }
 
 // boolKey is an on/off disk key, printed when on.
-func boolKey(key, doc string, field func(*DiskConfig) *bool) DiskKey {
-	return DiskKey{key, doc,
-		func(d *DiskConfig, v string) error {
+func boolKey(key, doc, label string, flag bool, field func(*DiskConfig) *bool) DiskKey {
+	return DiskKey{Key: key, Doc: doc, Label: label, Kind: "bool", Group: keyGroup(key), Flag: flag, Zero: "off",
+		parse: func(d *DiskConfig, v string) error {
 			switch strings.ToLower(v) {
 			case "1", "on", "true", "yes":
 				*field(d) = true
 			case "0", "off", "false", "no":
 				*field(d) = false
 			default:
-				return fmt.Errorf("disk: %s=%q: want on or off", key, v)
+				return fmt.Errorf("%s: %q: want on or off", key, v)
 			}
 			return nil
 		},
-		func(d DiskConfig) string { return nonZero(*field(&d), "on") }}
+		format: func(d DiskConfig) string { return nonZero(*field(&d), "on") }}
 }
 
-func parseInt(key, v string, lo, hi int, dst *int) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return fmt.Errorf("disk: %s=%q: want an integer in [%d, %d]", key, v, lo, hi)
+// keyGroup is the page's group of a disk key: the bdi knobs' is the device's.
+func keyGroup(key string) string {
+	switch key {
+	case "min_ratio", "max_ratio", "strictlimit", "min_bytes", "max_bytes":
+		return "device"
 	}
-	*dst = n
+	return "workload"
+}
+
+// parseInt reads a whole number; its range is Validate's.
+func parseInt(key, v string, dst *int) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a whole number", key, v)
+	}
+	*dst = clampInt(n)
 	return nil
 }
 
 func parseSize(key, v string, dst *int64) error {
 	n, err := devices.ParseBytes(v)
 	if err != nil {
-		return fmt.Errorf("disk: %s=%q: %v", key, v, err)
+		return fmt.Errorf("%s: %q is not a size (e.g. 4k, 1M)", key, v)
 	}
 	*dst = n
 	return nil
@@ -354,6 +407,16 @@ func nonZero[T comparable](v T, text string) string {
 		return ""
 	}
 	return text
+}
+
+// LookupDiskKey is the row of key.
+func LookupDiskKey(key string) (DiskKey, bool) {
+	for _, k := range DiskKeys {
+		if k.Key == key {
+			return k, true
+		}
+	}
+	return DiskKey{}, false
 }
 
 // ParseDisk parses the --disk form "DEVICE[,key=value...]": a device preset, then
@@ -374,7 +437,7 @@ next:
 		for _, k := range DiskKeys {
 			if k.Key == key {
 				if err := k.parse(&d, v); err != nil {
-					return DiskConfig{}, err
+					return DiskConfig{}, fmt.Errorf("disk: %w", err)
 				}
 				continue next
 			}

@@ -124,7 +124,7 @@ func TestDisksValidate(t *testing.T) {
 			c.Kernel = "2.6.30-rc6"
 			c.Disks[1].BDI.StrictLimit = true
 		}},
-		{"strictlimit before 6.3", "disks[1].bdi.strictlimit: before Linux 6.3", func(c *engine.Config) {
+		{"strictlimit before 6.2", "disks[1].bdi.strictlimit: before Linux 6.2", func(c *engine.Config) {
 			c.Kernel = "6.1"
 			c.Disks[1].BDI.StrictLimit = true
 		}},
@@ -166,8 +166,13 @@ func TestParseDiskRoundTrip(t *testing.T) {
 		require.NoError(t, err, d.String())
 		assert.Equal(t, d, back, d.String())
 	}
-	_, err := engine.ParseDisk("usb2-stick,max_ratio=0")
-	require.ErrorContains(t, err, "max_ratio")
+	_, err := engine.ParseDisk("usb2-stick,max_ratio=x")
+	require.ErrorContains(t, err, `disk: max_ratio: "x" is not a whole number`)
+	d, err := engine.ParseDisk("usb2-stick,max_ratio=0,dd=1") // the range is Validate's
+	require.NoError(t, err)
+	cfg := engine.DefaultConfig()
+	cfg.Disks = append(cfg.Disks, d)
+	require.ErrorContains(t, cfg.Validate(), "disks[1].bdi.max_ratio: 0 % out of range")
 	_, err = engine.ParseDisk("usb2-stick,bogus=1")
 	require.ErrorContains(t, err, "bogus")
 	_, err = engine.ParseDisk("nosuch,dd=1")

@@ -12,10 +12,12 @@
 // filesystem, bdi knobs, tasks), the first included. Config.Resolve validates every
 // field, with an error that starts with the field's name and gives the allowed
 // range, and resolves the kernel preset, the switch overrides and each disk's block
-// layer once, into what Build consumes; Run never panics on a valid Config. The
-// sysctl and machine settings are rows of ConfigKeys (keys.go), the --disk keys
-// rows of DiskKeys (disks.go): the CLI, the page's form and hash and the range
-// checks read them.
+// layer once, into what Build consumes; Run never panics on a valid Config. Every
+// setting a user sets is one row: the machine-wide ones (sysctls, memory, CPUs, HZ,
+// reclaim, kernel, switch overrides, the first disk's device, runtime, seed, trace)
+// of ConfigKeys (keys.go), each disk's (filesystem, tasks, bdi knobs) of DiskKeys
+// (disks.go): the CLI's flags and help, the page's form, hash and error placement
+// and the checks read them, and Validate reports every error at once.
 //
 // Build assembles the machine a Config describes (world, kernel, each disk's queue
 // and filesystem, workload); it is the only place that does, and Run, the

@@ -29,7 +29,7 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// thresh=100M/generic-10dd-4k-8p-4096M-100M:10-X on wu2011-hdd: write_bw 48.3 MB/s, 10 dd tasks, 2899 MB written
-	// workload.dd: 0 out of range [1, 10000]
+	// workload.dd: 0 is out of range 1-10000
 }
 
 // Run a machine built by hand from DefaultConfig: two `dd bs=1M count=64

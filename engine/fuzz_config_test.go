@@ -15,8 +15,13 @@ import (
 // names, "workload.<json>", "device.<key or json>" and "device".
 func configFieldNames() map[string]bool {
 	names := map[string]bool{"device": true}
-	add := func(prefix string, t reflect.Type) {
+	var add func(prefix string, t reflect.Type)
+	add = func(prefix string, t reflect.Type) {
 		for i := range t.NumField() {
+			if f := t.Field(i); f.Anonymous && f.Tag.Get("json") == "" {
+				add(prefix, f.Type) // an embedded struct's fields sit in place (kernel.Sysctls)
+				continue
+			}
 			tag := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
 			if tag != "" && tag != "-" {
 				names[prefix+tag] = true

@@ -191,11 +191,11 @@ func TestValidateRejectsBadFields(t *testing.T) {
 		{"variants", func(c *Config) { c.Variants = map[string]bool{"nope": true} }, `variants: "nope" is not a kernel switch`},
 		{"cpus", func(c *Config) { c.CPUs = 0 }, "cpus: 0 is out of range 1-256"},
 		{"memory", func(c *Config) { c.MemoryMB = 1 << 30 }, "memory_MB: 1024 TiB is out of range 64 MiB-256 GiB"},
-		{"dd", func(c *Config) { c.Disks[0].Workload.DD = 100000 }, "workload.dd: 100000 out of range [1, 10000]"},
-		{"bs", func(c *Config) { c.Disks[0].Workload.BS = 100 }, "workload.bs: 100 out of range"},
+		{"dd", func(c *Config) { c.Disks[0].Workload.DD = 100000 }, "workload.dd: 100000 is out of range 1-10000"},
+		{"bs", func(c *Config) { c.Disks[0].Workload.BS = 100 }, "workload.bs: 100 bytes is out of range 512 bytes-64 MiB"},
 		{"bs shape", func(c *Config) { c.Disks[0].Workload.BS = 6144 }, "workload.bs: 6144"},
-		{"runtime", func(c *Config) { c.Runtime = Duration(365 * 24 * time.Hour) }, "runtime: 8760h0m0s out of range [1ms, 24h0m0s]"},
-		{"runtime tiny", func(c *Config) { c.Runtime = 1 }, "runtime: 1ns out of range [1ms, 24h0m0s]"},
+		{"runtime", func(c *Config) { c.Runtime = Duration(365 * 24 * time.Hour) }, "runtime: 8760 h is out of range 1 ms-24 h"},
+		{"runtime tiny", func(c *Config) { c.Runtime = 1 }, "runtime: 1 ns is out of range 1 ms-24 h"},
 		{"hz", func(c *Config) { c.HZ = 99 }, "hz: 99 is not a kernel HZ"},
 		{"work budget", func(c *Config) { c.Disks[0].Workload.DD, c.Runtime = 10000, Duration(24*time.Hour) }, "workload.dd × runtime: 10000 dd for 24h0m0s"},
 		{"dirty both zero", func(c *Config) { c.DirtyBytes, c.DirtyRatio = 0, 0 }, "dirty_bytes/dirty_ratio: both 0"},
@@ -204,7 +204,7 @@ func TestValidateRejectsBadFields(t *testing.T) {
 		{"expire", func(c *Config) { c.DirtyExpireCs = 0 }, "dirty_expire_centisecs: 0 centisecs is out of range"},
 		{"fsync needs count", func(c *Config) { c.Disks[0].Workload.Fsync = true }, "workload.fsync"},
 		{"device", func(c *Config) { c.Disks[0].Device.QueueDepth = 0 }, "device.qd"},
-		{"trace", func(c *Config) { c.TraceLines = -1 }, "trace_lines: -1 out of range"},
+		{"trace", func(c *Config) { c.TraceLines = -1 }, "trace_lines: -1 is out of range 0-500000"},
 	}
 	for _, tc := range tests {
 		c := DefaultConfig()

@@ -551,40 +551,35 @@ var CaseParts = []string{"fs", "dd", "bs", "cpus", "memory", "dirty", "backgroun
 // thresholds (and is dropped when the dirty threshold becomes a ratio). Set checks the
 // value alone; ParseCase(c.String()) checks the parts together (dirty ≤ memory).
 func (c *Case) Set(part, value string) error {
+	n := *c // a bad value leaves c as it was
 	var err error
 	switch part {
 	case "fs":
-		c.FS, err = parseFS(value)
+		n.FS, err = parseFS(value)
 	case "dd":
-		c.DD, err = parseCount(partDD, strings.TrimSuffix(value, "dd")+"dd", "dd", engine.MaxDD)
+		n.DD, err = parseCount(partDD, strings.TrimSuffix(value, "dd")+"dd", "dd", engine.MaxDD)
 	case "bs":
-		c.BS, err = parseBS(value)
+		n.BS, err = parseBS(value)
 	case "cpus":
-		c.CPUs, err = parseCount(partCPUs, strings.TrimSuffix(value, "p")+"p", "p", engine.MaxCPUs)
+		n.CPUs, err = parseCount(partCPUs, strings.TrimSuffix(value, "p")+"p", "p", engine.MaxCPUs)
 	case "memory":
-		c.Memory, err = parseMemory(value)
-	case "dirty", "background":
-		var l Limit
-		if part == "dirty" {
-			l, err = parseDirty(value, engine.MaxMemoryMB<<20)
-		} else {
-			l, err = parseBackground(value, engine.MaxMemoryMB<<20)
-		}
-		if err != nil {
-			return err
-		}
-		if part == "dirty" {
-			c.Dirty = l
-		} else {
-			c.Background = l
-		}
-		c.syncDir()
+		n.Memory, err = parseMemory(value)
+	case "dirty":
+		n.Dirty, err = parseDirty(value, engine.MaxMemoryMB<<20)
+		n.syncDir()
+	case "background":
+		n.Background, err = parseBackground(value, engine.MaxMemoryMB<<20)
+		n.syncDir()
 	case "kernel":
-		c.Kernel, err = parseKernel(value)
+		n.Kernel, err = parseKernel(value)
 	default:
 		return fmt.Errorf("case: %q is not a case part (parts: %s)", part, strings.Join(CaseParts, ", "))
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	*c = n
+	return nil
 }
 
 // syncDir rewrites a thresh= directory to agree with the thresholds.

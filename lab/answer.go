@@ -77,12 +77,13 @@ func Answer(kind string, req []byte) ([]byte, error) {
 }
 
 // Check is a state as the page runs it: its link, A's case name, A's (and in A/B
-// and matrix mode B's) config, the extra seeds' configs, or the first bad input.
+// and matrix mode B's) config, the extra seeds' configs, or every bad input (Errs,
+// keyed by control; Err the first).
 func Check(st State) wire.Checked {
 	out := wire.Checked{Hash: EncodeHash(st), CaseBox: CaseName(st.Form)}
-	cfg, bcfg, ferr := configs(st)
-	if ferr != nil {
-		out.Err = ferr
+	cfg, bcfg, errs := configs(st)
+	if len(errs) > 0 {
+		out.Err, out.Errs = &errs[0], errs
 		return out
 	}
 	a := runOf(pageConfig(cfg))
@@ -98,12 +99,12 @@ func Check(st State) wire.Checked {
 	return out
 }
 
-// configs are A's config and B's (A's with B's kernel and switches); an error in
-// B's controls names "b."+field.
-func configs(st State) (a, b engine.Config, ferr *FieldError) {
-	a, ferr = FormConfig(st.Form)
-	if ferr != nil {
-		return a, b, ferr
+// configs are A's config and B's (A's with B's kernel and switches) and every
+// bad input; an error in B's controls names "b."+field.
+func configs(st State) (a, b engine.Config, errs []FieldError) {
+	a, errs = FormErrors(st.Form)
+	if len(errs) > 0 {
+		return a, b, errs
 	}
 	g := st.Form.Clone()
 	for k := range g {
@@ -117,11 +118,13 @@ func configs(st State) (a, b engine.Config, ferr *FieldError) {
 	if g["kernel"] == "" {
 		g["kernel"] = st.Form["kernel"]
 	}
-	b, ferr = FormConfig(g)
-	if ferr != nil && (st.Mode == "ab" || st.Mode == "matrix") {
-		return a, b, &FieldError{Field: "b." + ferr.Field, Msg: ferr.Msg}
+	b, berrs := FormErrors(g)
+	if st.Mode == "ab" || st.Mode == "matrix" {
+		for _, e := range berrs {
+			errs = append(errs, FieldError{Field: "b." + e.Field, Msg: e.Msg})
+		}
 	}
-	return a, b, nil
+	return a, b, errs
 }
 
 // seedConfigs are cfg with seeds seed+1 .. seed+n-1 (the page's extra seeds).

@@ -7,6 +7,7 @@ package lab
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,24 +47,28 @@ var (
 )
 
 func fields(model string) []Field {
-	out := []Field{
-		{ID: "fs", Label: "filesystem", Kind: "select", Group: "workload"},
-		{ID: "dd", Label: "dd tasks", Kind: "text", Group: "workload", Help: "number of dd writers"},
-		{ID: "bs", Label: "bs", Kind: "text", Group: "workload", Help: "dd block size (4k, 1M)"},
-		{ID: "count", Label: "count", Kind: "text", Group: "workload", Help: "blocks per dd (0 = until the run ends)"},
-		{ID: "fsync", Label: "conv=fsync", Kind: "bool", Group: "workload"},
+	var out []Field
+	diskFields := func(group string) {
+		for _, k := range engine.DiskKeys { // the first disk's controls: its --disk keys
+			if k.Group == group {
+				out = append(out, Field{ID: k.Key, Label: k.FormLabel(), Kind: k.Kind, Group: group, Help: k.Doc})
+			}
+		}
 	}
-	for _, k := range engine.ConfigKeys {
-		out = append(out, Field{ID: k.Form, Label: k.Label, Kind: "text", Group: k.Group, Help: k.Help})
+	configFields := func(groups ...string) {
+		for _, k := range engine.ConfigKeys {
+			if k.Form != "" && slices.Contains(groups, k.Group) {
+				kind := k.Kind
+				if kind == "" {
+					kind = "text"
+				}
+				out = append(out, Field{ID: k.Form, Label: k.Label, Kind: kind, Group: k.Group, Help: k.Help})
+			}
+		}
 	}
-	out = append(out, []Field{
-		{ID: "hz", Label: "HZ", Kind: "select", Group: "machine"},
-		{ID: "anon_mb", Label: "applications (MB)", Kind: "text", Group: "machine",
-			Help: "memory the applications hold; set, the page cache is the rest and page reclaim runs (empty: the page cache never fills)"},
-		{ID: "swap", Label: "swap", Kind: "bool", Group: "machine",
-			Help: "a swap device (with page reclaim): the kernels of 2.6.32-3.13 then count the applications' memory as dirtyable"},
-		{ID: "device", Label: "device preset", Kind: "select", Group: "device"},
-	}...)
+	diskFields("workload")
+	configFields("sysctl", "machine")
+	out = append(out, Field{ID: "device", Label: "device preset", Kind: "select", Group: "device"})
 	for _, p := range engine.DeviceParams(model) {
 		help := p.Doc + " " + p.Range
 		if p.Block {
@@ -71,18 +76,15 @@ func fields(model string) []Field {
 		}
 		out = append(out, Field{ID: "dev." + p.Key, Label: p.Key, Kind: "text", Group: "device", Help: help})
 	}
-	out = append(out, Field{ID: "kernel", Label: "kernel preset", Kind: "select", Group: "kernel"})
+	diskFields("device")
+	configFields("kernel")
 	for _, sw := range engine.Switches() {
 		out = append(out, Field{ID: "v." + sw.Name, Label: sw.Name, Kind: "tri", Group: "kernel", Help: sw.Doc + ". Models " + sw.Models + "; from " + sw.Source + "."})
 	}
 	out = append(out,
 		Field{ID: "disks", Label: "further disks", Kind: "disks", Group: "disks",
-			Help: "each further disk as DEVICE,fs=...,dd=...,editors=...,readers=...,max_ratio=... (wblab help run); the first disk is the device above"},
-		Field{ID: "runtime", Label: "runtime", Kind: "text", Group: "run", Help: "simulated time (600s, 2m)"},
-		Field{ID: "seed", Label: "seed", Kind: "text", Group: "run"},
-		Field{ID: "trace", Label: "record trace", Kind: "bool", Group: "run", Help: "record the ftrace lines for the trace viewer and export: the whole run at a sampled rate, or the window below"},
-		Field{ID: "trace_window", Label: "trace window", Kind: "text", Group: "run", Help: "empty: the whole run (sampled to fit); or FROM-UNTIL, e.g. 100s-110s, every line in it"},
-	)
+			Help: "each further disk as DEVICE,fs=...,dd=...,editors=...,readers=...,max_ratio=... (wblab help run); the first disk is the device above"})
+	configFields("run")
 	return out
 }
 
@@ -110,30 +112,20 @@ func Options(id string) []string {
 }
 
 // TraceLines is how many trace lines "record trace" keeps.
-const TraceLines = 50000
+const TraceLines = engine.PageTraceLines
 
-// FormFromConfig renders cfg into control texts.
+// FormFromConfig renders cfg into control texts: the ConfigKeys and the first
+// disk's DiskKeys by their rows, then the device, switches, reclaim, trace and
+// further disks.
 func FormFromConfig(cfg engine.Config) Form {
-	f := Form{
-		"fs":           cfg.Disks[0].Filesystem,
-		"dd":           strconv.Itoa(cfg.Disks[0].Workload.DD),
-		"bs":           fmtSize(cfg.Disks[0].Workload.BS),
-		"count":        strconv.FormatInt(cfg.Disks[0].Workload.Count, 10),
-		"fsync":        onOff(cfg.Disks[0].Workload.Fsync),
-		"hz":           strconv.Itoa(cfg.HZ),
-		"device":       cfg.Disks[0].Device.Name,
-		"kernel":       cfg.Kernel,
-		"runtime":      cfg.Runtime.String(),
-		"seed":         strconv.FormatUint(cfg.Seed, 10),
-		"trace":        onOff(cfg.TraceLines > 0),
-		"trace_window": traceWindow(cfg),
-	}
+	f := Form{"device": cfg.Disks[0].Device.Name}
 	for _, k := range engine.ConfigKeys {
-		f[k.Form] = k.Text(&cfg)
+		if k.Form != "" {
+			f[k.Form] = k.Text(&cfg)
+		}
 	}
-	f["anon_mb"], f["swap"] = "", "off"
-	if cfg.Reclaim != nil {
-		f["anon_mb"], f["swap"] = strconv.FormatInt(cfg.Reclaim.AnonMB, 10), onOff(cfg.Reclaim.Swap)
+	for _, k := range engine.DiskKeys {
+		f[k.Key] = k.Text(cfg.Disks[0])
 	}
 	for k, v := range deviceOverrides(cfg.Disks[0].Device) {
 		f["dev."+k] = v
@@ -204,87 +196,49 @@ func onOff(b bool) string {
 func fmtSize(n int64) string { return engine.FormatSize(n) }
 
 // FormConfig builds and validates the Config the form describes. A parse or engine
-// validation error comes back as a FieldError naming the control.
+// validation error comes back as a FieldError naming the control (the first of
+// FormErrors).
 func FormConfig(f Form) (engine.Config, *FieldError) {
+	cfg, errs := FormErrors(f)
+	if len(errs) > 0 {
+		return cfg, &errs[0]
+	}
+	return cfg, nil
+}
+
+// FormErrors builds and validates the Config the form describes, with every bad
+// input at once: each a FieldError naming its control and, in the message, its
+// field and allowed range ("memory_MB: 0 MiB is out of range 64 MiB-256 GiB").
+// A control whose text does not parse keeps the default value, so the engine's
+// check of the rest still runs.
+func FormErrors(f Form) (engine.Config, []FieldError) {
 	cfg := engine.DefaultConfig()
-	var ferr *FieldError
+	var errs []FieldError
 	bad := func(id, msg string) {
-		if ferr == nil {
-			ferr = &FieldError{Field: id, Msg: msg}
+		for _, e := range errs {
+			if e.Field == id {
+				return // one error per control: its parse error, else the engine's first
+			}
 		}
-	}
-	num := func(id string) int64 {
-		s := strings.TrimSpace(f[id])
-		if s == "" {
-			return 0
-		}
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			bad(id, fmt.Sprintf("%q is not a whole number", s))
-		}
-		return v
-	}
-	size := func(id string) int64 {
-		s := strings.TrimSpace(f[id])
-		if s == "" {
-			return 0
-		}
-		v, err := engine.ParseBytes(s)
-		if err != nil {
-			bad(id, fmt.Sprintf("%q: %v", s, err))
-		}
-		return v
+		errs = append(errs, FieldError{Field: id, Msg: msg})
 	}
 	for _, id := range sortedKeys(f) {
-		v := f[id]
-		switch {
-		case (id == "fsync" || id == "trace") && v != "on" && v != "off" && v != "":
-			bad(id, fmt.Sprintf("%q: use on or off", v))
-		case strings.HasPrefix(id, "v.") && v != "on" && v != "off" && v != "":
-			bad(id, fmt.Sprintf("%q: use on, off or empty (the kernel preset's switch)", v))
+		if v := f[id]; strings.HasPrefix(id, "v.") && v != "on" && v != "off" && v != "" {
+			bad(id, fmt.Sprintf("%s: %q: use on, off or empty (the kernel preset's switch)", id[2:], v))
 		}
 	}
-	cfg.Disks[0].Filesystem = f["fs"]
-	cfg.Disks[0].Workload.DD = int(num("dd"))
-	cfg.Disks[0].Workload.BS = size("bs")
-	cfg.Disks[0].Workload.Count = num("count")
-	cfg.Disks[0].Workload.Fsync = f["fsync"] == "on"
 	for _, k := range engine.ConfigKeys {
+		if k.Form == "" {
+			continue
+		}
 		if err := k.Parse(&cfg, f[k.Form]); err != nil {
-			bad(k.Form, err.Error())
+			bad(k.Form, k.ParseError(err).Error())
 		}
 	}
-	cfg.HZ = int(num("hz"))
-	cfg.Kernel = f["kernel"]
-	if s := strings.TrimSpace(f["seed"]); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			bad("seed", fmt.Sprintf("%q is not a whole number >= 0", s))
+	for _, k := range engine.DiskKeys {
+		if err := k.Parse(&cfg.Disks[0], f[k.Key]); err != nil {
+			bad(k.Key, err.Error())
 		}
-		cfg.Seed = v
-	} else {
-		cfg.Seed = 0
-	}
-	if d, err := engine.ParseDuration(f["runtime"]); err != nil {
-		bad("runtime", err.Error())
-	} else {
-		cfg.Runtime = d
-	}
-	cfg.TraceSampled, cfg.TraceFrom, cfg.TraceUntil = false, 0, 0
-	if w := strings.TrimSpace(f["trace_window"]); w != "" {
-		a, b, ok := strings.Cut(w, "-")
-		from, err1 := engine.ParseDuration(strings.TrimSpace(a))
-		until, err2 := engine.ParseDuration(strings.TrimSpace(b))
-		switch {
-		case !ok || err1 != nil || err2 != nil:
-			bad("trace_window", fmt.Sprintf("%q: use FROM-UNTIL, e.g. 100s-110s", w))
-		default:
-			cfg.TraceFrom, cfg.TraceUntil = from, until
-		}
-	}
-	if f["trace"] == "on" {
-		cfg.TraceSampled = true // the whole run or window: sampled when it does not fit
-		cfg.TraceLines = TraceLines
 	}
 	spec := f["device"]
 	for _, k := range sortedKeys(f) {
@@ -292,28 +246,18 @@ func FormConfig(f Form) (engine.Config, *FieldError) {
 			spec += "," + k[4:] + "=" + strings.TrimSpace(f[k])
 		}
 	}
-	if ferr == nil {
-		dev, blk, err := engine.ParseDevice(spec)
-		if err != nil {
-			bad(deviceField(err.Error(), f), err.Error())
-		}
-		cfg.Disks[0].Device, cfg.Disks[0].Block = dev, blk
+	if err := keyRow("device").Parse(&cfg, spec); err != nil {
+		bad(deviceField(err.Error(), f), err.Error())
 	}
-	cfg.Variants = nil
+	var sw []string // the v.* controls, as --variants text
 	for _, k := range sortedKeys(f) {
 		if strings.HasPrefix(k, "v.") && (f[k] == "on" || f[k] == "off") {
-			if cfg.Variants == nil {
-				cfg.Variants = engine.Overrides{}
-			}
-			cfg.Variants[k[2:]] = f[k] == "on"
+			sw = append(sw, k[2:]+"="+strconv.FormatBool(f[k] == "on"))
 		}
 	}
-	if v := strings.TrimSpace(f["anon_mb"]); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			bad("anon_mb", fmt.Sprintf("applications (MB): %q is not a whole number of MB", v))
-		}
-		cfg.Reclaim = &engine.ReclaimConfig{AnonMB: n, Swap: f["swap"] == "on"}
+	cfg.Variants = nil
+	if err := keyRow("variants").Parse(&cfg, strings.Join(sw, ",")); err != nil {
+		bad(fieldOf("variants: "+err.Error(), f), "variants: "+err.Error())
 	}
 	if v := strings.TrimSpace(f["disks"]); v != "" {
 		for _, spec := range strings.Split(v, ";") {
@@ -325,29 +269,49 @@ func FormConfig(f Form) (engine.Config, *FieldError) {
 			cfg.Disks = append(cfg.Disks, d)
 		}
 	}
-	if ferr != nil {
-		return cfg, ferr
-	}
 	cfg.Case = harness.CaseOf(cfg).String() // the run's label in cards and exports
 	if err := cfg.Validate(); err != nil {
-		return cfg, &FieldError{Field: fieldOf(err.Error(), f), Msg: err.Error()}
+		for _, e := range joined(err) {
+			bad(fieldOf(e.Error(), f), e.Error())
+		}
 	}
-	return cfg, nil
+	return cfg, errs
 }
 
-// engineFields maps the engine's error prefixes to form fields.
-// (engine.ConfigKeys add theirs: JSON name to control.)
+// keyRow is the ConfigKeys row of a setting the form composes from several
+// controls (device: the preset and dev.*; variants: the v.* controls).
+func keyRow(json string) engine.ConfigKey {
+	k, ok := engine.LookupConfigKey(json)
+	if !ok {
+		panic("lab: no ConfigKeys row " + json)
+	}
+	return k
+}
+
+// joined are the errors errors.Join put together, or err alone.
+func joined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// engineFields maps the engine's error prefixes to form fields; the ConfigKeys
+// add theirs (JSON name to control), the DiskKeys the first disk's
+// ("workload.dd" and "bdi.max_ratio" to the key).
 var engineFields = func() map[string]string {
 	m := map[string]string{
-		"fs": "fs", "kernel": "kernel",
-		"workload.dd": "dd", "workload.bs": "bs", "workload.count": "count", "workload.fsync": "fsync",
-		"trace_lines": "trace", "trace_from": "trace_window", "trace_until": "trace_window", "runtime": "runtime",
-		"hz": "hz", "dirty_bytes/dirty_ratio": "dirty_bytes",
-		"dirty_background_bytes/dirty_background_ratio": "bg_bytes", "sample_interval": "runtime",
-		"reclaim.anon_MB": "anon_mb",
+		"trace_lines": "trace", "trace_from": "trace_window", "trace_until": "trace_window",
+		"dirty_bytes/dirty_ratio": "dirty_bytes", "dirty_background_bytes/dirty_background_ratio": "bg_bytes",
+		"sample_interval": "runtime", "reclaim.anon_MB": "anon_mb", "workload.dd × runtime": "dd",
 	}
 	for _, k := range engine.ConfigKeys {
-		m[k.JSON] = k.Form
+		if k.Form != "" {
+			m[k.JSON] = k.Form
+		}
+	}
+	for _, k := range engine.DiskKeys {
+		m[k.Key], m["workload."+k.Key], m["bdi."+k.Key] = k.Key, k.Key, k.Key
 	}
 	return m
 }()
@@ -431,12 +395,4 @@ func CaseName(f Form) string {
 		return ""
 	}
 	return harness.CaseOf(cfg).String()
-}
-
-// traceWindow renders a config's trace window ("" for the whole run).
-func traceWindow(cfg engine.Config) string {
-	if cfg.TraceFrom == 0 && cfg.TraceUntil == 0 {
-		return ""
-	}
-	return cfg.TraceFrom.String() + "-" + cfg.TraceUntil.String()
 }

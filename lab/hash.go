@@ -161,6 +161,7 @@ func DecodeHash(h string) (State, *FieldError) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(vals)) {
 		v := vals[k][len(vals[k])-1]
+		k = renamedSwitch(k)
 		switch {
 		case k == "disk":
 			s.Form["disks"] = strings.Join(vals[k], ";")
@@ -229,4 +230,15 @@ func tableNames() map[string]bool {
 		out[t.Name] = true
 	}
 	return out
+}
+
+// renamedSwitch is a hash key with a switch's former name ("v.bdi_knobs_v63",
+// "b.v.bdi_knobs_v63") under the switch's current name: old links keep working.
+func renamedSwitch(k string) string {
+	for _, p := range []string{"v.", "b.v."} {
+		if name, ok := strings.CutPrefix(k, p); ok {
+			return p + engine.SwitchName(name)
+		}
+	}
+	return k
 }

@@ -26,7 +26,9 @@ func TestHashRoundTrip(t *testing.T) {
 		{"dd": "10", "count": "1000", "fsync": "on", "seed": "7", "runtime": "30s"},
 		{"dirty_bytes": "", "dirty_ratio": "20", "bg_bytes": "50M", "bg_ratio": "0", "hz": "250"},
 		{"expire": "1500", "writeback": "100", "trace": "on", "memory": "1024", "cpus": "2"},
+		{"trace": "on", "trace_window": "100s-110s"},
 		{"disks": "usb2-stick,fs=ext4,dd=1,bs=1M,count=64,max_ratio=5;nvme,fs=xfs,editors=1"},
+		{"anon_mb": "3500", "swap": "on", "readers": "1", "read_random": "on", "editors": "2", "max_ratio": "50", "editor_interval": "500ms"},
 	}
 	for _, vn := range []string{"scaled_chunk", "wcp_terminate_le0"} {
 		edits = append(edits, map[string]string{"v." + vn: "off"})

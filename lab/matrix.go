@@ -135,9 +135,9 @@ func human(v string) string {
 // seeds paired across the columns, summary runs.
 func PlanMatrix(q wire.MatrixPlan) wire.Planned {
 	var p wire.Planned
-	cfg, bcfg, ferr := configs(q.State)
-	if ferr != nil {
-		p.Err = ferr
+	cfg, bcfg, errs := configs(q.State)
+	if len(errs) > 0 {
+		p.Err = &errs[0]
 		return p
 	}
 	p.Base, p.Test = kernelLabel(cfg), kernelLabel(bcfg)

@@ -78,14 +78,14 @@ func TestReproPresetsConfigure(t *testing.T) {
 func TestFormLimits(t *testing.T) {
 	f := FormFromConfig(engine.DefaultConfig())
 	for _, c := range []struct{ id, v, want string }{
-		{"dd", "100000", "workload.dd: 100000 out of range [1, 10000]"},
+		{"dd", "100000", "workload.dd: 100000 is out of range 1-10000"},
 		{"memory", "1048576", "memory_MB: 1 TiB is out of range 64 MiB-256 GiB"},
-		{"runtime", "1ns", "runtime: 1ns out of range [1ms, 24h0m0s]"},
-		{"runtime", "8760h", "runtime: 8760h0m0s out of range [1ms, 24h0m0s]"},
+		{"runtime", "1ns", "runtime: 1 ns is out of range 1 ms-24 h"},
+		{"runtime", "8760h", "runtime: 8760 h is out of range 1 ms-24 h"},
 		{"dev.qd", "0", "qd"},
 		{"cpus", "1000", "cpus: 1000 is out of range 1-256"},
 		{"bs", "1G", "workload.bs"},
-		{"fsync", "yes", `"yes": use on or off`},
+		{"fsync", "maybe", `fsync: "maybe": want on or off`},
 		{"v.scaled_chunk", "maybe", `"maybe": use on, off or empty`},
 	} {
 		g := f.Clone()

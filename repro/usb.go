@@ -25,7 +25,7 @@ var usbStickStall = Experiment{
 	Doc: "dd bs=1M of 1 GiB to a usb2-stick (ext4) next to a wu2011-hdd (ext4) with an editor (16 KiB + fsync every 1 s) " +
 		"and a random 4k reader, on a 4 GiB desktop whose applications hold 3.5 GiB (swap on) with page reclaim; " +
 		"2.6.30 pdflush, 3.1 IO-full, 3.2 IO-less and 6.1, 3.2 with 1 GiB more page cache, and the remedies dirty_bytes=16M, " +
-		"the stick's max_ratio=1 (3.2 and 6.1), 6.3's strict_limit (alone, with max_ratio=1, with max_bytes=16M), wbt off: editor and reader latency, " +
+		"the stick's max_ratio=1 (3.2 and 6.1), 6.2's strict_limit (alone, with max_ratio=1, with max_bytes=16M), wbt off: editor and reader latency, " +
 		"per-bdi thresholds and dirty pages, direct-reclaim sleeps, copier exit, final sync",
 	Look: "A 1 GiB copy to a slow USB stick runs beside the 2011 HDD on a desktop whose applications hold 3.5 of its 4 GiB, " +
 		"where an editor saves a small file with fsync every second and a reader reads at random; A has 3.2's throttling and " +
@@ -57,22 +57,22 @@ var usbCases = []usbCase{
 	{name: "3.2 stick max_ratio=1", kernel: kernel.DefaultPreset, edit: func(c *engine.Config) { c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 1} }},
 	{name: "6.1 dirty_bytes=16M", kernel: "6.1", edit: smallDirtyBytes},
 	{name: "6.1 stick max_ratio=1", kernel: "6.1", edit: func(c *engine.Config) { c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 1} }},
-	// strictlimit and max_bytes are 6.3's sysfs knobs (before 6.3 only FUSE mounts
-	// get BDI_CAP_STRICTLIMIT): the 6.1 preset with the bdi_knobs_v63 variant
-	{name: "6.1+6.3 knobs strictlimit", kernel: "6.1", variants: knobsV63, edit: func(c *engine.Config) {
+	// strictlimit and max_bytes are 6.2's sysfs knobs (before 6.2 only FUSE mounts
+	// get BDI_CAP_STRICTLIMIT): the 6.1 preset with the bdi_knobs_v62 variant
+	{name: "6.1+6.2 knobs strictlimit", kernel: "6.1", variants: knobsV62, edit: func(c *engine.Config) {
 		c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}
 	}},
 	// strictlimit with a small max_ratio: the usual advice (FUSE's setting)
-	{name: "6.1+6.3 knobs strict+max_ratio=1", kernel: "6.1", variants: knobsV63, edit: func(c *engine.Config) {
+	{name: "6.1+6.2 knobs strict+max_ratio=1", kernel: "6.1", variants: knobsV62, edit: func(c *engine.Config) {
 		c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 1, StrictLimit: true}
 	}},
-	{name: "6.1+6.3 knobs strict+max_bytes=16M", kernel: "6.1", variants: knobsV63, edit: func(c *engine.Config) {
+	{name: "6.1+6.2 knobs strict+max_bytes=16M", kernel: "6.1", variants: knobsV62, edit: func(c *engine.Config) {
 		c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true, MaxBytes: 16 << 20}
 	}},
 	{name: "6.1 wbt off", kernel: "6.1", variants: kernel.Overrides{"wbt": false}},
 }
 
-var knobsV63 = kernel.Overrides{"bdi_knobs_v63": true}
+var knobsV62 = kernel.Overrides{"bdi_knobs_v62": true}
 
 func smallDirtyBytes(c *engine.Config) {
 	c.DirtyRatio, c.DirtyBackgroundRatio, c.DirtyBytes, c.DirtyBackgroundBytes = 0, 0, 16<<20, 8<<20

@@ -238,22 +238,9 @@ Machine and kernel:
                      DEVICE[,key=value...]: a device preset and its keys, plus
 %s
                      e.g. --disk nvme,fs=ext4,editors=1,readers=1
-                          --disk usb2-stick,fs=ext4,dd=1,bs=1M,count=4096,max_ratio=5
-  --reclaim MB[,swap] page reclaim: the applications hold MB MiB of memory (never
-                     reclaimed), the page cache is the rest, with or without a swap
-                     device (2.6.32-3.13 count the applications' memory as dirtyable
-                     with swap); default off: the page cache never fills
-  --hz N             kernel HZ: 100, 250, 300 or 1000 (default %d)%s
+                          --disk usb2-stick,fs=ext4,dd=1,bs=1M,count=4096,max_ratio=5%s
 
-Workload and run:
-  --count N          blocks each dd writes, [0, 2^40/bs]; 0 writes until the run ends
-                     (default 0)
-  --fsync            conv=fsync: each dd fsyncs its file after its last block (needs
-                     --count > 0; default off)
-  --runtime DUR      simulated run length, [1ms, 24h], like 600s, 10m, 1.5s or a number
-                     of seconds (default %s); a run whose dd all have --count ends
-                     earlier, once they exited and no page is dirty or under writeback
-  --seed N           random seed, an unsigned 64-bit integer (default %d)
+Workload and run (the first disk's keys of --disk, and the run):%s%s
   --seeds N          run seeds N, N+1 ... (N of them, [1, 100]) in parallel and print
                      each seed's write_bw with the mean, min-max, sd and 95%% CI
                      (--json: {"seeds","write_bw_MBps":{"n","mean","min","max","sd",
@@ -266,12 +253,9 @@ Output:
   --json             print the Result as JSON instead of the summary (default off)
   --series FILE      write the sampled time series as CSV, first column time_s
                      (default none)
-  --sample DUR       time-series interval, [1ms, runtime]; 0 picks one giving at most
-                     %d rows (default 0)
   --trace FILE       write the trace in the kernel's text format, flusher comms
-                     like flush-8:0 (default none)
-  --trace-lines N    keep the newest N trace lines, [1, %d] (default %d with --trace;
-                     0 without)
+                     like flush-8:0 (default none; it keeps the newest %d lines
+                     unless --trace-lines says otherwise)%s
 
 Exit status: 0 ok, 1 the run failed or its output could not be written, 2 bad input.
 `,
@@ -280,9 +264,9 @@ Exit status: 0 ok, 1 the run failed or its output could not be written, 2 bad in
 		engine.MinMemoryMB, engine.MaxMemoryMB, dc.Memory, dc.Dirty, dc.Background,
 		d.Kernel, wrap(strings.Join(kernels, ", "), 21, 88), wrap(strings.Join(engine.SwitchNames(), ", "), 21, 88),
 		engine.DefaultDevice, wrap(strings.Join(devs, ", "), 21, 88), wrap(strings.Join(engine.DeviceKeys(), ", "), 21, 88),
-		diskKeysHelp(), d.HZ, keyFlagsHelp(d),
-		seconds(d.Runtime), d.Seed,
-		engine.MaxSamples, engine.MaxTraceLines, defaultTraceLines)
+		diskKeysHelp(), keyFlagsHelp(d, "sysctl", "machine"),
+		diskFlagsHelp(d), keyFlagsHelp(d, "run"),
+		defaultTraceLines, keyFlagsHelp(d, "output"))
 }
 
 // usageError is bad input: exit status 2.
@@ -301,7 +285,7 @@ type runOpts struct {
 	caseParts  [][2]string            // case part, value, in flag order
 	setters    []func(*engine.Config) // non-case settings, in flag order
 	set        func(*engine.Config)   // applies setters and the boolean flags
-	fsync      bool
+	errs       []error                // bad flag values, all reported together
 	check      bool
 	disks      []engine.DiskConfig // --disk flags, in order
 	kernelSet  bool
@@ -351,13 +335,10 @@ func parseRunArgs(args []string) (*runOpts, error) {
 		}
 	}
 	setters := o.setters
-	fsync, check := isSet(fs, "fsync"), isSet(fs, "check")
+	check := isSet(fs, "check")
 	o.set = func(c *engine.Config) {
 		for _, s := range setters {
 			s(c)
-		}
-		if fsync {
-			c.Disks[0].Workload.Fsync = o.fsync
 		}
 		if check {
 			c.CheckInvariants = o.check
@@ -384,61 +365,19 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 			return nil
 		})
 	}
-	// setting registers a flag whose value is parsed now and applied to the config later.
+	// setting registers a flag whose value is parsed now and applied to the config
+	// later; a bad value is kept in o.errs, to be reported with every other.
 	setting := func(name string, parse func(v string) (func(*engine.Config), error)) {
 		fs.Func(name, "", func(v string) error {
 			apply, err := parse(v)
 			if err != nil {
-				return err
+				o.errs = append(o.errs, fmt.Errorf("--%s %q: %w", name, v, err))
+				return nil
 			}
 			o.setters = append(o.setters, apply)
 			return nil
 		})
 	}
-	intFlag := func(name string, set func(*engine.Config, int64)) {
-		setting(name, func(v string) (func(*engine.Config), error) {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil {
-				return nil, errors.New("want an integer")
-			}
-			return func(c *engine.Config) { set(c, n) }, nil
-		})
-	}
-	setting("kernel", func(v string) (func(*engine.Config), error) {
-		p, err := engine.LookupKernel(strings.TrimSpace(v))
-		if err != nil {
-			return nil, err
-		}
-		return func(c *engine.Config) { c.Kernel = p.Name }, nil
-	})
-	setting("variants", func(v string) (func(*engine.Config), error) {
-		ov := engine.Overrides{}
-		for _, kv := range strings.Split(v, ",") {
-			if strings.TrimSpace(kv) == "" {
-				continue
-			}
-			k, b, ok := strings.Cut(kv, "=")
-			if !ok {
-				return nil, fmt.Errorf("%q is not name=true|false (switches: %s)", kv, strings.Join(engine.SwitchNames(), ", "))
-			}
-			on, err := strconv.ParseBool(strings.TrimSpace(b))
-			if err != nil {
-				return nil, fmt.Errorf("%q: want true or false", kv)
-			}
-			ov[strings.TrimSpace(k)] = on
-		}
-		if err := ov.Validate(); err != nil {
-			return nil, err
-		}
-		return func(c *engine.Config) {
-			if c.Variants == nil {
-				c.Variants = engine.Overrides{}
-			}
-			for k, b := range ov {
-				c.Variants[k] = b
-			}
-		}, nil
-	})
 	fs.Func("disk", "", func(v string) error {
 		d, err := engine.ParseDisk(v)
 		if err != nil {
@@ -447,58 +386,43 @@ func newRunFlags(o *runOpts) *flag.FlagSet {
 		o.disks = append(o.disks, d)
 		return nil
 	})
-	setting("device", func(v string) (func(*engine.Config), error) {
-		spec, blk, err := engine.ParseDevice(v)
-		if err != nil {
-			return nil, err
-		}
-		return func(c *engine.Config) { c.Disks[0].Device, c.Disks[0].Block = spec, blk }, nil
-	})
-	durFlag := func(name string, lo, hi engine.Duration, set func(*engine.Config, engine.Duration)) {
-		setting(name, func(v string) (func(*engine.Config), error) {
-			d, err := engine.ParseDuration(v)
-			if err != nil {
-				return nil, err
-			}
-			if d < lo || d > hi {
-				return nil, fmt.Errorf("%v out of range [%v, %v]", d, lo, hi)
-			}
-			return func(c *engine.Config) { set(c, d) }, nil
-		})
-	}
-	durFlag("runtime", minRuntime, maxRuntime, func(c *engine.Config, d engine.Duration) { c.Runtime = d })
-	durFlag("sample", 0, maxRuntime, func(c *engine.Config, d engine.Duration) { c.SampleInterval = d })
-	setting("seed", func(v string) (func(*engine.Config), error) {
-		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			return nil, errors.New("want an unsigned integer in [0, 18446744073709551615]")
-		}
-		return func(c *engine.Config) { c.Seed = n }, nil
-	})
-	setting("reclaim", func(v string) (func(*engine.Config), error) {
-		num, opt, _ := strings.Cut(strings.TrimSpace(v), ",")
-		n, err := strconv.ParseInt(strings.TrimSuffix(num, "M"), 10, 64)
-		if err != nil || (opt != "" && opt != "swap") {
-			return nil, errors.New("want the applications' MiB, optionally with swap: 3584 or 3584,swap")
-		}
-		return func(c *engine.Config) { c.Reclaim = &engine.ReclaimConfig{AnonMB: n, Swap: opt == "swap"} }, nil
-	})
-	intFlag("count", func(c *engine.Config, n int64) { c.Disks[0].Workload.Count = n })
-	intFlag("hz", func(c *engine.Config, n int64) { c.HZ = clampInt(n) })
-	for _, k := range engine.ConfigKeys {
+	for _, k := range engine.ConfigKeys { // one flag per row with one; ranges are Validate's
 		if k.Flag == "" {
 			continue // the case name sets it
 		}
 		setting(k.Flag, func(v string) (func(*engine.Config), error) {
-			var probe engine.Config
+			probe := engine.DefaultConfig()
 			if err := k.Parse(&probe, v); err != nil {
 				return nil, err
 			}
 			return func(c *engine.Config) { _ = k.Parse(c, v) }, nil
 		})
 	}
-	intFlag("trace-lines", func(c *engine.Config, n int64) { c.TraceLines = clampInt(n) })
-	fs.BoolVar(&o.fsync, "fsync", false, "")
+	for _, k := range engine.DiskKeys { // the first disk's keys with a flag
+		if !k.Flag {
+			continue
+		}
+		parse := func(v string) (func(*engine.Config), error) {
+			var probe engine.DiskConfig
+			if err := k.Parse(&probe, v); err != nil {
+				return nil, errors.New(strings.TrimPrefix(err.Error(), k.Key+": "))
+			}
+			return func(c *engine.Config) { _ = k.Parse(&c.Disks[0], v) }, nil
+		}
+		if !k.IsBool() {
+			setting(k.Key, parse)
+			continue
+		}
+		fs.BoolFunc(k.Key, "", func(v string) error { // --fsync, --fsync=false
+			apply, err := parse(v)
+			if err != nil {
+				o.errs = append(o.errs, fmt.Errorf("--%s %q: %w", k.Key, v, err))
+				return nil
+			}
+			o.setters = append(o.setters, apply)
+			return nil
+		})
+	}
 	fs.BoolVar(&o.check, "check", false, "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.verbose, "verbose", false, "")
@@ -528,7 +452,9 @@ func clampInt(n int64) int {
 	return int(min(max(n, minInt), maxInt))
 }
 
-// buildConfig turns the parsed flags into a validated Config.
+// buildConfig turns the parsed flags into a validated Config. Every bad input is
+// reported at once: the flags' values, the case parts and the engine's checks,
+// one a line.
 func buildConfig(o *runOpts) (engine.Config, error) {
 	cfg := engine.DefaultConfig()
 	c := harness.CaseOf(cfg)
@@ -538,19 +464,23 @@ func buildConfig(o *runOpts) (engine.Config, error) {
 			return cfg, usageError{err}
 		}
 	}
+	errs := slices.Clone(o.errs)
 	for _, pv := range o.caseParts {
 		if err := c.Set(pv[0], pv[1]); err != nil {
-			return cfg, badInput("--%s %q: %w", pv[0], pv[1], err)
+			errs = append(errs, fmt.Errorf("--%s %q: %w", pv[0], pv[1], err))
 		}
 	}
-	// The parts checked together (dirty and background at most the memory).
-	c, err := harness.ParseCase(c.String())
-	if err != nil {
-		return cfg, usageError{err}
+	if len(errs) == len(o.errs) {
+		// The parts checked together (dirty and background at most the memory).
+		cc, err := harness.ParseCase(c.String())
+		if err != nil {
+			return cfg, usageError{err}
+		}
+		c = cc
 	}
 	if !o.kernelSet {
 		if _, err := c.KernelPreset(); err != nil {
-			return cfg, usageError{err}
+			errs = append(errs, err)
 		}
 	}
 	c.Apply(&cfg)
@@ -559,11 +489,14 @@ func buildConfig(o *runOpts) (engine.Config, error) {
 		cfg.TraceLines = defaultTraceLines
 	}
 	if o.trace != "" && cfg.TraceLines == 0 {
-		return cfg, badInput("--trace-lines: 0 with --trace %s; want [1, %d]", o.trace, engine.MaxTraceLines)
+		errs = append(errs, fmt.Errorf("--trace-lines: 0 with --trace %s; want 1-%d", o.trace, engine.MaxTraceLines))
 	}
 	cfg.Case = harness.CaseOf(cfg).String()
 	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return cfg, usageError{errors.Join(errs...)}
 	}
 	return cfg, nil
 }
@@ -752,21 +685,51 @@ func presetsCmd(args []string, stdout, stderr io.Writer) int {
 
 // keyFlagsHelp lists the flags of engine.ConfigKeys, one a line, each with its
 // range and default.
-func keyFlagsHelp(d engine.Config) string {
+func keyFlagsHelp(d engine.Config, groups ...string) string {
 	var b strings.Builder
 	for _, k := range engine.ConfigKeys {
-		if k.Flag == "" {
+		if k.Flag == "" || !slices.Contains(groups, k.Group) {
 			continue
 		}
-		lo, hi := k.Bounds(&d)
-		text := wrap(fmt.Sprintf("%s, [%d,\x00%d] (default %s)", k.Help, lo, hi, k.Text(&d)), 21, 88) // the range on one line
-		name := k.Flag + " N"
-		if len(name) > 16 { // the text below the flag, in its column
-			name += "\n" + strings.Repeat(" ", 20)
+		text := k.Help
+		if k.Ranged() {
+			text += ", " + strings.ReplaceAll(k.RangeText(&d), " ", "\x00") // the range on one line
 		}
-		fmt.Fprintf(&b, "\n  --%-16s %s", name, strings.ReplaceAll(text, "\x00", " "))
+		if def := k.Text(&d); def != "" {
+			text += " (default " + def + ")"
+		}
+		arg := k.Arg
+		if arg == "" {
+			arg = "N"
+		}
+		flagLine(&b, k.Flag+" "+arg, text)
 	}
 	return b.String()
+}
+
+// diskFlagsHelp lists the flags of the first disk's DiskKeys.
+func diskFlagsHelp(d engine.Config) string {
+	var b strings.Builder
+	for _, k := range engine.DiskKeys {
+		if !k.Flag {
+			continue
+		}
+		name := k.Key + " N"
+		if k.IsBool() {
+			name = k.Key
+		}
+		flagLine(&b, name, k.Doc+" (default "+k.Text(d.Disks[0])+")")
+	}
+	return b.String()
+}
+
+// flagLine writes one flag and its text, wrapped to the help's column.
+func flagLine(b *strings.Builder, name, text string) {
+	text = wrap(text, 21, 88)
+	if len(name) > 16 { // the text below the flag, in its column
+		name += "\n" + strings.Repeat(" ", 20)
+	}
+	fmt.Fprintf(b, "\n  --%-16s %s", name, strings.ReplaceAll(text, "\x00", " "))
 }
 
 // diskKeysHelp lists the --disk keys, one a line, indented to the help's column.

@@ -38,8 +38,8 @@ func TestENOSPCPerFilesystem(t *testing.T) {
 			require.NoError(t, err)
 			f, err := New(c.fs)
 			require.NoError(t, err)
-			p := kernel.Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
-				DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(),
+			p := kernel.Params{CPUs: 8, MemoryMB: 4096, Sysctls: kernel.Sysctls{DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
+				DirtyExpireCs: 3000, DirtyWritebackCs: 500}, Costs: kernel.DefaultCosts(),
 				Variants: kernel.Variants{}.With(kernel.SwWCPTerminateLE0, ksw("scaled_chunk"), swExt4WritebackBump, swXFSWriteInodeFlush)}
 			k, err := kernel.New(w, p)
 			require.NoError(t, err)

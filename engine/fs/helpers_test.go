@@ -19,8 +19,8 @@ func testKernel(t testing.TB, dev string, f kernel.Filesystem, dirtyBytes int64,
 	require.NoError(t, err)
 	q, err := devices.New(w, spec, devices.LegacyBlock(spec, 512))
 	require.NoError(t, err)
-	p := kernel.Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: dirtyBytes, DirtyBackgroundRatio: 10,
-		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(),
+	p := kernel.Params{CPUs: 8, MemoryMB: 4096, Sysctls: kernel.Sysctls{DirtyBytes: dirtyBytes, DirtyBackgroundRatio: 10,
+		DirtyExpireCs: 3000, DirtyWritebackCs: 500}, Costs: kernel.DefaultCosts(),
 		Variants: kernel.Variants{}.With(kernel.SwWCPTerminateLE0, ksw("scaled_chunk"), swExt4WritebackBump, swXFSWriteInodeFlush)}
 	if mutate != nil {
 		mutate(&p)

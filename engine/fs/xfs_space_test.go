@@ -57,8 +57,8 @@ func TestXfsReservationsStayInsideTheDevice(t *testing.T) {
 			q, err := devices.New(w, spec, devices.LegacyBlock(spec, 512))
 			require.NoError(t, err)
 			x := NewXfs()
-			p := kernel.Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
-				DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(),
+			p := kernel.Params{CPUs: 8, MemoryMB: 4096, Sysctls: kernel.Sysctls{DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
+				DirtyExpireCs: 3000, DirtyWritebackCs: 500}, Costs: kernel.DefaultCosts(),
 				Variants: kernel.Variants{}.With(kernel.SwWCPTerminateLE0, ksw("scaled_chunk"), swXFSWriteInodeFlush)}
 			k, err := kernel.New(w, p)
 			require.NoError(t, err)

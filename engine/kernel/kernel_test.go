@@ -44,8 +44,8 @@ func newTestKernel(t *testing.T, mutate func(*Params)) (*Kernel, *testFS) {
 	require.NoError(t, err)
 	q, err := devices.New(w, spec, devices.LegacyBlock(spec, 512))
 	require.NoError(t, err)
-	p := Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
-		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: DefaultCosts(),
+	p := Params{CPUs: 8, MemoryMB: 4096, Sysctls: Sysctls{DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
+		DirtyExpireCs: 3000, DirtyWritebackCs: 500}, Costs: DefaultCosts(),
 		Variants: Variants{}.With(SwWCPTerminateLE0, swScaledChunk)}
 	if mutate != nil {
 		mutate(&p)

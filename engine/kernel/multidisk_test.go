@@ -18,9 +18,9 @@ func twoDisks(t *testing.T, preset string, slowBps int64, knobs kernel.BdiKnobs)
 	t.Helper()
 	p, err := kernel.LookupPreset(preset)
 	require.NoError(t, err)
-	// the sysfs knobs of 6.3 (strict_limit, max_bytes) on the 6.1 preset
+	// the sysfs knobs of 6.2 (strict_limit, max_bytes) on the 6.1 preset
 	if knobs.StrictLimit || knobs.MaxBytes > 0 {
-		p.Variants, _ = kernel.Overrides{"bdi_knobs_v63": true}.Apply(p.Variants)
+		p.Variants, _ = kernel.Overrides{"bdi_knobs_v62": true}.Apply(p.Variants)
 	}
 	w := sim.NewWorld(1000, 1)
 	fast, err := devices.Preset("simple")
@@ -33,8 +33,8 @@ func twoDisks(t *testing.T, preset string, slowBps int64, knobs kernel.BdiKnobs)
 	require.NoError(t, err)
 	f0, _ := fs.New("generic")
 	f1, _ := fs.New("generic")
-	k, err := kernel.New(w, kernel.Params{CPUs: 4, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
-		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(), Variants: p.Variants})
+	k, err := kernel.New(w, kernel.Params{CPUs: 4, MemoryMB: 4096, Sysctls: kernel.Sysctls{DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
+		DirtyExpireCs: 3000, DirtyWritebackCs: 500}, Costs: kernel.DefaultCosts(), Variants: p.Variants})
 	require.NoError(t, err)
 	_, err = k.AddDisk("8:0", q0, f0, kernel.DefaultBdiKnobs())
 	require.NoError(t, err)
@@ -115,14 +115,14 @@ func TestStrictLimitThrottlesBelowFreerun(t *testing.T) {
 }
 
 // TestStrictLimitNeedsTheCap: the knobs are refused on kernels without them,
-// naming the field: strictlimit needs BDI_CAP_STRICTLIMIT (3.12) and the 6.3
-// sysfs knob, min_bytes/max_bytes the 6.3 knobs.
+// naming the field: strictlimit needs BDI_CAP_STRICTLIMIT (3.12) and the 6.2
+// sysfs knob, min_bytes/max_bytes the 6.2 knobs.
 func TestStrictLimitNeedsTheCap(t *testing.T) {
 	p, err := kernel.LookupPreset("2.6.30-rc6")
 	require.NoError(t, err)
 	v61, err := kernel.LookupPreset("6.1")
 	require.NoError(t, err)
-	v63, err := kernel.Overrides{"bdi_knobs_v63": true}.Apply(v61.Variants)
+	v62, err := kernel.Overrides{"bdi_knobs_v62": true}.Apply(v61.Variants)
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name  string
@@ -131,12 +131,12 @@ func TestStrictLimitNeedsTheCap(t *testing.T) {
 		err   string
 	}{
 		{"2.6.30 strictlimit", kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}, p.Variants, "bdi.strictlimit: this kernel has no BDI_CAP_STRICTLIMIT"},
-		{"6.1 strictlimit: FUSE only", kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}, v61.Variants, "bdi.strictlimit: before Linux 6.3"},
-		{"6.1 max_bytes", kernel.BdiKnobs{MaxRatio: 100, MaxBytes: 16 << 20}, v61.Variants, "bdi.max_bytes: this kernel has no max_bytes knob (Linux 6.3+"},
+		{"6.1 strictlimit: FUSE only", kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true}, v61.Variants, "bdi.strictlimit: before Linux 6.2"},
+		{"6.1 max_bytes", kernel.BdiKnobs{MaxRatio: 100, MaxBytes: 16 << 20}, v61.Variants, "bdi.max_bytes: this kernel has no max_bytes knob (Linux 6.2+"},
 		{"6.1 min_bytes", kernel.BdiKnobs{MaxRatio: 100, MinBytes: 16 << 20}, v61.Variants, "bdi.min_bytes"},
 		{"max_ratio 0", kernel.BdiKnobs{MaxRatio: 0}, p.Variants, "bdi.max_ratio"},
 		{"min above max", kernel.BdiKnobs{MinRatio: 60, MaxRatio: 50}, p.Variants, "bdi.min_ratio"},
-		{"6.3 knobs", kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true, MaxBytes: 16 << 20}, v63, ""},
+		{"6.2 knobs", kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true, MaxBytes: 16 << 20}, v62, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.knobs.Validate(tc.v)
@@ -149,7 +149,7 @@ func TestStrictLimitNeedsTheCap(t *testing.T) {
 	}
 }
 
-// TestMaxBytes: 6.3's max_bytes becomes a max_ratio in parts per million of the
+// TestMaxBytes: 6.2's max_bytes becomes a max_ratio in parts per million of the
 // dirty threshold when it is set: 16 MiB of a 100 MiB threshold caps the slow
 // disk's bdi_thresh at 16 MiB; more than the dirtyable memory is refused.
 func TestMaxBytes(t *testing.T) {

@@ -8,18 +8,25 @@ const (
 	PageShift = 12
 )
 
+// Sysctls are the vm.* writeback sysctls, declared once: engine.Config embeds
+// them (their JSON names are the Config's) and so do Params. A non-zero _bytes
+// value wins over its _ratio (the kernel zeroes the other).
+type Sysctls struct {
+	DirtyBytes           int64 `json:"dirty_bytes"`
+	DirtyRatio           int   `json:"dirty_ratio"`
+	DirtyBackgroundBytes int64 `json:"dirty_background_bytes"`
+	DirtyBackgroundRatio int   `json:"dirty_background_ratio"`
+	DirtyExpireCs        int   `json:"dirty_expire_centisecs"`
+	DirtyWritebackCs     int   `json:"dirty_writeback_centisecs"`
+}
+
 // Params are the machine and sysctls the kernel model runs with.
 type Params struct {
 	CPUs     int
 	MemoryMB int64
 
-	// vm.* sysctls; a non-zero _bytes form wins over the _ratio form.
-	DirtyBytes           int64
-	DirtyRatio           int
-	DirtyBackgroundBytes int64
-	DirtyBackgroundRatio int
-	DirtyExpireCs        int // dirty_expire_centisecs
-	DirtyWritebackCs     int // dirty_writeback_centisecs
+	// Sysctls are the vm.* sysctls, as the Config sets them.
+	Sysctls
 
 	Variants Variants
 	Costs    Costs

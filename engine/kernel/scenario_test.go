@@ -239,8 +239,8 @@ func (s *scenario) kernel(d *datadriven.TestData) (string, error) {
 		return "", err
 	}
 	s.fs = &scenarioFS{skip: map[uint64]bool{}, eagain: map[uint64]sim.Time{}}
-	params := Params{CPUs: 8, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
-		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: DefaultCosts(), Variants: variants}
+	params := Params{CPUs: 8, MemoryMB: 4096, Sysctls: Sysctls{DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
+		DirtyExpireCs: 3000, DirtyWritebackCs: 500}, Costs: DefaultCosts(), Variants: variants}
 	k, err := New(w, params)
 	if err != nil {
 		return "", err

@@ -1,7 +1,9 @@
 package kernel
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -37,6 +39,9 @@ type Switch struct {
 	// Uncounted says why the switch has no counted path ("": it has one);
 	// UncountedSwitches lists these.
 	Uncounted string
+	// Aliases are former names, still read from overrides, JSON and links
+	// (written back under Name).
+	Aliases []string
 	// ID is the switch's bit, set when it is declared.
 	ID SwitchID
 }
@@ -58,8 +63,10 @@ func declare(sw Switch) SwitchID {
 	if len(switchByID) >= maxSwitches {
 		panic("kernel: more than maxSwitches switches")
 	}
-	if _, dup := LookupSwitch(sw.Name); dup || sw.Name == "" {
-		panic(fmt.Sprintf("kernel: switch %q declared twice or without a name", sw.Name))
+	for _, n := range append([]string{sw.Name}, sw.Aliases...) {
+		if _, dup := LookupSwitch(n); dup || n == "" {
+			panic(fmt.Sprintf("kernel: switch %q declared twice or without a name", n))
+		}
 	}
 	sw.ID = SwitchID(len(switchByID))
 	switchByID = append(switchByID, sw)
@@ -80,14 +87,23 @@ func DeclareSwitch(sw Switch) SwitchID { return declare(sw) }
 // Switch is the declaration of s.
 func (s SwitchID) Switch() Switch { return switchByID[s] }
 
-// LookupSwitch finds a switch by name.
+// LookupSwitch finds a switch by name or former name (Aliases).
 func LookupSwitch(name string) (Switch, bool) {
 	for _, sw := range switchByID {
-		if sw.Name == name {
+		if sw.Name == name || slices.Contains(sw.Aliases, name) {
 			return sw, true
 		}
 	}
 	return Switch{}, false
+}
+
+// SwitchName is a switch's current name for name, which may be a former one
+// ("bdi_knobs_v63" is "bdi_knobs_v62"); a name no switch has is returned as is.
+func SwitchName(name string) string {
+	if sw, ok := LookupSwitch(name); ok {
+		return sw.Name
+	}
+	return name
 }
 
 // VariantNames lists the switch names, sorted.
@@ -149,6 +165,24 @@ func (v Variants) Get(name string) (bool, bool) {
 
 // Overrides set individual switches on top of a preset, by name.
 type Overrides map[string]bool
+
+// UnmarshalJSON reads the overrides, renaming a switch's former name to its
+// current one (old saved configs and links keep working).
+func (o *Overrides) UnmarshalJSON(b []byte) error {
+	var m map[string]bool
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if m == nil {
+		*o = nil
+		return nil
+	}
+	*o = make(Overrides, len(m))
+	for k, v := range m {
+		(*o)[SwitchName(k)] = v
+	}
+	return nil
+}
 
 // Validate checks that every name is a switch.
 func (o Overrides) Validate() error {

@@ -39,14 +39,15 @@ var swStrictLimitCap = declare(Switch{Name: "strictlimit_cap", Order: 370,
 var pathBdpStrictLimit = swStrictLimitCap.path("balance_dirty_pages.strictlimit",
 	"IO-less balance_dirty_pages calls on a BDI_CAP_STRICTLIMIT bdi")
 
-// swBdiKnobsV63 is Linux 6.3's /sys/class/bdi knobs (Stefan Roesch's series,
-// sysfs-class-bdi "Date: October 2022"): strict_limit, min_bytes and
-// max_bytes, and min/max ratios in parts per million. Off: only min_ratio and
-// max_ratio, and strictlimit only on FUSE mounts. No preset has it.
-var swBdiKnobsV63 = declare(Switch{Name: "bdi_knobs_v63", Order: 390,
-	Doc:    "6.3+: /sys/class/bdi strict_limit, min_bytes and max_bytes (ratios in parts per million)",
-	Models: "bdi_set_strict_limit, bdi_set_max_bytes, bdi_ratio_from_pages, mm/page-writeback.c v6.3",
-	Source: "Stefan Roesch's bdi knob series (v6.3)",
+// swBdiKnobsV62 is Linux 6.2's /sys/class/bdi knobs (Stefan Roesch's series,
+// sysfs-class-bdi "Date: October 2022", in the MM pull for 6.2-rc1):
+// strict_limit, min_bytes and max_bytes, and min/max ratios in parts per
+// million. Off: only min_ratio and max_ratio, and strictlimit only on FUSE
+// mounts. No preset has it. It was named bdi_knobs_v63 before.
+var swBdiKnobsV62 = declare(Switch{Name: "bdi_knobs_v62", Aliases: []string{"bdi_knobs_v63"}, Order: 390,
+	Doc:    "6.2+: /sys/class/bdi strict_limit, min_bytes and max_bytes (ratios in parts per million)",
+	Models: "bdi_set_strict_limit, bdi_set_max_bytes, bdi_ratio_from_pages, mm/page-writeback.c v6.2",
+	Source: "Stefan Roesch's bdi knob series (v6.2, mm-stable-2022-12-13)",
 	Uncounted: "decides which bdi knobs the machine accepts and converts max_bytes/min_bytes once when it is built; " +
 		"the knobs' effect is counted by their own paths (balance_dirty_pages.strictlimit, writeout_fraction.completions)"})
 
@@ -62,12 +63,12 @@ type BdiKnobs struct {
 	// this share, and completions above it do not raise its fraction.
 	MaxRatio int `json:"max_ratio"`
 	// StrictLimit is BDI_CAP_STRICTLIMIT (commit 5a53748568f7, 3.12: set only by
-	// FUSE for its mounts; user-settable as /sys/class/bdi/*/strict_limit from 6.3,
-	// switch bdi_knobs_v63): the bdi is throttled against its own limit even while
+	// FUSE for its mounts; user-settable as /sys/class/bdi/*/strict_limit from 6.2,
+	// switch bdi_knobs_v62): the bdi is throttled against its own limit even while
 	// the global dirty count is below the free-run ceiling.
 	StrictLimit bool `json:"strictlimit,omitempty"`
-	// MinBytes and MaxBytes are /sys/class/bdi/*/min_bytes and max_bytes (6.3+,
-	// switch bdi_knobs_v63; 0: not set): bdi_set_min_bytes / bdi_set_max_bytes turn
+	// MinBytes and MaxBytes are /sys/class/bdi/*/min_bytes and max_bytes (6.2+,
+	// switch bdi_knobs_v62; 0: not set): bdi_set_min_bytes / bdi_set_max_bytes turn
 	// them into min_ratio / max_ratio in parts per million of the dirty threshold
 	// at the time they are written (bdi_ratio_from_pages).
 	MinBytes int64 `json:"min_bytes,omitempty"`
@@ -92,9 +93,9 @@ func (b BdiKnobs) Validate(v Variants) error {
 	if b.StrictLimit && (!v.On(swStrictLimitCap) || !v.On(swBdpThinkTime) || v.On(swIOFullThrottle)) {
 		return fmt.Errorf("bdi.strictlimit: this kernel has no BDI_CAP_STRICTLIMIT (Linux 3.12+; of the presets, 6.1)")
 	}
-	if b.StrictLimit && !v.On(swBdiKnobsV63) {
-		return fmt.Errorf("bdi.strictlimit: before Linux 6.3 only FUSE mounts get BDI_CAP_STRICTLIMIT (commit 5a53748568f7, 3.12); " +
-			"the sysfs knob strict_limit is 6.3+ (set the variant bdi_knobs_v63 to model it)")
+	if b.StrictLimit && !v.On(swBdiKnobsV62) {
+		return fmt.Errorf("bdi.strictlimit: before Linux 6.2 only FUSE mounts get BDI_CAP_STRICTLIMIT (commit 5a53748568f7, 3.12); " +
+			"the sysfs knob strict_limit is 6.2+ (set the variant bdi_knobs_v62 to model it)")
 	}
 	for _, f := range []struct {
 		name string
@@ -103,19 +104,19 @@ func (b BdiKnobs) Validate(v Variants) error {
 		if f.v < 0 {
 			return fmt.Errorf("bdi.%s: %d below 0", f.name, f.v)
 		}
-		if f.v > 0 && !v.On(swBdiKnobsV63) {
-			return fmt.Errorf("bdi.%s: this kernel has no %s knob (Linux 6.3+, Stefan Roesch's series; "+
-				"set the variant bdi_knobs_v63 to model it, or use %s)", f.name, f.name, strings.Replace(f.name, "bytes", "ratio", 1))
+		if f.v > 0 && !v.On(swBdiKnobsV62) {
+			return fmt.Errorf("bdi.%s: this kernel has no %s knob (Linux 6.2+, Stefan Roesch's series; "+
+				"set the variant bdi_knobs_v62 to model it, or use %s)", f.name, f.name, strings.Replace(f.name, "bytes", "ratio", 1))
 		}
 	}
 	return nil
 }
 
-// bdiRatioScale is BDI_RATIO_SCALE (6.3+): ratios in parts per million.
+// bdiRatioScale is BDI_RATIO_SCALE (6.2+): ratios in parts per million.
 const bdiRatioScale = 10000
 
 // setRatios sets b's min and max ratio in parts per million from its knobs:
-// min_ratio/max_ratio, or (6.3+) bdi_set_min_bytes / bdi_set_max_bytes, which
+// min_ratio/max_ratio, or (6.2+) bdi_set_min_bytes / bdi_set_max_bytes, which
 // refuse more pages than global_dirtyable_memory (bdi_check_pages_limit) and take
 // the ratio of the dirty threshold now (bdi_ratio_from_pages).
 func (k *Kernel) setRatios(b *BDI) error {

@@ -25,8 +25,8 @@ func newKernel(t *testing.T, disk string) *kernel.Kernel {
 	require.NoError(t, err)
 	preset, err := kernel.LookupPreset(kernel.DefaultPreset)
 	require.NoError(t, err)
-	p := kernel.Params{CPUs: 4, MemoryMB: 4096, DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
-		DirtyExpireCs: 3000, DirtyWritebackCs: 500, Costs: kernel.DefaultCosts(), Variants: preset.Variants}
+	p := kernel.Params{CPUs: 4, MemoryMB: 4096, Sysctls: kernel.Sysctls{DirtyBytes: 100 << 20, DirtyBackgroundRatio: 10,
+		DirtyExpireCs: 3000, DirtyWritebackCs: 500}, Costs: kernel.DefaultCosts(), Variants: preset.Variants}
 	k, err := kernel.New(w, p)
 	require.NoError(t, err)
 	_, err = k.AddDisk("8:0", q, fs.NewGeneric(), kernel.DefaultBdiKnobs())

@@ -143,7 +143,8 @@ type Check struct {
 }
 
 // Checked is a checked state: the link that carries it and, when its form is valid,
-// the runs it starts. Err is the first bad input (a field of A, or "b."+field of B).
+// the runs it starts. Err is the first bad input (a field of A, or "b."+field of B),
+// Errs all of them.
 type Checked struct {
 	Hash    string
 	CaseBox string // the case name of A's form ("" when it is invalid)
@@ -151,6 +152,9 @@ type Checked struct {
 	// Seeds are the configs of seeds 2..N of A (SeedsA) and B: summary runs.
 	SeedsA, SeedsB []string
 	Err            *FieldError
+	// Errs are every bad input at once (Err is the first), one per control, each
+	// message naming its field and allowed range.
+	Errs []FieldError `json:",omitempty"`
 }
 
 // FirstCheck is a state and the engine's check of it.
