@@ -512,6 +512,10 @@ func (s *Submitter) flushPlug() {
 // Blocked reports whether s waits for requests or wbt.
 func (s *Submitter) Blocked() bool { return len(s.pending) > 0 }
 
+// WaitingOnWBT reports whether blocked s waits in wbt_wait (else, when Blocked,
+// for a request: get_request_wait / blk_mq_get_tag).
+func (s *Submitter) WaitingOnWBT() bool { return s.waiting == waitWBT }
+
 func (q *Queue) dispatch() {
 	for q.inflight < q.qd {
 		r := q.elv.next(q.w.Now())
