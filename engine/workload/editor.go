@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -46,13 +47,16 @@ type Editor struct {
 
 // saveAcct attributes the save in progress: the time since from is charged, when
 // the task next resumes, to cause (a CPU burst: split between running and the
-// runqueue by the task's CPU time since cpu0).
+// runqueue by the task's CPU time since cpu0; a block in the queue: between wbt
+// and request allocation by the submitter's blocked time since wbt0, req0).
 type saveAcct struct {
-	from  sim.Time
-	cause kernel.WaitCause
-	burst bool
-	cpu0  sim.Time
-	parts [kernel.NumWaitCauses]sim.Time
+	from       sim.Time
+	cause      kernel.WaitCause
+	burst      bool
+	cpu0       sim.Time
+	sub        *devices.Submitter
+	wbt0, req0 sim.Time
+	parts      [kernel.NumWaitCauses]sim.Time
 }
 
 // SavePoint is one save of the latency-over-time series: when it began, its
@@ -104,6 +108,12 @@ func (e *Editor) run() {
 	e.acct.cause = e.th.SleepCause()
 	e.acct.burst = st == sim.TaskOnCPU || st == sim.TaskQueued
 	e.acct.cpu0 = t.CPUTime()
+	e.acct.sub = nil
+	if c := e.acct.cause; c == kernel.WaitWBT || c == kernel.WaitRequest {
+		// a bio may wait in wbt_wait, then for a request: the submitter times both
+		e.acct.sub = e.th.Sub
+		e.acct.wbt0, e.acct.req0 = e.th.Sub.Waited()
+	}
 }
 
 // charge adds the time from acct.from to now to the save's parts.
@@ -119,6 +129,14 @@ func (e *Editor) charge(now sim.Time) {
 		a.parts[kernel.WaitRunning] += run
 		a.parts[kernel.WaitRunqueue] += d - run
 		return
+	}
+	if a.sub != nil {
+		w, r := a.sub.Waited()
+		w = min(max(w-a.wbt0, 0), d)
+		r = min(max(r-a.req0, 0), d-w)
+		a.parts[kernel.WaitWBT] += w
+		a.parts[kernel.WaitRequest] += r
+		d -= w + r // the wake-up's latency: the cause it blocked on
 	}
 	a.parts[a.cause] += d
 }
