@@ -132,3 +132,18 @@ func TestEditorSeriesBound(t *testing.T) {
 		})
 	}
 }
+
+// Every wait cause has its row in WaitDocs, in kernel.WaitCause order, and every
+// cause a wait point sets names the kernel function it sleeps in.
+func TestWaitDocs(t *testing.T) {
+	docs := WaitDocs()
+	require.Len(t, docs, int(kernel.NumWaitCauses))
+	for c := range kernel.NumWaitCauses {
+		d := docs[c]
+		assert.Equal(t, c.String(), d.Name)
+		assert.NotEmpty(t, d.Meaning, d.Name)
+		if c > kernel.WaitRunning {
+			assert.NotEmpty(t, d.Function, "%s: no kernel function", d.Name)
+		}
+	}
+}
