@@ -29,7 +29,10 @@ const (
 	// WaitPageWriteback is waiting for pages under writeback to complete:
 	// filemap_fdatawait_range (fsync's file_write_and_wait_range, and
 	// writeback_single_inode's WB_SYNC_ALL wait) and wait_on_page_writeback
-	// (folio_wait_writeback in 6.1) in write_cache_pages for WB_SYNC_ALL.
+	// (folio_wait_writeback in 6.1) in write_cache_pages for WB_SYNC_ALL. On xfs
+	// and btrfs it is the whole of an fsync's wait: the model's fsync there has no
+	// log force (xfs_file_fsync → xfs_log_force_seq) and no tree-log or
+	// transaction commit (btrfs_sync_file → btrfs_sync_log), so no cause for them.
 	WaitPageWriteback
 	// WaitRequest is request allocation: get_request_wait (single-queue block
 	// layer, before 5.0) or blk_mq_get_tag (blk-mq) sleeping for a free
@@ -62,9 +65,10 @@ func (c WaitCause) String() string {
 func (th *Thread) SleepFor(c WaitCause) { th.sleepCause = c }
 
 // SleepCause is why th is off its code path now that its Resume returned, and
-// clears the label: a CPU burst (running or queued: the caller splits the time by
-// the task's CPU time), a wait for a request or a wbt slot on the queue th
-// submits to (devices.Queue.Submit blocked it), else the wait point's label.
+// clears the label: WaitRunning for a CPU burst (running or queued: the caller
+// splits the time by the task's CPU time), WaitWBT or WaitRequest when
+// devices.Queue.Submit blocked it (the caller splits by the submitter's Waited:
+// a bio may wait in both), else the wait point's label.
 func (th *Thread) SleepCause() WaitCause {
 	c := th.sleepCause
 	th.sleepCause = WaitOther

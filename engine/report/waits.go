@@ -16,7 +16,7 @@ var waitDocs = []Doc{
 		"a commit's few journal blocks", "seconds: the commit writes (data=ordered) or waits for the bulk writer's data"},
 	{"page_writeback", "Waiting for the file's pages under writeback to finish (fsync's data wait, or a WB_SYNC_ALL writepages meeting a page the flusher is writing).",
 		"", "filemap_fdatawait_range (file_write_and_wait_range), wait_on_page_writeback / folio_wait_writeback in write_cache_pages",
-		"the save's own pages' IO", "long: the save's pages queue behind the bulk writer's in the elevator or the device"},
+		"the save's own pages' IO", "long: the save's pages queue behind the bulk writer's in the elevator or the device. On xfs and btrfs this is the model's whole fsync: it has no log force (xfs_log_force_seq) or tree-log/transaction commit (btrfs_sync_log) yet"},
 	{"request_alloc", "Sleeping for a free request (tag): the queue's nr_requests are all in use.",
 		"", "get_request_wait (single-queue, before 5.0), blk_mq_get_tag (blk-mq)", "0", "large: the bulk writer holds every request"},
 	{"wbt", "Throttled by blk-wbt: more writes of the class in flight than its limit.",
