@@ -116,6 +116,32 @@ type Submitter struct {
 	wbtToken bool // a wbt slot acquired for the next new request
 	waiting  waitKind
 	next     *Submitter
+	// waitSince is when waiting last changed; waited the time s spent blocked
+	// on each waitKind (Waited)
+	waitSince sim.Time
+	waited    [3]sim.Time
+}
+
+// setWaiting changes what s is blocked on, counting the time of the last wait.
+func (s *Submitter) setWaiting(k waitKind) {
+	now := s.q.w.Now()
+	if s.waiting != waitNone {
+		s.waited[s.waiting] += now - s.waitSince
+	}
+	s.waiting, s.waitSince = k, now
+}
+
+// Waited is the time s has spent blocked in wbt_wait (wbt) and for a request
+// (get_request_wait / blk_mq_get_tag) so far, the current wait included.
+func (s *Submitter) Waited() (wbt, request sim.Time) {
+	wbt, request = s.waited[waitWBT], s.waited[waitPool]
+	switch d := s.q.w.Now() - s.waitSince; s.waiting {
+	case waitWBT:
+		wbt += d
+	case waitPool:
+		request += d
+	}
+	return wbt, request
 }
 
 // NewQueue builds the queue for spec in front of dev.
@@ -390,7 +416,7 @@ func (q *Queue) admit(s *Submitter, b *Bio, fromTask, front bool) bool {
 					if !front { // a new wait, not a retry of the first in line
 						q.wbt.throttled[q.wbt.limitClass(b.Flags)]++
 					}
-					s.waiting = waitWBT
+					s.setWaiting(waitWBT)
 					q.wbt.waiters.push(s, front)
 					return false
 				}
@@ -399,7 +425,7 @@ func (q *Queue) admit(s *Submitter, b *Bio, fromTask, front bool) bool {
 			cl := q.class(b.Op, b.Flags)
 			r := q.alloc(cl)
 			if r == nil {
-				s.waiting = waitPool
+				s.setWaiting(waitPool)
 				q.poolWait[cl].push(s, front)
 				if q.tracer != nil && !q.blk.BlkMQ {
 					q.traceSleeprq(s.Task, b) // get_request_wait, before io_schedule
@@ -512,6 +538,10 @@ func (s *Submitter) flushPlug() {
 // Blocked reports whether s waits for requests or wbt.
 func (s *Submitter) Blocked() bool { return len(s.pending) > 0 }
 
+// WaitingOnWBT reports whether blocked s waits in wbt_wait (else, when Blocked,
+// for a request: get_request_wait / blk_mq_get_tag).
+func (s *Submitter) WaitingOnWBT() bool { return s.waiting == waitWBT }
+
 func (q *Queue) dispatch() {
 	for q.inflight < q.qd {
 		r := q.elv.next(q.w.Now())
@@ -605,7 +635,7 @@ func (q *Queue) kick() {
 // resume continues admitting a blocked submitter's pending bios; when all are in, it
 // wakes the task.
 func (q *Queue) resume(s *Submitter, front bool) {
-	s.waiting = waitNone
+	s.setWaiting(waitNone)
 	for len(s.pending) > 0 {
 		if !q.admit(s, &s.pending[0], false, front) {
 			return

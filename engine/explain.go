@@ -49,3 +49,8 @@ func upperFirst(s string) string {
 
 // CardDoc explains a summary figure ("fs-NAME" for a filesystem counter).
 func CardDoc(id string) (Doc, bool) { return report.CardDoc(id) }
+
+// WaitDocs explains where an editor's save spent its time (LatencyResult.TimeIn):
+// one Doc per kernel wait cause, by its key, naming the kernel function(s) the
+// task slept in.
+func WaitDocs() []Doc { return report.WaitDocs() }

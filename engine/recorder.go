@@ -303,6 +303,33 @@ func latencyResult(s workload.LatencyStats) LatencyResult {
 	return LatencyResult{N: s.N, P50Ms: ms(s.P50), P99Ms: ms(s.P99), MaxMs: ms(s.Max)}
 }
 
+// editorResult is an editor's save latency, where the time went and the
+// latency over time.
+func editorResult(e *workload.Editor) LatencyResult {
+	ms := func(t sim.Time) float64 { return float64(t) / 1e6 }
+	s := e.Saves()
+	lr := latencyResult(s)
+	lr.InFlightMs = ms(e.InFlight())
+	lr.P90Ms = ms(s.P90)
+	ws := e.Waits()
+	var total sim.Time
+	for _, w := range ws {
+		total += w.Total
+	}
+	for _, w := range ws {
+		lr.TimeIn = append(lr.TimeIn, report.WaitShare{Cause: w.Cause.String(), TotalMs: ms(w.Total),
+			SharePct: 100 * float64(w.Total) / float64(total), P50Ms: ms(w.P50), P99Ms: ms(w.P99)})
+	}
+	pts, every := e.Series()
+	for _, p := range pts {
+		lr.Series = append(lr.Series, report.SavePoint{TimeS: p.At.Seconds(), LatencyMs: ms(p.Latency), Wait: p.Dominant.String()})
+	}
+	if every > 1 {
+		lr.SeriesEvery = every
+	}
+	return lr
+}
+
 // diskResults fills Result.Disks (only for several disks or editors: a one-disk
 // Result stays as it was).
 func (r *recorder) diskResults(res *Result) {
@@ -329,9 +356,7 @@ func (r *recorder) diskResults(res *Result) {
 		}
 		for j, e := range m.eds {
 			if m.edDisk[j] == i {
-				lr := latencyResult(e.Saves())
-				lr.InFlightMs = float64(e.InFlight()) / 1e6
-				dr.Editors = append(dr.Editors, lr)
+				dr.Editors = append(dr.Editors, editorResult(e))
 			}
 		}
 		for j, rd := range m.rds {

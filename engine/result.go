@@ -19,6 +19,8 @@ type (
 	DiskResult    = report.DiskResult
 	DiskFull      = report.DiskFull
 	LatencyResult = report.LatencyResult
+	WaitShare     = report.WaitShare
+	SavePoint     = report.SavePoint
 	Series        = report.Series
 	Detail        = report.Detail
 	InodeDetail   = report.InodeDetail

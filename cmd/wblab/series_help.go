@@ -27,6 +27,11 @@ func seriesHelp() string {
 			fmt.Fprintf(&b, "%s [%s]\n  %s\n\n", d.Name, c.Unit, wrap(d.Text(), 2, 88))
 		}
 	}
+	b.WriteString("Where an editor's saves spent their time (the Result's editors[].time_in, the\n" +
+		"summary's \"time in:\"; the model's wait points label each sleep with its cause):\n\n")
+	for _, d := range engine.WaitDocs() {
+		fmt.Fprintf(&b, "%s\n  %s\n\n", d.Name, wrap(d.Text(), 2, 88))
+	}
 	b.WriteString("Summary figures (the page's cards):\n\n")
 	for _, id := range []string{"write_bw", "written", "cpu", "data_age", "age", "busy", "dd_time", "read_p99", "fs-"} {
 		label := id

@@ -658,6 +658,7 @@ func (e *Ext3) writepageNoIO(wc *kernel.WritebackCtx, ei *ext3Inode, index, n in
 			// lock_buffer sleeps until kjournald's write ends; the buffer is then
 			// clean (the page is counted now, the caller resumes after the wait)
 			e.endClean(wc, ei, i, end-i)
+			wc.Th.SleepFor(kernel.WaitJournal) // behind the commit's ordered-data write
 			wc.WaitOn(&e.bufUnlock)
 			return
 		}

@@ -79,6 +79,7 @@ func (j *journal) fsyncWait(th *kernel.Thread) bool {
 	if j.state == jIdle || j.state == jCheckpoint {
 		j.kick() // the commit in progress ended; ours has not started yet
 	}
+	th.SleepFor(kernel.WaitJournal) // jbd2_log_wait_commit / log_wait_commit
 	th.Task.Wait(&j.waiters)
 	return true
 }

@@ -448,6 +448,7 @@ func (k *Kernel) writebackSingleInode(th *Thread, m *singleInodeWB) bool {
 			m.stage = wsiWait
 		case wsiWait:
 			if m.wc.Wbc.SyncMode == WBSyncAll && !in.Writeback.Empty() {
+				th.SleepFor(WaitPageWriteback)
 				th.Task.Wait(&in.wbWait) // filemap_fdatawait
 				return true
 			}

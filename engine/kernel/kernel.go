@@ -289,7 +289,9 @@ type Thread struct {
 	// noYield defers CPU bursts to the caller (kernel code run from a dirtier's
 	// balance_dirty_pages, whose caller consumes the cost after it returns)
 	noYield bool
-	Stats   ThreadStats
+	// sleepCause labels th's current sleep (SleepFor, read by SleepCause)
+	sleepCause WaitCause
+	Stats      ThreadStats
 }
 
 // ThreadStats are per-thread throttling statistics.

@@ -40,6 +40,7 @@ func (k *Kernel) RunFsync(f *Fsync) bool {
 			f.stage = fsyncWait
 		case fsyncWait: // filemap_fdatawait_range
 			if !in.Writeback.Empty() {
+				th.SleepFor(WaitPageWriteback)
 				th.Task.Wait(&in.wbWait)
 				return true
 			}

@@ -148,7 +148,8 @@ func (wc *WritebackCtx) WalkDirty(tagged bool, step WalkStep) bool {
 						c.doneIndex = c.index - wc.doneBack()
 						continue
 					}
-					th.Sub.FlushPlug()       // schedule() flushes a sleeping task's plug
+					th.Sub.FlushPlug() // schedule() flushes a sleeping task's plug
+					th.SleepFor(WaitPageWriteback)
 					th.Task.Wait(&in.wbWait) // wait_on_page_writeback
 					return true
 				}
@@ -310,7 +311,10 @@ func (wc *WritebackCtx) WaitOn(q *sim.WaitQueue) {
 // WaitOnWriteback is wait_on_page_writeback for a thread outside write_cache_pages
 // (a journal waiting on its transaction's pages): th sleeps until some of in's
 // writeback ends.
-func (in *Inode) WaitOnWriteback(th *Thread) { th.Task.Wait(&in.wbWait) }
+func (in *Inode) WaitOnWriteback(th *Thread) {
+	th.SleepFor(WaitPageWriteback)
+	th.Task.Wait(&in.wbWait)
+}
 
 // nextRun finds the next run of pages write_cache_pages would look up from the
 // cursor: dirty (and TOWRITE-tagged for integrity writeback), within the range.
@@ -423,7 +427,8 @@ func (wc *WritebackCtx) WriteCachePages() bool {
 						c.doneIndex = c.index - 1
 						continue
 					}
-					th.Sub.FlushPlug()       // schedule() flushes a sleeping task's plug
+					th.Sub.FlushPlug() // schedule() flushes a sleeping task's plug
+					th.SleepFor(WaitPageWriteback)
 					th.Task.Wait(&in.wbWait) // wait_on_page_writeback
 					return true
 				}

@@ -252,6 +252,7 @@ func (b *balance) step(k *kernel.Kernel, th *kernel.Thread) bool {
 	p := k.BalanceDirtyPages(th, b.resume)
 	b.resume = true
 	if p > 0 {
+		th.SleepFor(kernel.WaitBalance) // balance_dirty_pages' io_schedule_timeout
 		th.Task.Sleep(p)
 		return true
 	}

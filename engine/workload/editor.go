@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
 )
@@ -33,7 +34,41 @@ type Editor struct {
 	// Enospc counts saves whose write() failed with ENOSPC: the editor reports
 	// the error and tries again at its next save
 	Enospc int64
+
+	acct      saveAcct
+	causeSum  [kernel.NumWaitCauses]sim.Time // time in each cause over the completed saves
+	causeHist [kernel.NumWaitCauses]latHist  // each cause's time per save
+	series    []SavePoint
+	every     int64 // series keeps the saves whose number is a multiple of every
+	// OnSave, when set, is called at the end of every completed save with its
+	// start, latency and time per wait cause (tests check the attribution).
+	OnSave func(began, latency sim.Time, parts *[kernel.NumWaitCauses]sim.Time)
 }
+
+// saveAcct attributes the save in progress: the time since from is charged, when
+// the task next resumes, to cause (a CPU burst: split between running and the
+// runqueue by the task's CPU time since cpu0; a block in the queue: between wbt
+// and request allocation by the submitter's blocked time since wbt0, req0).
+type saveAcct struct {
+	from       sim.Time
+	cause      kernel.WaitCause
+	burst      bool
+	cpu0       sim.Time
+	sub        *devices.Submitter
+	wbt0, req0 sim.Time
+	parts      [kernel.NumWaitCauses]sim.Time
+}
+
+// SavePoint is one save of the latency-over-time series: when it began, its
+// latency and the wait cause it spent most time in.
+type SavePoint struct {
+	At, Latency sim.Time
+	Dominant    kernel.WaitCause
+}
+
+// MaxSavePoints bounds an editor's series: past it the series keeps every other
+// point and then every 2nd, 4th, ... save (a uniform sample by save number).
+const MaxSavePoints = 2000
 
 const (
 	edWrite = iota
@@ -50,12 +85,96 @@ func NewEditorOn(k *kernel.Kernel, b *kernel.BDI, bytes int64, interval sim.Time
 	e.in = k.NewInodeOn(b)
 	e.staller, _ = b.FS.(kernel.WriteStaller)
 	e.space, _ = b.FS.(kernel.SpaceReserver)
-	e.th.Task.Resume = e.resume
+	e.th.Task.Resume = e.run
+	e.every = 1
 	return e
 }
 
 // Start makes the editor's first save start at time at.
-func (e *Editor) Start(at sim.Time) { e.began, e.next = at, at; e.th.Task.StartAt(at) }
+func (e *Editor) Start(at sim.Time) {
+	e.began, e.next = at, at
+	e.acct = saveAcct{from: at}
+	e.th.Task.StartAt(at)
+}
+
+// run is the editor task's Resume: it charges the time since the task last
+// blocked to where it blocked, runs the editor, and records where it blocks now
+// (the wait point's label, kernel.Thread.SleepCause).
+func (e *Editor) run() {
+	e.charge(e.k.W.Now())
+	e.resume()
+	t := e.th.Task
+	st := t.State()
+	e.acct.cause = e.th.SleepCause()
+	e.acct.burst = st == sim.TaskOnCPU || st == sim.TaskQueued
+	e.acct.cpu0 = t.CPUTime()
+	e.acct.sub = nil
+	if c := e.acct.cause; c == kernel.WaitWBT || c == kernel.WaitRequest {
+		// a bio may wait in wbt_wait, then for a request: the submitter times both
+		e.acct.sub = e.th.Sub
+		e.acct.wbt0, e.acct.req0 = e.th.Sub.Waited()
+	}
+}
+
+// charge adds the time from acct.from to now to the save's parts.
+func (e *Editor) charge(now sim.Time) {
+	a := &e.acct
+	d := now - a.from
+	if d <= 0 {
+		return
+	}
+	a.from = now
+	if a.burst {
+		run := min(max(e.th.Task.CPUTime()-a.cpu0, 0), d)
+		a.parts[kernel.WaitRunning] += run
+		a.parts[kernel.WaitRunqueue] += d - run
+		return
+	}
+	if a.sub != nil {
+		w, r := a.sub.Waited()
+		w = min(max(w-a.wbt0, 0), d)
+		r = min(max(r-a.req0, 0), d-w)
+		a.parts[kernel.WaitWBT] += w
+		a.parts[kernel.WaitRequest] += r
+		d -= w + r // the wake-up's latency: the cause it blocked on
+	}
+	a.parts[a.cause] += d
+}
+
+// endSave records a completed save of latency lat (its parts sum to lat).
+func (e *Editor) endSave(lat sim.Time) {
+	p := &e.acct.parts
+	dom := kernel.WaitOther
+	for c := range kernel.NumWaitCauses {
+		e.causeSum[c] += p[c]
+		e.causeHist[c].add(int64(p[c]))
+		if p[c] > p[dom] {
+			dom = c
+		}
+	}
+	if e.lat.n%e.every == 0 {
+		if len(e.series) == MaxSavePoints {
+			// keep the saves numbered by multiples of 2*every: every other point
+			n := 0
+			for i := 0; i < len(e.series); i += 2 {
+				e.series[n] = e.series[i]
+				n++
+			}
+			e.series = e.series[:n]
+			e.every *= 2
+		}
+		if e.lat.n%e.every == 0 {
+			e.series = append(e.series, SavePoint{At: e.began, Latency: lat, Dominant: dom})
+		}
+	}
+	if e.OnSave != nil {
+		e.OnSave(e.began, lat, p)
+	}
+}
+
+// newSave starts the attribution of the save beginning at e.began (the editor
+// sleeps until then: only the timer's latency past it is charged).
+func (e *Editor) newSave() { e.acct = saveAcct{from: e.began} }
 
 // Thread is the editor's kernel thread.
 func (e *Editor) Thread() *kernel.Thread { return e.th }
@@ -77,6 +196,8 @@ func (e *Editor) resume() {
 			}
 			if e.staller != nil {
 				if q := e.staller.WriteWait(th, e.in); q != nil {
+					// start_this_handle: the running transaction is locked for its commit
+					th.SleepFor(kernel.WaitJournal)
 					th.Task.Wait(q)
 					return
 				}
@@ -143,12 +264,15 @@ func (e *Editor) resume() {
 				return
 			}
 			now := k.W.Now()
+			// endSave before lat.add: the series samples by the save's number
+			e.endSave(now - e.began)
 			e.lat.add(int64(now - e.began))
 			// the next save starts on the next interval tick after this one returned
 			for e.next <= now {
 				e.next += e.interval
 			}
 			e.began, e.pos, e.state = e.next, 0, edWrite
+			e.newSave()
 			th.Task.Sleep(e.next - now)
 			return
 		}
@@ -165,22 +289,48 @@ func (e *Editor) failSave() {
 		e.next += e.interval
 	}
 	e.began, e.pos, e.state = e.next, 0, edWrite
+	e.newSave()
 	e.th.Task.Sleep(e.next - now)
 }
 
 // LatencyStats summarises latencies (percentiles are histogram upper bounds
 // within 25 %, capped at the maximum).
 type LatencyStats struct {
-	N             int64
-	P50, P99, Max sim.Time
+	N                  int64
+	P50, P90, P99, Max sim.Time
 }
 
 func (h *latHist) stats() LatencyStats {
 	if h.n == 0 {
 		return LatencyStats{}
 	}
-	return LatencyStats{N: h.n, P50: sim.Time(h.quantile(0.5)), P99: sim.Time(h.quantile(0.99)), Max: sim.Time(h.max)}
+	return LatencyStats{N: h.n, P50: sim.Time(h.quantile(0.5)), P90: sim.Time(h.quantile(0.9)),
+		P99: sim.Time(h.quantile(0.99)), Max: sim.Time(h.max)}
 }
+
+// WaitStats is the time the completed saves spent in one wait cause: in all
+// (Total) and per save (P50, P99 of the per-save time, zeros included).
+type WaitStats struct {
+	Cause           kernel.WaitCause
+	Total, P50, P99 sim.Time
+}
+
+// Waits reports, in kernel.WaitCause order, the causes the completed saves spent
+// time in; their Totals sum to the saves' total latency.
+func (e *Editor) Waits() []WaitStats {
+	var ws []WaitStats
+	for c := range kernel.NumWaitCauses {
+		if t := e.causeSum[c]; t > 0 {
+			h := &e.causeHist[c]
+			ws = append(ws, WaitStats{Cause: c, Total: t, P50: sim.Time(h.quantile(0.5)), P99: sim.Time(h.quantile(0.99))})
+		}
+	}
+	return ws
+}
+
+// Series is the latency-over-time series of the completed saves: every n-th
+// save (n = 1 up to MaxSavePoints saves, then doubling), at most MaxSavePoints.
+func (e *Editor) Series() (points []SavePoint, every int64) { return e.series, e.every }
 
 // Saves reports the completed saves' write+fsync latencies.
 func (e *Editor) Saves() LatencyStats { return e.lat.stats() }
