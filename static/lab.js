@@ -80,6 +80,32 @@ window.wblab = {
     attr(bar, "aria-valuenow", p.progress); attr(fill, "style", p.style);
     return true;
   },
+  // Views the Go UI writes itself, not through Vugu's render (ui.FillHTML): fill
+  // replaces an element's content; filled(id, key) reports whether the element
+  // still holds the content written under key (a render may have redone it).
+  fills: new WeakMap(),
+  filled(id, key) { const el = document.getElementById(id); return !el || this.fills.get(el) === key; },
+  fill(id, key, html) {
+    const el = document.getElementById(id);
+    if (!el) return;
+    el.innerHTML = html;
+    this.fills.set(el, key);
+  },
+  // the trace viewer's lines: a click, Enter or Space on a line picks it (ui.OnTracePick)
+  pickFn: null,
+  onPick(fn) {
+    this.pickFn = fn;
+    const pick = (e) => {
+      const l = e.target.closest && e.target.closest("#trace-lines .tl");
+      if (!l || !this.pickFn) return;
+      if (e.type === "keydown") { if (e.key !== "Enter" && e.key !== " ") return; e.preventDefault(); }
+      for (const m of document.querySelectorAll("#trace-lines .tl.marked")) m.classList.remove("marked");
+      l.classList.add("marked");
+      this.pickFn(parseFloat(l.dataset.t));
+    };
+    document.addEventListener("click", pick);
+    document.addEventListener("keydown", pick);
+  },
   plots: new Set(),
   markT: null,
   timeFn: null,

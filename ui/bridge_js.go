@@ -722,6 +722,46 @@ func OnChartTime(f func(float64)) {
 	lab("onTime", fn.Value())
 }
 
+// Took records that the page's step name took since start, when a test asked for
+// it (window.__took is an array: tests/browser collects where main-thread time goes).
+func Took(name string, start time.Time) {
+	a, err := safejs.Global().Get("__took")
+	if err != nil || a.Type() != safejs.TypeObject {
+		return
+	}
+	_, _ = a.Call("push", name, float64(time.Since(start).Microseconds())/1000)
+}
+
+// FillHTML writes the HTML html() returns into element id when it does not hold
+// key's content yet (static/lab.js fill): a view the page updates itself, out of
+// Vugu's render, which renders the element empty. html is called only then.
+func FillHTML(id, key string, html func() string) {
+	if Filled(id, key) {
+		return
+	}
+	lab("fill", id, key, html())
+}
+
+// Filled reports whether element id holds key's content (FillHTML), or is absent.
+func Filled(id, key string) bool { return jsBool(lab("filled", id, key)) }
+
+// OnTracePick calls f with a trace line's time when the user picks the line (a
+// click, Enter or Space; static/lab.js onPick).
+func OnTracePick(f func(float64)) {
+	fn, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		if len(args) > 0 {
+			if t, err := args[0].Float(); err == nil {
+				f(t)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	lab("onPick", fn.Value())
+}
+
 // MarkTime draws a vertical line at t (s) on every chart.
 func MarkTime(t float64) { lab("mark", t) }
 

@@ -349,6 +349,35 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 	return string(ob), string(db), true
 }
 
+// ChartHas reports whether ChartJSON draws spec over runs (its ok), without building
+// the chart: some run has one of its columns, and with HideZero one of them has a
+// value other than 0.
+func ChartHas(spec ChartSpec, runs []Run) bool {
+	for _, r := range runs {
+		if r.Result == nil || r.Result.Series == nil {
+			continue
+		}
+		for _, sp := range spec.Series {
+			if r.Absent[sp.Col] {
+				continue
+			}
+			v, ok := column(sp, r.Result.Series)
+			if !ok {
+				continue
+			}
+			if !spec.HideZero {
+				return true
+			}
+			for _, x := range v {
+				if x != 0 && !math.IsNaN(x) && !math.IsInf(x, 0) && !(spec.Log && x <= 0) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 type grid struct {
 	Show bool `json:"show"`
 }

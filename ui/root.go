@@ -132,6 +132,13 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 			c.Trace.Jump(t)
 		}()
 	})
+	OnTracePick(func(t float64) {
+		go func() {
+			c.ee.Lock()
+			defer c.ee.UnlockRender()
+			c.Trace.Pick(TraceLine{T: t})
+		}()
+	})
 	if err != nil {
 		c.Form.setErr(err)
 		return
@@ -143,10 +150,12 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	}
 	c.Run()
 	if shown != nil && c.Results.A != nil {
+		t0 := time.Now()
 		select { // the first render shows the result, not "running" then the result
 		case <-shown:
 		case <-time.After(FirstResultWait):
 		}
+		Took("init wait", t0)
 	}
 }
 
@@ -384,6 +393,8 @@ func (c *Root) AfterRender() {
 	SyncInputs()
 	c.Matrix.rendered = c.Matrix.shape()
 	c.Charts.draw()
+	c.Detail.fill()
+	c.Trace.fill()
 	if c.w != nil {
 		c.w.rendered()
 	}

@@ -212,30 +212,7 @@ func (c *TraceView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "trace-lines"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "trace-lines"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "list"}}}
 				vgparent.AppendChild(vgn)
-				{
-					vgparent := vgn
-					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					for vgiterkeyt, l := range c.Shown() {
-						var vgiterkey interface{} = vgiterkeyt
-						_ = vgiterkey
-						l := l
-						_ = l
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "role", Val: "listitem"}, vugu.VGAttribute{Namespace: "", Key: "tabindex", Val: "0"}}}
-						vgparent.AppendChild(vgn)
-						vgn.AddAttrInterface("class", c.LineClass(l))
-						vgn.AddAttrInterface("data-t", l.T)
-						vgn.SetInnerHTML(l.Text)
-						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-							EventType:	"click",
-							Func:		func(event vugu.DOMEvent) { c.Pick(l) },
-							// TODO: implement capture, etc. mostly need to decide syntax
-						})
-					}
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-					vgparent.AppendChild(vgn)
-				}
+				vgn.SetInnerHTML(vugu.HTML(""))
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 				vgparent.AppendChild(vgn)
 			}

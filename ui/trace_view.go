@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"html"
 	"maps"
 	"slices"
 	"sort"
@@ -97,8 +98,35 @@ type TraceFilter struct{ Event, Task, Ino, Search string }
 
 // Match reports whether l passes the filter.
 func (f TraceFilter) Match(l TraceLine) bool {
+	f.Search = strings.ToLower(f.Search)
+	return f.match(l)
+}
+
+// match is Match with f.Search in lower case already.
+func (f TraceFilter) match(l TraceLine) bool {
 	return (f.Event == "" || l.Event == f.Event) && (f.Task == "" || l.Task == f.Task) && (f.Ino == "" || l.Ino == f.Ino) &&
-		(f.Search == "" || strings.Contains(strings.ToLower(l.Text), strings.ToLower(f.Search)))
+		(f.Search == "" || containsFold(l.Text, f.Search))
+}
+
+// containsFold reports whether s contains lower (lower case ASCII), ignoring
+// ASCII case in s (trace lines are ASCII).
+func containsFold(s, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for ; j < len(lower); j++ {
+			b := s[i+j]
+			if b >= 'A' && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			if b != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // TraceWindow is how many matching lines the viewer shows from its cursor.
@@ -115,6 +143,9 @@ type TraceView struct {
 	key   string // the parsed run (RunState pointer and trace length)
 	lines []TraceLine
 	lab   *Root
+	// memo of the last Count and Choices (a render asks for them at every pass)
+	countKey, count string
+	choices         map[string][]string
 }
 
 func (c *TraceView) run() *RunState {
@@ -131,7 +162,7 @@ func (c *TraceView) all() []TraceLine {
 		return nil
 	}
 	if k := fmt.Sprintf("%p/%d", r, len(r.Trace)); k != c.key {
-		c.key, c.lines = k, ParseTrace(r.Trace)
+		c.key, c.lines, c.choices, c.countKey = k, ParseTrace(r.Trace), nil, ""
 	}
 	return c.lines
 }
@@ -153,8 +184,10 @@ func (c *TraceView) Shown() []TraceLine {
 	ls := c.all()
 	i := sort.Search(len(ls), func(i int) bool { return ls[i].T >= c.Cursor })
 	var out []TraceLine
+	f := c.Filter
+	f.Search = strings.ToLower(f.Search)
 	for ; i < len(ls) && len(out) < TraceWindow; i++ {
-		if c.Filter.Match(ls[i]) {
+		if f.match(ls[i]) {
 			out = append(out, ls[i])
 		}
 	}
@@ -163,14 +196,26 @@ func (c *TraceView) Shown() []TraceLine {
 
 // Count is how many lines match, and of how many kept.
 func (c *TraceView) Count() string {
+	ls := c.all()
+	k := fmt.Sprintf("%s/%v/%v", c.key, c.Filter, c.Cursor)
+	if k == c.countKey {
+		return c.count
+	}
+	c.countKey, c.count = k, c.countText(ls)
+	return c.count
+}
+
+func (c *TraceView) countText(ls []TraceLine) string {
 	n := 0
-	for _, l := range c.all() {
-		if c.Filter.Match(l) {
+	f := c.Filter
+	f.Search = strings.ToLower(f.Search)
+	for _, l := range ls {
+		if f.match(l) {
 			n++
 		}
 	}
 	r := c.run()
-	s := fmt.Sprintf("%d of %d kept lines match", n, len(c.all()))
+	s := fmt.Sprintf("%d of %d kept lines match", n, len(ls))
 	if r != nil && r.Res != nil && r.Res.TraceDropped > 0 {
 		s += fmt.Sprintf(" (%d more lines were left out to fit: the kept ones are sampled over the run)", r.Res.TraceDropped)
 	}
@@ -179,12 +224,20 @@ func (c *TraceView) Count() string {
 
 // Choices lists the distinct values of a field for the filter selects.
 func (c *TraceView) Choices(field string) []string {
+	ls := c.all()
+	if ch, ok := c.choices[field]; ok {
+		return ch
+	}
 	seen := map[string]bool{}
-	for _, l := range c.all() {
+	for _, l := range ls {
 		v := map[string]string{"event": l.Event, "task": l.Task}[field]
 		seen[v] = true
 	}
-	return slices.Sorted(maps.Keys(seen))
+	if c.choices == nil {
+		c.choices = map[string][]string{}
+	}
+	c.choices[field] = slices.Sorted(maps.Keys(seen))
+	return c.choices[field]
 }
 
 // SetFilter handles the filter controls.
@@ -219,6 +272,39 @@ func (c *TraceView) Jump(t float64) {
 func (c *TraceView) Pick(l TraceLine) {
 	c.Marked = l.T
 	MarkTime(l.T)
+}
+
+// fill writes the shown lines into the page (static/lab.js fill, not Vugu: 200
+// lines with their handlers cost every render); a click or a key on a line comes
+// back through OnTracePick.
+func (c *TraceView) fill() {
+	k := c.fillKey()
+	if k == "" || Filled("trace-lines", k) || c.lab.w == nil {
+		return
+	}
+	c.lab.w.later(func() {
+		if c.fillKey() == k {
+			FillHTML("trace-lines", k, c.linesHTML)
+		}
+	})
+}
+
+// fillKey names the lines shown now ("": none).
+func (c *TraceView) fillKey() string {
+	if !c.Has() {
+		return ""
+	}
+	return fmt.Sprintf("%s/%v/%v/%v", c.key, c.Filter, c.Cursor, c.Marked)
+}
+
+// linesHTML is the shown lines' HTML.
+func (c *TraceView) linesHTML() string {
+	var b strings.Builder
+	for _, l := range c.Shown() {
+		fmt.Fprintf(&b, `<div class="%s" role="listitem" tabindex="0" data-t="%s">%s</div>`,
+			c.LineClass(l), strconv.FormatFloat(l.T, 'g', -1, 64), html.EscapeString(l.Text))
+	}
+	return b.String()
 }
 
 // LineClass highlights the marked line.
