@@ -742,6 +742,10 @@ func FillHTML(id, key string, html func() string) {
 	lab("fill", id, key, html())
 }
 
+// SetProgress writes the progress bar (the RunBar's style and value) into the page
+// at once, without waiting for the next render.
+func SetProgress(style, now string) { lab("progress", style, now) }
+
 // Filled reports whether element id holds key's content (FillHTML), or is absent.
 func Filled(id, key string) bool { return jsBool(lab("filled", id, key)) }
 

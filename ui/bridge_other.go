@@ -44,6 +44,7 @@ func UpdateChart(elID, data string)          {}
 func OnChartTime(func(float64))              {}
 func MarkTime(float64)                       {}
 func Took(string, time.Time)                 {}
+func SetProgress(string, string)             {}
 func Filled(string, string) bool             { return true }
 func FillHTML(string, string, func() string) {}
 func OnTracePick(func(float64))              {}

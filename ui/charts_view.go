@@ -211,3 +211,21 @@ func (c *ChartsView) ExplainText() string {
 	}
 	return "Explain every chart"
 }
+
+// CaseLine names the shown case and its kernels in one line (the embed shows it
+// above the charts): "CASE · KERNEL", or "CASE · A: KERNEL · B: KERNEL".
+func (c *ChartsView) CaseLine() string {
+	r := c.lab.Results
+	a := r.A
+	if a == nil {
+		return ""
+	}
+	cs := c.lab.Form.CaseBox
+	if a.Res != nil && a.Res.Case != "" {
+		cs = a.Res.Case
+	}
+	if b := r.B; b != nil && c.lab.abView() {
+		return fmt.Sprintf("%s · A: %s · B: %s", cs, a.Run.Kernel, b.Run.Kernel)
+	}
+	return fmt.Sprintf("%s · %s", cs, a.Run.Kernel)
+}

@@ -380,6 +380,9 @@ func (c *Root) route(m Msg) bool {
 	if c.Results.onMsg(m) {
 		c.Charts.changed()
 	}
+	if m.Type == "progress" || m.Type == "chunk" {
+		SetProgress(c.Bar.ProgressStyle(), c.Bar.Progress())
+	}
 	if a := c.Results.A; c.firstShown != nil && a != nil && (a.Res != nil || a.Err != "") {
 		close(c.firstShown)
 		c.firstShown = nil

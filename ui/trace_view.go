@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -145,6 +146,8 @@ type TraceView struct {
 	lab   *Root
 	// memo of the last Count and Choices (a render asks for them at every pass)
 	countKey, count string
+	shownKey        string
+	shown           []TraceLine
 	choices         map[string][]string
 }
 
@@ -182,6 +185,15 @@ func (c *TraceView) RecordAndRun() {
 // Shown are the matching lines from the cursor, at most TraceWindow.
 func (c *TraceView) Shown() []TraceLine {
 	ls := c.all()
+	k := fmt.Sprintf("%s/%v/%v", c.key, c.Filter, c.Cursor)
+	if k == c.shownKey {
+		return c.shown
+	}
+	c.shownKey, c.shown = k, c.shownNow(ls)
+	return c.shown
+}
+
+func (c *TraceView) shownNow(ls []TraceLine) []TraceLine {
 	i := sort.Search(len(ls), func(i int) bool { return ls[i].T >= c.Cursor })
 	var out []TraceLine
 	f := c.Filter
@@ -214,12 +226,79 @@ func (c *TraceView) countText(ls []TraceLine) string {
 			n++
 		}
 	}
-	r := c.run()
 	s := fmt.Sprintf("%d of %d kept lines match", n, len(ls))
-	if r != nil && r.Res != nil && r.Res.TraceDropped > 0 {
-		s += fmt.Sprintf(" (%d more lines were left out to fit: the kept ones are sampled over the run)", r.Res.TraceDropped)
+	if every := c.every(); every > 1 {
+		s += fmt.Sprintf(". Sampled: the run wrote %d trace lines and the viewer keeps about 1 in %d, evenly over the run, so a filter shows about 1 in %d of its lines",
+			len(ls)+c.run().Res.TraceDropped, every, every)
 	}
 	return s + fmt.Sprintf("; from t = %.3f s", c.Cursor)
+}
+
+// every is how many of the run's trace lines each kept one stands for (1: all kept).
+func (c *TraceView) every() int {
+	r := c.run()
+	n := len(c.all())
+	if r == nil || r.Res == nil || r.Res.TraceDropped <= 0 || n == 0 {
+		return 1
+	}
+	return int(math.Round(float64(n+r.Res.TraceDropped) / float64(n)))
+}
+
+// FullWindow is the time window ([from, until) in s) that "Run again with every
+// line" keeps: from the cursor, as long as the run's lines at their mean rate fit in
+// as many lines as the sampled trace kept (the engine samples a window that does
+// not fit); ok is false when the trace is not sampled or no filter narrows it.
+func (c *TraceView) FullWindow() (from, until float64, ok bool) {
+	r := c.run()
+	if c.every() <= 1 || (c.Filter.Ino == "" && c.Filter.Task == "" && c.Filter.Event == "") || r.Res.RuntimeS <= 0 {
+		return 0, 0, false
+	}
+	span := 0.9 * r.Res.RuntimeS / float64(c.every())
+	from = math.Min(math.Floor(c.Cursor), r.Res.RuntimeS-span)
+	from = math.Max(math.Floor(from), 0)
+	until = math.Min(math.Ceil(from+span), r.Res.RuntimeS)
+	return from, until, until > from
+}
+
+// FullText is the "every line" button's text ("" hides it).
+func (c *TraceView) FullText() string {
+	from, until, ok := c.FullWindow()
+	if !ok {
+		return ""
+	}
+	what := "these lines"
+	switch {
+	case c.Filter.Ino != "":
+		what = "inode " + c.Filter.Ino
+	case c.Filter.Task != "":
+		what = c.Filter.Task
+	case c.Filter.Event != "":
+		what = c.Filter.Event
+	}
+	return fmt.Sprintf("Run again keeping every line of t = %.0f-%.0f s (all of %s's lines there)", from, until, what)
+}
+
+// RunFull runs the case again with the trace kept unsampled over FullWindow; the
+// filter stays, so the viewer then shows every matching line of that window.
+func (c *TraceView) RunFull() {
+	from, until, ok := c.FullWindow()
+	if !ok {
+		return
+	}
+	c.lab.Form.Form["trace"] = "on"
+	c.lab.Form.Form["trace_window"] = fmt.Sprintf("%.0fs-%.0fs", from, until)
+	c.Cursor = from
+	c.lab.Run()
+}
+
+// EmptyState reports whether a shown line prints "state=" with no flag after it.
+func (c *TraceView) EmptyState() bool {
+	for _, l := range c.Shown() {
+		if strings.Contains(l.Text, " state= ") {
+			return true
+		}
+	}
+	return false
 }
 
 // Choices lists the distinct values of a field for the filter selects.
