@@ -59,6 +59,10 @@ window.wblab = {
     o.hooks.setSeries = [(u, i, opts) => {
       if (i != null && pair[i] && opts && "show" in opts && u.series[pair[i]].show !== opts.show) u.setSeries(pair[i], { show: opts.show });
     }];
+    // uPlot stops every click on the chart (cursor.drag.click): stop a drag's only
+    let down = null;
+    const dragged = (e) => down != null && Math.abs(e.clientX - down) > 3;
+    if (o.cursor && o.cursor.drag) o.cursor.drag.click = (u, e) => { if (dragged(e)) { e.stopPropagation(); e.stopImmediatePropagation(); } };
     const u = new uPlot(o, d, el);
     lab.plots.add(u);
     u.root.querySelectorAll(".u-legend .u-series").forEach((row, i) => { if (pairOf[i]) row.hidden = true; });
@@ -69,10 +73,14 @@ window.wblab = {
       leg.prepend(cap);
     }
     // a click (not a drag) sends its time to the trace viewer: the click's own
-    // position (the cursor is only set by a mouse move before it)
+    // position (the cursor is only set by a mouse move before it); a drag (a zoom)
+    // is no click
+    u.over.addEventListener("mousedown", (e) => { down = e.clientX; }, true);
     u.over.addEventListener("click", (e) => {
+      const drag = dragged(e);
+      down = null;
       const left = e.clientX - u.over.getBoundingClientRect().left;
-      if (lab.timeFn && left >= 0) lab.timeFn(u.posToVal(left, "x"));
+      if (lab.timeFn && left >= 0 && !drag) lab.timeFn(u.posToVal(left, "x"));
     });
     // keys: the arrows move the cursor along the points (with Shift by ten), Enter or
     // Space sends its time to the trace viewer
@@ -127,12 +135,18 @@ window.wblab = {
   // replaces an element's content; filled(id, key) reports whether the element
   // still holds the content written under key (a render may have redone it).
   fills: new WeakMap(),
-  filled(id, key) { const el = document.getElementById(id); return !el || this.fills.get(el) === key; },
+  // (a render may have redone it, or emptied it: Vugu renders it without children)
+  filled(id, key) {
+    const el = document.getElementById(id);
+    if (!el) return true;
+    const f = this.fills.get(el);
+    return !!f && f.key === key && el.firstChild === f.first;
+  },
   fill(id, key, html) {
     const el = document.getElementById(id);
     if (!el) return;
     el.innerHTML = html;
-    this.fills.set(el, key);
+    this.fills.set(el, { key, first: el.firstChild });
   },
   // the trace viewer's lines: a click, Enter or Space on a line picks it (ui.OnTracePick)
   pickFn: null,
@@ -148,6 +162,20 @@ window.wblab = {
     };
     document.addEventListener("click", pick);
     document.addEventListener("keydown", pick);
+  },
+  // yield calls fn in a task of its own (ui.Yield): a message to ourselves, which
+  // no timer clamping delays; true when it is queued
+  yieldQ: [],
+  yieldPort: null,
+  yield(fn) {
+    if (!this.yieldPort) {
+      const c = new MessageChannel();
+      c.port1.onmessage = () => { const f = this.yieldQ.shift(); if (f) f(); };
+      this.yieldPort = c.port2;
+    }
+    this.yieldQ.push(fn);
+    this.yieldPort.postMessage(0);
+    return true;
   },
   // progress writes the progress bar at once (a worker's message), before the
   // render that follows it (ui.SetProgress)

@@ -722,6 +722,27 @@ func OnChartTime(f func(float64)) {
 	lab("onTime", fn.Value())
 }
 
+// Yield lets the browser run its own tasks (input, painting, timers) before the
+// calling goroutine goes on: it waits for a message posted to itself through a
+// MessageChannel (static/lab.js yield), a task of its own. The Go runtime returns to
+// the browser only when every goroutine waits, and work done without a wait is one
+// main-thread task; a timer (time.Sleep) does not do it on a loaded machine, where
+// the timers of other goroutines have expired by the time one of them waits. The
+// page yields between the steps of a render, before each worker message and
+// between the views it writes itself, so that no task grows long (issue 35).
+func Yield() {
+	ch := make(chan struct{})
+	f, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any { close(ch); return nil })
+	if err != nil {
+		return
+	}
+	defer f.Release()
+	if v := lab("yield", f.Value()); v.IsUndefined() {
+		return // no window.wblab (tests): go on
+	}
+	<-ch
+}
+
 // Took records that the page's step name took since start, when a test asked for
 // it (window.__took is an array: tests/browser collects where main-thread time goes).
 func Took(name string, start time.Time) {

@@ -245,18 +245,26 @@ func (c *TraceView) every() int {
 }
 
 // FullWindow is the time window ([from, until) in s) that "Run again with every
-// line" keeps: from the cursor, as long as the run's lines at their mean rate fit in
-// as many lines as the sampled trace kept (the engine samples a window that does
-// not fit); ok is false when the trace is not sampled or no filter narrows it.
+// line" keeps: from the first matching line at the cursor, as many of the run's lines as 4/5 of the lines the
+// sampled trace kept (the engine samples a window that does not fit): the kept
+// lines are 1 in every() of the run's, so the window spans that many kept ones /
+// every(); ok is false when the trace is not sampled or no filter narrows it.
 func (c *TraceView) FullWindow() (from, until float64, ok bool) {
-	r := c.run()
-	if c.every() <= 1 || (c.Filter.Ino == "" && c.Filter.Task == "" && c.Filter.Event == "") || r.Res.RuntimeS <= 0 {
+	ls := c.all()
+	every := c.every()
+	if every <= 1 || (c.Filter.Ino == "" && c.Filter.Task == "" && c.Filter.Event == "") {
 		return 0, 0, false
 	}
-	span := 0.9 * r.Res.RuntimeS / float64(c.every())
-	from = math.Min(math.Floor(c.Cursor), r.Res.RuntimeS-span)
-	from = math.Max(math.Floor(from), 0)
-	until = math.Min(math.Ceil(from+span), r.Res.RuntimeS)
+	shown := c.Shown()
+	if len(shown) == 0 {
+		return 0, 0, false
+	}
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].T >= shown[0].T }) // the first match
+	j := min(i+4*len(ls)/(5*every), len(ls)-1)
+	if i >= j {
+		return 0, 0, false
+	}
+	from, until = math.Floor(ls[i].T*10)/10, math.Floor(ls[j].T*10)/10 // 0.1 s
 	return from, until, until > from
 }
 
@@ -275,7 +283,7 @@ func (c *TraceView) FullText() string {
 	case c.Filter.Event != "":
 		what = c.Filter.Event
 	}
-	return fmt.Sprintf("Run again keeping every line of t = %.0f-%.0f s (all of %s's lines there)", from, until, what)
+	return fmt.Sprintf("Run again keeping every line of t = %.1f-%.1f s (all of %s's lines there)", from, until, what)
 }
 
 // RunFull runs the case again with the trace kept unsampled over FullWindow; the
@@ -286,7 +294,7 @@ func (c *TraceView) RunFull() {
 		return
 	}
 	c.lab.Form.Form["trace"] = "on"
-	c.lab.Form.Form["trace_window"] = fmt.Sprintf("%.0fs-%.0fs", from, until)
+	c.lab.Form.Form["trace_window"] = fmt.Sprintf("%.1fs-%.1fs", from, until)
 	c.Cursor = from
 	c.lab.Run()
 }

@@ -54,13 +54,6 @@ func (w *Workers) Start(run wire.Run, summary bool) *RunState {
 // Cancel stops run id (a queued run is dropped, a running one stopped).
 func (w *Workers) Cancel(id int) { w.eng.Cancel(id) }
 
-// Yield lets the browser run its own tasks (input, painting, timers) before the
-// page goes on: the Go runtime returns to the browser's event loop when every
-// goroutine waits, and work done without a wait is one main-thread task. The page
-// yields between the steps of a render and before each worker message, so that no
-// task grows long (issue 35: none over 100 ms).
-func Yield() { time.Sleep(time.Millisecond) }
-
 // onMsg takes a worker message (from the pool's goroutine), in a task of its own.
 func (w *Workers) onMsg(m Msg) {
 	Yield()
