@@ -65,7 +65,7 @@ window.wblab = {
     if (o.cursor && o.cursor.drag) o.cursor.drag.click = (u, e) => { if (dragged(e)) { e.stopPropagation(); e.stopImmediatePropagation(); } };
     const u = new uPlot(o, d, el);
     lab.plots.add(u);
-    u.root.querySelectorAll(".u-legend .u-series").forEach((row, i) => { if (pairOf[i]) row.hidden = true; });
+    u.root.querySelectorAll(".u-legend .u-series").forEach((row, i) => { if (pairOf[i]) { row.hidden = true; row.style.display = "none"; } });
     const leg = u.root.querySelector(".u-legend");
     if (leg && pair.some((p) => p)) {
       const cap = document.createElement("caption");

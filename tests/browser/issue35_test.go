@@ -5,6 +5,8 @@ package browser
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,8 +73,8 @@ func TestABLegendCompact(t *testing.T) {
 	p.eval(`(() => { const u = `+chartOf("chart-bdp")+`; const rows = Array.from(u.root.querySelectorAll(".u-legend .u-series"));
 		const same = []; u.series.forEach((s, i) => { const b = u.series.findIndex((x, j) => j > i && x.label === "B: " + s.label.replace(/^A: /, ""));
 			if (b > 0 && u.series[b].stroke() === s.stroke()) same.push(s.label) });
-		return {Rows: rows.length, Visible: rows.filter(r => !r.hidden).length, SameStroke: same,
-			Value: (rows.filter(r => !r.hidden)[1].querySelector(".u-value") || {}).textContent || ""} })()`, &r)
+		const shown = rows.filter(r => getComputedStyle(r).display !== "none");
+		return {Rows: rows.length, Visible: shown.length, SameStroke: same, Value: (shown[1].querySelector(".u-value") || {}).textContent || ""} })()`, &r)
 	assert.Less(t, r.Visible, r.Rows, "every A and B line has its own legend row")
 	assert.LessOrEqual(t, r.Visible, 4, "the ratelimits legend: time and one row per ratelimit")
 	assert.Empty(t, r.SameStroke)
@@ -239,4 +241,41 @@ func TestSnapshotLooksInactive(t *testing.T) {
 	var pe string
 	p.eval(`getComputedStyle(document.getElementById("run")).pointerEvents`, &pe)
 	assert.NotEqual(t, "none", pe)
+}
+
+// TestIssue35Screenshots writes the views issue 35 changed, as a window shows them,
+// to the directory WBLAB_ISSUE35_SHOTS names (docs/issue35); without it, it skips.
+func TestIssue35Screenshots(t *testing.T) {
+	dir := os.Getenv("WBLAB_ISSUE35_SHOTS")
+	if dir == "" {
+		t.Skip("WBLAB_ISSUE35_SHOTS unset")
+	}
+	p := newPageTimeout(t, 4*time.Minute)
+	shot := func(name, sel string) {
+		p.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (e) e.scrollIntoView({block: "start"}); return true })()`, sel), nil)
+		time.Sleep(500 * time.Millisecond)
+		var buf []byte
+		p.run(chromedp.CaptureScreenshot(&buf))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644))
+	}
+	ab := "#v=1&runtime=20s&mode=ab&b.kernel=6.1"
+	for _, w := range []int{1400, 390} {
+		p.viewport(w, map[int]int{1400: 1000, 390: 844}[w])
+		p.open(ab)
+		p.poll("A/B charts", `!!document.querySelector("#card-write_bw .bv") && document.querySelectorAll("#charts .chart.shown canvas").length === document.querySelectorAll("#charts .chart.shown").length`, 60*time.Second)
+		shot(fmt.Sprintf("ab-charts-%d", w), "#box-chart-dirty")
+	}
+	p.viewport(600, 450)
+	p.open(ab + "&embed=1")
+	p.poll("A/B charts", `!!document.querySelector("#card-write_bw .bv") && document.querySelectorAll("#charts canvas").length >= 4`, 60*time.Second)
+	shot("embed-600x450", "#embed-case")
+	p.viewport(1400, 1000)
+	p.open("#v=1&runtime=120s&dd=2&trace=on")
+	p.waitDone()
+	p.poll("the trace viewer", `document.querySelectorAll("#trace-lines .tl").length > 10`, 20*time.Second)
+	p.set("#trace-event", "writeback_single_inode")
+	p.poll("the every-line offer", `document.querySelectorAll("#trace-lines .tl").length > 0`, 10*time.Second)
+	p.set("#trace-ino", "12")
+	time.Sleep(time.Second)
+	shot("trace-sampled-1400", "#trace-view")
 }
