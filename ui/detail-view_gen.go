@@ -64,7 +64,7 @@ func (c *DetailView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "detail-body"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "detail-body"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "detail-body"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "detail-body filled"}}}
 				vgparent.AppendChild(vgn)
 				vgn.SetInnerHTML(vugu.HTML(""))
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n"}

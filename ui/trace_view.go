@@ -361,19 +361,15 @@ func (c *TraceView) Pick(l TraceLine) {
 	MarkTime(l.T)
 }
 
-// fill writes the shown lines into the page (static/lab.js fill, not Vugu: 200
-// lines with their handlers cost every render); a click or a key on a line comes
-// back through OnTracePick.
+// fill writes the shown lines into the page when they changed (static/lab.js fill,
+// not Vugu: 200 lines with their handlers cost every render); a click or a key on a
+// line comes back through OnTracePick.
 func (c *TraceView) fill() {
-	k := c.fillKey()
-	if k == "" || Filled("trace-lines", k) || c.lab.w == nil {
-		return
+	// at once, in the render's task (200 short lines): a filter's lines replace the
+	// last ones without a moment of an empty list between
+	if k := c.fillKey(); k != "" {
+		FillHTML("trace-lines", k, c.linesHTML)
 	}
-	c.lab.w.later(func() {
-		if c.fillKey() == k {
-			FillHTML("trace-lines", k, c.linesHTML)
-		}
-	})
 }
 
 // fillKey names the lines shown now ("": none).

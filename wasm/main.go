@@ -45,7 +45,8 @@ func main() {
 			panic(err)
 		}
 		ui.Took("render", t0)
-		ui.Yield()
+		// no yield here: AfterRender writes the views the render may have emptied
+		// (ui.FillHTML) in the same task, so none shows empty for a moment
 		// domrender calls Rendered on child components only; the root draws its
 		// charts here, after the DOM is in place.
 		ee := renderer.EventEnv()
