@@ -722,6 +722,71 @@ func OnChartTime(f func(float64)) {
 	lab("onTime", fn.Value())
 }
 
+// Yield lets the browser run its own tasks (input, painting, timers) before the
+// calling goroutine goes on: it waits for a message posted to itself through a
+// MessageChannel (static/lab.js yield), a task of its own. The Go runtime returns to
+// the browser only when every goroutine waits, and work done without a wait is one
+// main-thread task; a timer (time.Sleep) does not do it on a loaded machine, where
+// the timers of other goroutines have expired by the time one of them waits. The
+// page yields between the steps of a render, before each worker message and
+// between the views it writes itself, so that no task grows long (issue 35).
+func Yield() {
+	ch := make(chan struct{})
+	f, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any { close(ch); return nil })
+	if err != nil {
+		return
+	}
+	defer f.Release()
+	if v := lab("yield", f.Value()); v.IsUndefined() {
+		return // no window.wblab (tests): go on
+	}
+	<-ch
+}
+
+// Took records that the page's step name took since start, when a test asked for
+// it (window.__took is an array: tests/browser collects where main-thread time goes).
+func Took(name string, start time.Time) {
+	a, err := safejs.Global().Get("__took")
+	if err != nil || a.Type() != safejs.TypeObject {
+		return
+	}
+	_, _ = a.Call("push", name, float64(time.Since(start).Microseconds())/1000)
+}
+
+// FillHTML writes the HTML html() returns into element id when it does not hold
+// key's content yet (static/lab.js fill): a view the page updates itself, out of
+// Vugu's render, which renders the element empty. html is called only then.
+func FillHTML(id, key string, html func() string) {
+	if Filled(id, key) {
+		return
+	}
+	lab("fill", id, key, html())
+}
+
+// SetProgress writes the progress bar (the RunBar's style and value) into the page
+// at once, without waiting for the next render.
+func SetProgress(style, now string) { lab("progress", style, now) }
+
+// Filled reports whether element id holds key's content (FillHTML), or is absent.
+func Filled(id, key string) bool { return jsBool(lab("filled", id, key)) }
+
+// OnTracePick calls f with a trace line's time when the user picks the line (a
+// click, Enter or Space; static/lab.js onPick).
+func OnTracePick(f func(float64)) {
+	fn, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		if len(args) > 0 {
+			if t, err := args[0].Float(); err == nil {
+				f(t)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	lab("onPick", fn.Value())
+}
+
 // MarkTime draws a vertical line at t (s) on every chart.
 func MarkTime(t float64) { lab("mark", t) }
 

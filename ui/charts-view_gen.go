@@ -25,6 +25,14 @@ func (c *ChartsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		_ = vgparent
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 		vgparent.AppendChild(vgn)
+		if c.lab.Embed && c.CaseLine() != "" {
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "embed-case"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "embed-case"}}}
+			vgparent.AppendChild(vgn)
+			vgn.AddAttrInterface("title", c.CaseLine())
+			vgn.SetInnerHTML(c.CaseLine())
+		}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
+		vgparent.AppendChild(vgn)
 		if len(c.IDs()) > 0 {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "charts-bar"}}}
 			vgparent.AppendChild(vgn)

@@ -31,7 +31,8 @@ type ChartSpec struct {
 	Log       bool
 	Units     [2]string
 	Series    []SeriesSpec
-	HideZero  bool // hide when every value is 0 (blk-wbt off)
+	HideZero  bool   // hide when every value is 0 (blk-wbt off)
+	Note      string // said after the numbers in the chart's "in words" text
 }
 
 // Charts are the graphs, in page order. Columns no chart names go to "Other series"
@@ -50,18 +51,22 @@ var Charts = []ChartSpec{
 		{Col: "wsi_wrote_MB", Label: "wrote per call", PerCall: true},
 		{Col: "inode_dirty_age_max_s", Label: "oldest dirty inode age", Axis: 1}}},
 	{ID: "bw", Title: "Bandwidth", Units: [2]string{"MB/s"}, Series: []SeriesSpec{
-		{Col: "write_bw_MBps"}, {Col: "avg_write_bw_MBps"}, {Col: "iostat_wMBps", Label: "iostat wMB/s"}}},
-	{ID: "lists", Title: "Writeback lists", Units: [2]string{"inodes"}, Series: []SeriesSpec{
+		{Col: "write_bw_MBps"}, {Col: "avg_write_bw_MBps"}, {Col: "iostat_wMBps", Label: "iostat wMB/s"},
+		{Col: "iostat_rMBps", Label: "iostat rMB/s"}}},
+	{ID: "lists", Title: "Writeback lists", Units: [2]string{"inodes"}, Note: "Counts: with more samples than points, each point is the largest count of its samples, not a mean of whole counts.", Series: []SeriesSpec{
 		{Col: "b_dirty_inodes", Step: true}, {Col: "b_io_inodes", Step: true},
 		{Col: "b_more_io_inodes", Step: true}, {Col: "b_more_io_wait_inodes", Step: true}}},
-	{ID: "iostat", Title: "iostat -x: requests and throughput", Units: [2]string{"IO/s", "MB/s"}, Series: []SeriesSpec{
-		{Col: "iostat_r_s", Label: "r/s"}, {Col: "iostat_w_s", Label: "w/s"},
-		{Col: "iostat_rMBps", Label: "rMB/s", Axis: 1}, {Col: "iostat_wMBps", Label: "wMB/s", Axis: 1}}},
+	// w/s and wMB/s differ by the request size only: on two axes of one chart they
+	// drew on the same pixels; the throughput is in Bandwidth, the size in iostat2
+	{ID: "iostat", Title: "iostat -x: requests per second", Units: [2]string{"IO/s"}, Series: []SeriesSpec{
+		{Col: "iostat_r_s", Label: "r/s"}, {Col: "iostat_w_s", Label: "w/s"}},
+		Note: "Throughput (rMB/s, wMB/s) is in the Bandwidth chart: wMB/s is w/s times the request size (avgrq-sz), so on one chart the two lines lay on each other."},
 	{ID: "iostat2", Title: "iostat -x: request size and utilisation", Units: [2]string{"sectors", "%"}, Series: []SeriesSpec{
 		{Col: "iostat_avgrq_sz", Label: "avgrq-sz"}, {Col: "iostat_util_pct", Label: "%util", Axis: 1}}},
 	{ID: "device", Title: "Device queue", Units: [2]string{"requests", "ms"}, Series: []SeriesSpec{
-		{Col: "iostat_avgqu_sz", Label: "avgqu-sz"}, {Col: "device_queue", Label: "in queue", Step: true},
-		{Col: "iostat_await_ms", Label: "await", Axis: 1}}},
+		{Col: "iostat_avgqu_sz", Label: "avgqu-sz (mean over the interval)"}, {Col: "device_queue", Label: "in queue (at the sample)", Step: true},
+		{Col: "iostat_await_ms", Label: "await", Axis: 1}},
+		Note: "avgqu-sz is iostat's: the requests queued or in service, averaged over each sampling interval (time-weighted), so it takes fractional values; in queue counts the requests waiting in the device's queue at the sampling instant, a whole number that can miss short bursts."},
 	{ID: "wbt", Title: "blk-wbt", Units: [2]string{"requests", "step"}, HideZero: true, Series: []SeriesSpec{
 		{Col: "wbt_max", Step: true}, {Col: "wbt_normal", Step: true}, {Col: "wbt_background", Step: true},
 		{Col: "wbt_inflight"}, {Col: "wbt_step", Axis: 1, Step: true, Width: 2}}},
@@ -194,6 +199,12 @@ const MaxPoints = 400
 
 // bucket averages x and every column over groups of n samples (n = 1: unchanged).
 func bucket(x []float64, cols [][]*float64, n int) ([]float64, [][]*float64) {
+	return bucketSteps(x, cols, n, nil)
+}
+
+// bucketSteps is bucket where a step column (steps[i]: counts and limits, which
+// change in whole jumps) takes the largest of its samples instead, a value it had.
+func bucketSteps(x []float64, cols [][]*float64, n int, steps []bool) ([]float64, [][]*float64) {
 	if n <= 1 {
 		return x, cols
 	}
@@ -205,16 +216,21 @@ func bucket(x []float64, cols [][]*float64, n int) ([]float64, [][]*float64) {
 	out := make([][]*float64, len(cols))
 	for ci, c := range cols {
 		bc := make([]*float64, nb)
+		step := ci < len(steps) && steps[ci]
 		for i := range bc {
-			sum, k := 0.0, 0
+			sum, k, top := 0.0, 0, math.Inf(-1)
 			for j := i * n; j < min((i+1)*n, len(c)); j++ {
 				if c[j] != nil {
 					sum += *c[j]
+					top = max(top, *c[j])
 					k++
 				}
 			}
 			if k > 0 {
 				v := sum / float64(k)
+				if step {
+					v = top
+				}
 				bc[i] = &v
 			}
 		}
@@ -245,10 +261,16 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 		Step   bool      `json:"step,omitempty"`
 		Unit   string    `json:"unit,omitempty"`
 		Doc    string    `json:"doc,omitempty"` // the legend entry's tooltip (static/lab.js)
+		// A/B: Pair is the index of A's line's B line, PairOf that of B's A line
+		// (static/lab.js shows both values in A's legend row and hides B's)
+		Pair   int `json:"pair,omitempty"`
+		PairOf int `json:"pairOf,omitempty"`
 	}
 	var x []float64
 	cols := [][]*float64{}
+	steps := []bool{}
 	ser := []series{{Label: "time", Unit: "s"}}
+	first := map[int]int{} // spec series -> the first run's line (its index in ser)
 	used := [2]bool{}
 	nonzero := false
 	for ri, r := range runs {
@@ -277,6 +299,7 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 				}
 			}
 			cols = append(cols, col)
+			steps = append(steps, sp.Step)
 			lab := sp.Label
 			if lab == "" {
 				lab = Label(sp.Col)
@@ -297,8 +320,15 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 			if d, ok := SeriesDoc(sp.Col); ok {
 				sr.Doc = d.Text()
 			}
-			if ri > 0 {
+			if a, ok := first[ci]; ok && ri > 0 {
+				// B: the same hue, lighter and dashed; one legend row with A's
 				sr.Dash = []float64{6, 4}
+				sr.Stroke = lighter(stroke)
+				sr.PairOf = a
+				ser[a].Pair = len(ser)
+				ser[a].Label = strings.TrimPrefix(ser[a].Label, runs[0].Label+": ")
+			} else if !ok {
+				first[ci] = len(ser)
 			}
 			used[sp.Axis] = true
 			ser = append(ser, sr)
@@ -309,8 +339,7 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 	}
 	title := spec.Title
 	if n := (len(x) + MaxPoints - 1) / MaxPoints; n > 1 {
-		x, cols = bucket(x, cols, n)
-		title += fmt.Sprintf(" (each point: mean of %d samples)", n)
+		x, cols = bucketSteps(x, cols, n, steps) // ChartSummary says so
 	}
 	scales := map[string]any{"x": map[string]any{"time": false}}
 	axes := []axis{{Label: "time (s)", Size: 40}}
@@ -347,6 +376,52 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 	}
 	db, _ := json.Marshal(all)
 	return string(ob), string(db), true
+}
+
+// ChartHas reports whether ChartJSON draws spec over runs (its ok), without building
+// the chart: some run has one of its columns, and with HideZero one of them has a
+// value other than 0.
+func ChartHas(spec ChartSpec, runs []Run) bool {
+	for _, r := range runs {
+		if r.Result == nil || r.Result.Series == nil {
+			continue
+		}
+		for _, sp := range spec.Series {
+			if r.Absent[sp.Col] {
+				continue
+			}
+			v, ok := column(sp, r.Result.Series)
+			if !ok {
+				continue
+			}
+			if !spec.HideZero {
+				return true
+			}
+			for _, x := range v {
+				if x != 0 && !math.IsNaN(x) && !math.IsInf(x, 0) && !(spec.Log && x <= 0) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// lighter mixes a "#rrggbb" colour half-way to white (B's line in A/B).
+func lighter(c string) string {
+	if len(c) == 4 && c[0] == '#' { // #rgb
+		c = string([]byte{'#', c[1], c[1], c[2], c[2], c[3], c[3]})
+	}
+	if len(c) != 7 || c[0] != '#' {
+		return c
+	}
+	out := []byte{'#'}
+	for i := 1; i < 7; i += 2 {
+		v := hexVal(c[i])<<4 | hexVal(c[i+1])
+		v += (255 - v) / 2
+		out = append(out, "0123456789abcdef"[v>>4], "0123456789abcdef"[v&15])
+	}
+	return string(out)
 }
 
 type grid struct {
@@ -411,7 +486,14 @@ func ChartSummary(spec ChartSpec, runs []Run) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s over %d samples: %s.", spec.Title, samples, strings.Join(parts, "; "))
+	out := fmt.Sprintf("%s over %d samples: %s.", spec.Title, samples, strings.Join(parts, "; "))
+	if n := (samples + MaxPoints - 1) / MaxPoints; n > 1 {
+		out += fmt.Sprintf(" Each point of the chart stands for %d samples: their mean (for counts and limits, drawn as steps: their largest).", n)
+	}
+	if spec.Note != "" {
+		out += " " + spec.Note
+	}
+	return out
 }
 
 // num prints a value with about three significant digits.

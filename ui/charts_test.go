@@ -155,3 +155,77 @@ func TestUnits(t *testing.T) {
 		}
 	}
 }
+
+// ChartHas answers as ChartJSON's ok, without building the chart.
+func TestChartHasIsChartJSONsOK(t *testing.T) {
+	names := []string{"time_s", "dirty_MB", "writeback_MB", "wbt_max", "wbt_normal"}
+	tests := []struct {
+		name string
+		runs []Run
+	}{
+		{"no run", nil},
+		{"every column", []Run{{Result: fakeResult(names, nil)}}},
+		{"wbt all zero", []Run{{Result: fakeResult(names, map[string]bool{"wbt_max": true, "wbt_normal": true})}}},
+		{"dirty absent", []Run{{Result: fakeResult(names, nil), Absent: map[string]bool{"dirty_MB": true, "writeback_MB": true}}}},
+		{"A and B", []Run{{Label: "A", Result: fakeResult(names, nil)}, {Label: "B", Result: fakeResult(names, map[string]bool{"wbt_max": true})}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, sp := range AllCharts(tc.runs) {
+				_, _, ok := ChartJSON(sp, tc.runs)
+				if got := ChartHas(sp, tc.runs); got != ok {
+					t.Errorf("%s: ChartHas %v, ChartJSON ok %v", sp.ID, got, ok)
+				}
+			}
+		})
+	}
+}
+
+// A dense step column (a count) keeps whole values: each point is the largest of
+// its samples; other columns are averaged.
+func TestBucketStepsKeepCounts(t *testing.T) {
+	v := func(f float64) *float64 { return &f }
+	tests := []struct {
+		name  string
+		steps []bool
+		want  []float64
+	}{
+		{"mean", nil, []float64{0.5, 0.5}},
+		{"step: largest", []bool{true}, []float64{1, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, cols := bucketSteps([]float64{0, 1, 2, 3}, [][]*float64{{v(0), v(1), v(1), v(0)}}, 2, tc.steps)
+			for i, w := range tc.want {
+				if *cols[0][i] != w {
+					t.Errorf("point %d: %v, want %v", i, *cols[0][i], w)
+				}
+			}
+		})
+	}
+}
+
+// In A/B, B's line is A's colour, lighter and dashed, and A's legend row stands for
+// both (pair, pairOf); the title has no sampling note.
+func TestABLinesPaired(t *testing.T) {
+	names := []string{"time_s", "dirty_MB", "writeback_MB"}
+	runs := []Run{{Label: "A", Result: fakeResult(names, nil)}, {Label: "B", Result: fakeResult(names, nil)}}
+	o, _ := chartOpts(t, Charts[0], runs)
+	ser := o["series"].([]any)
+	a, b := ser[1].(map[string]any), ser[4].(map[string]any) // A: dirty, writeback, their sum; then B
+	if a["label"] != "dirty" || b["label"] != "B: dirty" {
+		t.Fatalf("labels %v, %v", a["label"], b["label"])
+	}
+	if a["pair"] != 4.0 || b["pairOf"] != 1.0 {
+		t.Errorf("pair %v, pairOf %v", a["pair"], b["pairOf"])
+	}
+	if a["stroke"] == b["stroke"] || b["stroke"] != lighter(a["stroke"].(string)) {
+		t.Errorf("strokes A %v, B %v", a["stroke"], b["stroke"])
+	}
+	if lighter("#000000") != "#7f7f7f" || lighter("#111") != "#888888" {
+		t.Errorf("lighter: %s, %s", lighter("#000000"), lighter("#111"))
+	}
+	if strings.Contains(o["title"].(string), "mean") {
+		t.Errorf("title %q", o["title"])
+	}
+}

@@ -12,7 +12,14 @@ type ChartsView struct {
 	drawn     int
 	drawnMode string
 	memoKey   string
-	memo      map[string]drawn
+	memo      map[string]string // element id -> the chart's text alternative
+	memoAt    time.Time
+	jsonKey   string
+	json      map[string]drawn // element id -> its chart's options and data
+	pending   []string         // the charts to draw, one per task
+	drawing   bool             // drawNext is scheduled
+	docsKey   string
+	docs      map[string][]SeriesLine
 	shown     map[string]string // element id -> the options its chart was drawn with
 	lastLive  time.Time         // when live (running) data was last drawn
 	// Explain opens every chart's "what is this?" list.
@@ -31,7 +38,8 @@ const LiveEvery = time.Second
 func (c *ChartsView) changed() { c.ver++ }
 
 // draw (re)draws the charts when the runs or the mode changed, or when a re-render
-// replaced their elements.
+// replaced their elements: one chart per main-thread task (Workers.later), each
+// chart's options and data built when it is drawn.
 func (c *ChartsView) draw() {
 	alive := c.alive()
 	if c.drawn == c.ver && c.drawnMode == c.lab.Mode && alive {
@@ -44,21 +52,60 @@ func (c *ChartsView) draw() {
 		c.lastLive = time.Now()
 		c.lab.w.renderAfter(LiveEvery)
 	}
-	m := c.data()
 	c.drawn, c.drawnMode = c.ver, c.lab.Mode
 	if c.shown == nil || !alive {
 		c.shown = map[string]string{}
 	}
-	for _, id := range c.IDs() {
-		d := m[id]
-		if d.opts != "" && c.shown[id] == d.opts && ChartAlive(id) {
-			UpdateChart(id, d.data) // same chart, more rows
-			continue
-		}
+	c.pending = c.IDs()
+	if !c.drawing && c.lab.w != nil {
+		c.drawing = true
+		c.lab.w.later(c.drawNext)
+	}
+}
+
+// drawNext draws the next pending chart and leaves the rest to the next task.
+func (c *ChartsView) drawNext() {
+	if len(c.pending) == 0 {
+		c.drawing = false
+		return
+	}
+	id := c.pending[0]
+	c.pending = c.pending[1:]
+	t0 := time.Now()
+	d := c.chart(id)
+	switch {
+	case d.opts != "" && c.shown[id] == d.opts && ChartAlive(id):
+		UpdateChart(id, d.data) // same chart, more rows
+	default:
 		DrawChart(id, d.opts, d.data)
 		c.shown[id] = d.opts
 	}
+	Took("draw "+id, t0)
+	c.lab.w.later(c.drawNext)
 }
+
+// chart is chart id's uPlot options and data for the runs shown now (built once
+// per result set, mode and per-disk metric).
+func (c *ChartsView) chart(id string) drawn {
+	key := c.key()
+	if c.jsonKey != key {
+		c.jsonKey, c.json = key, map[string]drawn{}
+	}
+	if d, ok := c.json[id]; ok {
+		return d
+	}
+	runs := c.lab.Results.Runs()
+	var d drawn
+	for _, sp := range c.all(runs) {
+		if "chart-"+sp.ID == id {
+			d.opts, d.data, _ = ChartJSON(sp, runs)
+		}
+	}
+	c.json[id] = d
+	return d
+}
+
+func (c *ChartsView) key() string { return fmt.Sprintf("%d/%s/%s", c.ver, c.lab.Mode, c.DiskMetric) }
 
 // Class dims the charts of a run that is not the form's.
 func (c *ChartsView) RootClass() string {
@@ -68,24 +115,25 @@ func (c *ChartsView) RootClass() string {
 	return "charts"
 }
 
-// drawn is one chart's uPlot options and data, and its text alternative.
-type drawn struct{ opts, data, summary string }
+// drawn is one chart's uPlot options and data.
+type drawn struct{ opts, data string }
 
-// data is the uPlot options and data of every chart with something to show, by
-// element id.
-func (c *ChartsView) data() map[string]drawn {
-	key := fmt.Sprintf("%d/%s/%s", c.ver, c.lab.Mode, c.DiskMetric)
-	if c.memoKey == key {
+// data is the text alternative of every chart with something to show, by element
+// id (what a render needs; the charts' data is built when they are drawn). While a
+// run streams it is brought up to date at most every LiveEvery.
+func (c *ChartsView) data() map[string]string {
+	key := c.key()
+	if c.memoKey == key || (c.memo != nil && c.lab.Results.live() && time.Since(c.memoAt) < LiveEvery) {
 		return c.memo
 	}
 	runs := c.lab.Results.Runs()
-	m := map[string]drawn{}
+	m := map[string]string{}
 	for _, sp := range c.all(runs) {
-		if o, d, ok := ChartJSON(sp, runs); ok {
-			m["chart-"+sp.ID] = drawn{o, d, ChartSummary(sp, runs)}
+		if ChartHas(sp, runs) {
+			m["chart-"+sp.ID] = ChartSummary(sp, runs)
 		}
 	}
-	c.memoKey, c.memo = key, m
+	c.memoKey, c.memo, c.memoAt = key, m, time.Now()
 	return m
 }
 
@@ -103,6 +151,18 @@ type SeriesLine struct{ Col, Label, Text string }
 
 // Docs explain the series chart id draws.
 func (c *ChartsView) Docs(id string) []SeriesLine {
+	key := c.key()
+	if c.docsKey != key {
+		c.docsKey, c.docs = key, map[string][]SeriesLine{}
+	}
+	if d, ok := c.docs[id]; ok {
+		return d
+	}
+	c.docs[id] = c.docsOf(id)
+	return c.docs[id]
+}
+
+func (c *ChartsView) docsOf(id string) []SeriesLine {
 	runs := c.lab.Results.Runs()
 	for _, sp := range c.all(runs) {
 		if "chart-"+sp.ID != id {
@@ -123,7 +183,7 @@ func (c *ChartsView) Docs(id string) []SeriesLine {
 }
 
 // Summary is a chart's text alternative.
-func (c *ChartsView) Summary(id string) string { return c.data()[id].summary }
+func (c *ChartsView) Summary(id string) string { return c.data()[id] }
 
 func (c *ChartsView) alive() bool {
 	if len(c.lab.Results.Runs()) == 0 {
@@ -150,4 +210,22 @@ func (c *ChartsView) ExplainText() string {
 		return "Hide the explanations"
 	}
 	return "Explain every chart"
+}
+
+// CaseLine names the shown case and its kernels in one line (the embed shows it
+// above the charts): "CASE · KERNEL", or "CASE · A: KERNEL · B: KERNEL".
+func (c *ChartsView) CaseLine() string {
+	r := c.lab.Results
+	a := r.A
+	if a == nil {
+		return ""
+	}
+	cs := c.lab.Form.CaseBox
+	if a.Res != nil && a.Res.Case != "" {
+		cs = a.Res.Case
+	}
+	if b := r.B; b != nil && c.lab.abView() {
+		return fmt.Sprintf("%s · A: %s · B: %s", cs, a.Run.Kernel, b.Run.Kernel)
+	}
+	return fmt.Sprintf("%s · %s", cs, a.Run.Kernel)
 }

@@ -134,6 +134,13 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 			c.Trace.Jump(t)
 		}()
 	})
+	OnTracePick(func(t float64) {
+		go func() {
+			c.ee.Lock()
+			defer c.ee.UnlockRender()
+			c.Trace.Pick(TraceLine{T: t})
+		}()
+	})
 	if err != nil {
 		c.Form.setErr(err)
 		return
@@ -148,10 +155,12 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	}
 	c.Run()
 	if shown != nil && c.Results.A != nil {
+		t0 := time.Now()
 		select { // the first render shows the result, not "running" then the result
 		case <-shown:
 		case <-time.After(FirstResultWait):
 		}
+		Took("init wait", t0)
 	}
 }
 
@@ -381,6 +390,9 @@ func (c *Root) route(m Msg) bool {
 	if c.Results.onMsg(m) {
 		c.Charts.changed()
 	}
+	if m.Type == "progress" || m.Type == "chunk" {
+		SetProgress(c.Bar.ProgressStyle(), c.Bar.Progress())
+	}
 	if a := c.Results.A; c.firstShown != nil && a != nil && (a.Res != nil || a.Err != "") {
 		close(c.firstShown)
 		c.firstShown = nil
@@ -394,6 +406,8 @@ func (c *Root) AfterRender() {
 	SyncInputs()
 	c.Matrix.rendered = c.Matrix.shape()
 	c.Charts.draw()
+	c.Detail.fill()
+	c.Trace.fill()
 	if c.w != nil {
 		c.w.rendered()
 	}

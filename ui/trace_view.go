@@ -2,7 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"html"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -97,8 +99,35 @@ type TraceFilter struct{ Event, Task, Ino, Search string }
 
 // Match reports whether l passes the filter.
 func (f TraceFilter) Match(l TraceLine) bool {
+	f.Search = strings.ToLower(f.Search)
+	return f.match(l)
+}
+
+// match is Match with f.Search in lower case already.
+func (f TraceFilter) match(l TraceLine) bool {
 	return (f.Event == "" || l.Event == f.Event) && (f.Task == "" || l.Task == f.Task) && (f.Ino == "" || l.Ino == f.Ino) &&
-		(f.Search == "" || strings.Contains(strings.ToLower(l.Text), strings.ToLower(f.Search)))
+		(f.Search == "" || containsFold(l.Text, f.Search))
+}
+
+// containsFold reports whether s contains lower (lower case ASCII), ignoring
+// ASCII case in s (trace lines are ASCII).
+func containsFold(s, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for ; j < len(lower); j++ {
+			b := s[i+j]
+			if b >= 'A' && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			if b != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // TraceWindow is how many matching lines the viewer shows from its cursor.
@@ -115,6 +144,11 @@ type TraceView struct {
 	key   string // the parsed run (RunState pointer and trace length)
 	lines []TraceLine
 	lab   *Root
+	// memo of the last Count and Choices (a render asks for them at every pass)
+	countKey, count string
+	shownKey        string
+	shown           []TraceLine
+	choices         map[string][]string
 }
 
 func (c *TraceView) run() *RunState {
@@ -131,7 +165,7 @@ func (c *TraceView) all() []TraceLine {
 		return nil
 	}
 	if k := fmt.Sprintf("%p/%d", r, len(r.Trace)); k != c.key {
-		c.key, c.lines = k, ParseTrace(r.Trace)
+		c.key, c.lines, c.choices, c.countKey = k, ParseTrace(r.Trace), nil, ""
 	}
 	return c.lines
 }
@@ -151,10 +185,21 @@ func (c *TraceView) RecordAndRun() {
 // Shown are the matching lines from the cursor, at most TraceWindow.
 func (c *TraceView) Shown() []TraceLine {
 	ls := c.all()
+	k := fmt.Sprintf("%s/%v/%v", c.key, c.Filter, c.Cursor)
+	if k == c.shownKey {
+		return c.shown
+	}
+	c.shownKey, c.shown = k, c.shownNow(ls)
+	return c.shown
+}
+
+func (c *TraceView) shownNow(ls []TraceLine) []TraceLine {
 	i := sort.Search(len(ls), func(i int) bool { return ls[i].T >= c.Cursor })
 	var out []TraceLine
+	f := c.Filter
+	f.Search = strings.ToLower(f.Search)
 	for ; i < len(ls) && len(out) < TraceWindow; i++ {
-		if c.Filter.Match(ls[i]) {
+		if f.match(ls[i]) {
 			out = append(out, ls[i])
 		}
 	}
@@ -163,28 +208,123 @@ func (c *TraceView) Shown() []TraceLine {
 
 // Count is how many lines match, and of how many kept.
 func (c *TraceView) Count() string {
+	ls := c.all()
+	k := fmt.Sprintf("%s/%v/%v", c.key, c.Filter, c.Cursor)
+	if k == c.countKey {
+		return c.count
+	}
+	c.countKey, c.count = k, c.countText(ls)
+	return c.count
+}
+
+func (c *TraceView) countText(ls []TraceLine) string {
 	n := 0
-	for _, l := range c.all() {
-		if c.Filter.Match(l) {
+	f := c.Filter
+	f.Search = strings.ToLower(f.Search)
+	for _, l := range ls {
+		if f.match(l) {
 			n++
 		}
 	}
-	r := c.run()
-	s := fmt.Sprintf("%d of %d kept lines match", n, len(c.all()))
-	if r != nil && r.Res != nil && r.Res.TraceDropped > 0 {
-		s += fmt.Sprintf(" (%d more lines were left out to fit: the kept ones are sampled over the run)", r.Res.TraceDropped)
+	s := fmt.Sprintf("%d of %d kept lines match", n, len(ls))
+	if every := c.every(); every > 1 {
+		s += fmt.Sprintf(". Sampled: the run wrote %d trace lines and the viewer keeps about 1 in %d, evenly over the run, so a filter shows about 1 in %d of its lines",
+			len(ls)+c.run().Res.TraceDropped, every, every)
 	}
 	return s + fmt.Sprintf("; from t = %.3f s", c.Cursor)
 }
 
+// every is how many of the run's trace lines each kept one stands for (1: all kept).
+func (c *TraceView) every() int {
+	r := c.run()
+	n := len(c.all())
+	if r == nil || r.Res == nil || r.Res.TraceDropped <= 0 || n == 0 {
+		return 1
+	}
+	return int(math.Round(float64(n+r.Res.TraceDropped) / float64(n)))
+}
+
+// FullWindow is the time window ([from, until) in s) that "Run again with every
+// line" keeps: from the first matching line at the cursor, as many of the run's lines as 4/5 of the lines the
+// sampled trace kept (the engine samples a window that does not fit): the kept
+// lines are 1 in every() of the run's, so the window spans that many kept ones /
+// every(); ok is false when the trace is not sampled or no filter narrows it.
+func (c *TraceView) FullWindow() (from, until float64, ok bool) {
+	ls := c.all()
+	every := c.every()
+	if every <= 1 || (c.Filter.Ino == "" && c.Filter.Task == "" && c.Filter.Event == "") {
+		return 0, 0, false
+	}
+	shown := c.Shown()
+	if len(shown) == 0 {
+		return 0, 0, false
+	}
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].T >= shown[0].T }) // the first match
+	j := min(i+4*len(ls)/(5*every), len(ls)-1)
+	if i >= j {
+		return 0, 0, false
+	}
+	from, until = math.Floor(ls[i].T*10)/10, math.Floor(ls[j].T*10)/10 // 0.1 s
+	return from, until, until > from
+}
+
+// FullText is the "every line" button's text ("" hides it).
+func (c *TraceView) FullText() string {
+	from, until, ok := c.FullWindow()
+	if !ok {
+		return ""
+	}
+	what := "these lines"
+	switch {
+	case c.Filter.Ino != "":
+		what = "inode " + c.Filter.Ino
+	case c.Filter.Task != "":
+		what = c.Filter.Task
+	case c.Filter.Event != "":
+		what = c.Filter.Event
+	}
+	return fmt.Sprintf("Run again keeping every line of t = %.1f-%.1f s (all of %s's lines there)", from, until, what)
+}
+
+// RunFull runs the case again with the trace kept unsampled over FullWindow; the
+// filter stays, so the viewer then shows every matching line of that window.
+func (c *TraceView) RunFull() {
+	from, until, ok := c.FullWindow()
+	if !ok {
+		return
+	}
+	c.lab.Form.Form["trace"] = "on"
+	c.lab.Form.Form["trace_window"] = fmt.Sprintf("%.1fs-%.1fs", from, until)
+	c.Cursor = from
+	c.lab.Run()
+}
+
+// EmptyState reports whether a shown line prints "state=" with no flag after it.
+func (c *TraceView) EmptyState() bool {
+	for _, l := range c.Shown() {
+		if strings.Contains(l.Text, " state= ") {
+			return true
+		}
+	}
+	return false
+}
+
 // Choices lists the distinct values of a field for the filter selects.
 func (c *TraceView) Choices(field string) []string {
+	ls := c.all()
+	if ch, ok := c.choices[field]; ok {
+		return ch
+	}
 	seen := map[string]bool{}
-	for _, l := range c.all() {
+	for _, l := range ls {
 		v := map[string]string{"event": l.Event, "task": l.Task}[field]
 		seen[v] = true
 	}
-	return slices.Sorted(maps.Keys(seen))
+	if c.choices == nil {
+		c.choices = map[string][]string{}
+	}
+	c.choices[field] = slices.Sorted(maps.Keys(seen))
+	return c.choices[field]
 }
 
 // SetFilter handles the filter controls.
@@ -219,6 +359,35 @@ func (c *TraceView) Jump(t float64) {
 func (c *TraceView) Pick(l TraceLine) {
 	c.Marked = l.T
 	MarkTime(l.T)
+}
+
+// fill writes the shown lines into the page when they changed (static/lab.js fill,
+// not Vugu: 200 lines with their handlers cost every render); a click or a key on a
+// line comes back through OnTracePick.
+func (c *TraceView) fill() {
+	// at once, in the render's task (200 short lines): a filter's lines replace the
+	// last ones without a moment of an empty list between
+	if k := c.fillKey(); k != "" {
+		FillHTML("trace-lines", k, c.linesHTML)
+	}
+}
+
+// fillKey names the lines shown now ("": none).
+func (c *TraceView) fillKey() string {
+	if !c.Has() {
+		return ""
+	}
+	return fmt.Sprintf("%s/%v/%v/%v", c.key, c.Filter, c.Cursor, c.Marked)
+}
+
+// linesHTML is the shown lines' HTML.
+func (c *TraceView) linesHTML() string {
+	var b strings.Builder
+	for _, l := range c.Shown() {
+		fmt.Fprintf(&b, `<div class="%s" role="listitem" tabindex="0" data-t="%s">%s</div>`,
+			c.LineClass(l), strconv.FormatFloat(l.T, 'g', -1, 64), html.EscapeString(l.Text))
+	}
+	return b.String()
 }
 
 // LineClass highlights the marked line.

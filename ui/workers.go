@@ -54,10 +54,12 @@ func (w *Workers) Start(run wire.Run, summary bool) *RunState {
 // Cancel stops run id (a queued run is dropped, a running one stopped).
 func (w *Workers) Cancel(id int) { w.eng.Cancel(id) }
 
-// onMsg takes a worker message (from the pool's goroutine).
+// onMsg takes a worker message (from the pool's goroutine), in a task of its own.
 func (w *Workers) onMsg(m Msg) {
+	Yield()
 	w.ee.Lock()
 	defer w.ee.UnlockOnly()
+	defer Took("msg "+m.Type, time.Now())
 	if w.route(m) {
 		w.requestRender()
 	}
@@ -93,6 +95,18 @@ func (w *Workers) requestRender() {
 
 // rendered records the end of a render (Root.AfterRender, after the DOM was updated).
 func (w *Workers) rendered() { w.lastRender = time.Now() }
+
+// later runs f with the event lock held, after the browser had a turn (Yield),
+// without a render: the views the page writes itself (charts, the trace viewer's
+// lines, the per-inode lanes) each in a task of its own.
+func (w *Workers) later(f func()) {
+	go func() {
+		Yield()
+		w.ee.Lock()
+		defer w.ee.UnlockOnly()
+		f()
+	}()
+}
 
 // renderAfter asks for a render after d (live charts drawn at most every d wait for
 // it when no message comes).

@@ -7,6 +7,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/vugu/vugu"
 	"github.com/vugu/vugu/domrender"
 	"github.com/wblab/wblab/ui"
@@ -15,7 +17,10 @@ import (
 func main() {
 	// the engine's catalog first (the worker static/boot.js started is compiling
 	// beside this module); the page's questions go to it
+	t0 := time.Now()
 	eng, err := ui.Boot()
+	ui.Took("boot", t0)
+	ui.Yield()
 	if err != nil {
 		ui.BootFailed("the engine worker did not answer: " + err.Error())
 		return
@@ -31,14 +36,24 @@ func main() {
 	}
 	root := ui.NewRoot(eng)
 	for ok := true; ok; ok = renderer.EventWait() {
-		if err := renderer.Render(buildEnv.RunBuild(root)); err != nil {
+		t0 := time.Now()
+		out := buildEnv.RunBuild(root)
+		ui.Took("build", t0)
+		ui.Yield() // each step of a render in a task of its own
+		t0 = time.Now()
+		if err := renderer.Render(out); err != nil {
 			panic(err)
 		}
+		ui.Took("render", t0)
+		// no yield here: AfterRender writes the views the render may have emptied
+		// (ui.FillHTML) in the same task, so none shows empty for a moment
 		// domrender calls Rendered on child components only; the root draws its
 		// charts here, after the DOM is in place.
 		ee := renderer.EventEnv()
 		ee.RLock()
+		t0 = time.Now()
 		root.AfterRender()
+		ui.Took("after", t0)
 		ee.RUnlock()
 	}
 }

@@ -22,6 +22,11 @@ import (
 	"github.com/wblab/wblab/validate"
 )
 
+// ProgressSteps: a run reports its progress at least every 1/ProgressSteps of its
+// simulated time (issue 35: the bar moves by 5 % at most), and else at most every
+// chunkEvery of wall time.
+const ProgressSteps = 20
+
 // chunkEvery is the least wall time between two chunk or progress messages of a run
 // (the first chunk goes at the first sample).
 const chunkEvery = 50 * time.Millisecond
@@ -185,16 +190,19 @@ func run(j job) {
 	if j.stream {
 		opt.Sample = func(row []float64) { rows = append(rows, row...) }
 	}
+	var step engine.Time // the next ProgressStep of the simulated time
 	opt.Progress = func(done, total engine.Time) {
 		if j.stream && sent == 0 && len(rows) > 0 {
 			flush(done, total) // the first rows at once
 			yield()
 			last = time.Now()
+			step = done + total/ProgressSteps
 			return
 		}
-		if time.Since(last) < chunkEvery {
+		if time.Since(last) < chunkEvery && done < step {
 			return
 		}
+		step = done + total/ProgressSteps
 		if j.stream {
 			flush(done, total)
 		} else {
