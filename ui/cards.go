@@ -100,11 +100,12 @@ func Cards(ar, b *RunState) []Card {
 	return out
 }
 
-// ddTime is when the last count-limited dd exited (0 when none did).
+// ddTime is when the last count-limited dd finished its count (0 when none did; a
+// dd that exited with ENOSPC did not: the "disk full at" card says when).
 func ddTime(r *report.Result) float64 {
 	t := 0.0
 	for _, k := range r.Tasks {
-		if k.Done && k.RuntimeS > t {
+		if k.Done && k.Exit != report.ExitENOSPC && k.RuntimeS > t {
 			t = k.RuntimeS
 		}
 	}
