@@ -126,7 +126,7 @@ func (c *RunBar) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 		vgparent.AppendChild(vgn)
-		if c.CaseNote() != "" && c.lab.Mode != "matrix" {
+		if c.CaseBox() != "" && c.CaseNote() != "" && c.lab.Mode != "matrix" {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "case-note muted"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "case-note"}}}
 			vgparent.AppendChild(vgn)
 			vgn.SetInnerHTML(c.CaseNote())

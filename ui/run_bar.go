@@ -39,7 +39,8 @@ func (c *RunBar) ApplyCase() {
 func (c *RunBar) Run()    { c.lab.Run() }
 func (c *RunBar) Cancel() { c.lab.Cancel() }
 
-// CaseNote says why the case box is empty (input errors) or what its name leaves out.
+// CaseNote says why the case box is empty (input errors: its placeholder) or what
+// its name leaves out (a line under it).
 func (c *RunBar) CaseNote() string { return c.lab.Form.CaseNote() }
 
 // CaseErr is the case box's error.
