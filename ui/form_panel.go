@@ -438,14 +438,17 @@ func (c *FormPanel) fieldErrs() int {
 	return n
 }
 
-// CaseNote says why the case box has no name, or what its name leaves out.
+// CaseNote says why the case box has no name (input errors; several disks, which
+// a case name cannot carry), or what its name leaves out.
 func (c *FormPanel) CaseNote() string {
-	if n := c.fieldErrs(); n > 0 && c.CaseBox == "" {
+	disks := len(DiskSpecs(c.Form["disks"])) + 1
+	switch n := c.fieldErrs(); {
+	case c.CaseBox == "" && n > 0:
 		return fmt.Sprintf("no case name: %d input error%s", n, plural(n))
-	}
-	if c.CaseBox != "" && strings.TrimSpace(c.Form["disks"]) != "" {
-		n := len(strings.Split(strings.TrimSpace(c.Form["disks"]), ";")) + 1
-		return fmt.Sprintf("the case name sets disk 8:0 only: the form has %d disks", n)
+	case c.CaseBox == "" && disks > 1:
+		return fmt.Sprintf("no case name: %d disks", disks)
+	case disks > 1:
+		return fmt.Sprintf("the case name sets disk 8:0 only: the form has %d disks", disks)
 	}
 	return ""
 }

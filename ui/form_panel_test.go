@@ -61,3 +61,30 @@ func TestSplitErr(t *testing.T) {
 		assert.Equal(t, c.details, d)
 	}
 }
+
+// TestCaseNote: the case box says why it has no name, or what its name leaves out.
+func TestCaseNote(t *testing.T) {
+	for _, c := range []struct {
+		box, disks string
+		errs       map[string]string
+		want       string
+	}{
+		{"thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", "", nil, ""},
+		{"", "", map[string]string{"dd": "x", "memory": "y", "case": "z"}, "no case name: 2 input errors"},
+		{"", "usb2-stick,fs=ext4", map[string]string{}, "no case name: 2 disks"},
+		{"thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", "a; b", nil, "the case name sets disk 8:0 only: the form has 3 disks"},
+	} {
+		f := &FormPanel{Form: Form{"disks": c.disks}, Errs: c.errs, CaseBox: c.box}
+		assert.Equal(t, c.want, f.CaseNote(), "%+v", c)
+	}
+}
+
+// TestSplitFieldErr: the engine's joined errors go to the fields their keys name.
+func TestSplitFieldErr(t *testing.T) {
+	got := splitFieldErr(&FieldError{Field: "dirty_bytes", Msg: "dirty_bytes: 100 MiB is out of range 8 KiB-0 bytes\nmemory_MB: 0 bytes is out of range 64 MiB-256 GiB\nsomething else"})
+	require.Len(t, got, 2)
+	assert.Equal(t, FieldError{Field: "dirty_bytes", Msg: "dirty_bytes: 100 MiB is out of range 8 KiB-0 bytes; something else"}, *got[0])
+	assert.Equal(t, FieldError{Field: "memory", Msg: "memory_MB: 0 bytes is out of range 64 MiB-256 GiB"}, *got[1])
+	assert.Equal(t, "dd", fieldOfKey("workload.dd"))
+	assert.Equal(t, "", fieldOfKey("no such key"))
+}
