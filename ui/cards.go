@@ -44,6 +44,9 @@ func Cards(ar, b *RunState) []Card {
 	if ddTime(a) > 0 || (b != nil && ddTime(b.Res) > 0) {
 		nums = append(nums, num{"dd_time", "dd finished in", "s", func(r *report.Result, _ float64) float64 { return ddTime(r) }, 1, true})
 	}
+	if len(a.Full) > 0 || (b != nil && len(b.Res.Full) > 0) {
+		nums = append(nums, num{"full", "disk full at", "s", func(r *report.Result, _ float64) float64 { return fullAt(r) }, 1, false})
+	}
 	if a.Reads.Count > 0 || (b != nil && b.Res.Reads.Count > 0) {
 		nums = append(nums,
 			num{"read_p99", "read latency p99", "ms", func(r *report.Result, _ float64) float64 { return r.Reads.P99Ms }, 1, true},
@@ -97,12 +100,24 @@ func Cards(ar, b *RunState) []Card {
 	return out
 }
 
-// ddTime is when the last count-limited dd exited (0 when none did).
+// ddTime is when the last count-limited dd finished its count (0 when none did; a
+// dd that exited with ENOSPC did not: the "disk full at" card says when).
 func ddTime(r *report.Result) float64 {
 	t := 0.0
 	for _, k := range r.Tasks {
-		if k.Done && k.RuntimeS > t {
+		if k.Done && k.Exit != report.ExitENOSPC && k.RuntimeS > t {
 			t = k.RuntimeS
+		}
+	}
+	return t
+}
+
+// fullAt is when the run's first disk filled (0 when none did).
+func fullAt(r *report.Result) float64 {
+	t := 0.0
+	for _, f := range r.Full {
+		if t == 0 || f.FullAtS < t {
+			t = f.FullAtS
 		}
 	}
 	return t

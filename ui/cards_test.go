@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine"
+	"github.com/wblab/wblab/engine/report"
 )
 
 func cardByID(cs []Card, id string) (Card, bool) {
@@ -118,4 +119,27 @@ func TestMatrixSortAndDisagree(t *testing.T) {
 	byErr := SortedMatrixRows(m, t1.Name, "error")
 	assert.Equal(t, t1.Cases[1], byErr[0][3]) // |10 - 1.6| > |-2 - 3.1|
 	assert.Equal(t, "+8.4", byErr[0][7])
+}
+
+// TestCardsFull: a run whose disk filled has a "disk full at" card (the first disk
+// to fill), explained like the others; a run without has none.
+func TestCardsFull(t *testing.T) {
+	r := &RunState{Res: &report.Result{Full: []report.DiskFull{{BDI: "8:16", FullAtS: 30}, {BDI: "8:0", FullAtS: 12.34}}}}
+	var got *Card
+	for _, c := range Cards(r, nil) {
+		if c.ID == "full" {
+			got = &c
+		}
+	}
+	if assert.NotNil(t, got) {
+		assert.Equal(t, "12.3", got.A)
+		_, ok := CardDoc("full")
+		assert.True(t, ok, "the card's explanation")
+	}
+	for _, c := range Cards(&RunState{Res: &report.Result{Tasks: []report.TaskResult{{Comm: "dd", Done: true, Exit: report.ExitENOSPC, RuntimeS: 9}}}}, nil) {
+		assert.NotEqual(t, "dd_time", c.ID, "a dd that got ENOSPC did not finish")
+	}
+	for _, c := range Cards(&RunState{Res: &report.Result{}}, nil) {
+		assert.NotEqual(t, "full", c.ID)
+	}
 }

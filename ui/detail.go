@@ -200,6 +200,18 @@ type TaskRow struct {
 	Pauses                                   int64
 	Rate, Hist                               string // SVG
 	Summary                                  bool   // the band of the tasks beyond the top N
+	Exit                                     string // how a task that exited did: "finished in 12.3 s", "exited with ENOSPC after 9.1 s"
+}
+
+// taskExit is how a task ended before the run did, or "" (it ran to the end).
+func taskExit(t report.TaskResult) string {
+	switch {
+	case t.Exit == report.ExitENOSPC:
+		return fmt.Sprintf("exited with ENOSPC after %.1f s", t.RuntimeS)
+	case t.Done:
+		return fmt.Sprintf("finished in %.1f s", t.RuntimeS)
+	}
+	return ""
 }
 
 // TaskRows are the top-N tasks by bytes written, then one summary row for the rest.
@@ -229,7 +241,7 @@ func TaskRows(r *report.Result) []TaskRow {
 		d := byPID[t.PID]
 		if k < TopN {
 			out = append(out, TaskRow{Name: fmt.Sprintf("%s %d", t.Comm, t.PID), WrittenMB: t.DirtiedMB, RateMBps: t.RateMBps,
-				Pauses: t.Pauses, PausedS: t.PausedS, MaxPauseMs: t.MaxPauseMs,
+				Pauses: t.Pauses, PausedS: t.PausedS, MaxPauseMs: t.MaxPauseMs, Exit: taskExit(t),
 				Rate: Sparkline(d.RateMBps, top, false, 22), Hist: Histogram(d.PauseHist, 22)})
 			continue
 		}

@@ -44,8 +44,12 @@ func (c *DetailView) bodyHTML() string {
 		if t.Summary {
 			cl = ` class="summary"`
 		}
+		name := e(t.Name)
+		if t.Exit != "" {
+			name += ` <span class="task-exit">` + e(t.Exit) + `</span>`
+		}
 		fmt.Fprintf(&b, `<tr%s><td>%s</td><td class="num">%s</td><td class="num">%s</td><td class="num">%d</td><td class="num">%s</td><td class="num">%s</td><td class="hist-cell">%s</td><td class="spark-cell">%s</td></tr>`,
-			cl, e(t.Name), f1(t.WrittenMB), f1(t.RateMBps), t.Pauses, f1(t.PausedS), f0(t.MaxPauseMs), t.Hist, t.Rate)
+			cl, name, f1(t.WrittenMB), f1(t.RateMBps), t.Pauses, f1(t.PausedS), f0(t.MaxPauseMs), t.Hist, t.Rate)
 	}
 	b.WriteString(`</tbody></table></div><div class="detail-inodes" id="inode-timeline">`)
 	fmt.Fprintf(&b, `<h3>inodes over time <span class="muted">%s</span></h3><div class="legend">`, e(c.Span()))

@@ -55,6 +55,14 @@ func DiskCards(a, b *report.Result) []DiskCard {
 		cd.Lines = append(cd.Lines, l)
 		add("bdi_thresh at the end", func(d report.DiskResult) string { return fmt.Sprintf("%.1f MiB", d.BdiThreshMB) })
 		add("most dirty+writeback", func(d report.DiskResult) string { return fmt.Sprintf("%.1f MiB", d.MaxDirtyMB) })
+		if d.FullAtS > 0 || (bd != nil && bd.FullAtS > 0) {
+			add("full (ENOSPC) at", func(d report.DiskResult) string {
+				if d.FullAtS == 0 {
+					return "–"
+				}
+				return fmt.Sprintf("%.1f s", d.FullAtS)
+			})
+		}
 		if d.DDExitS > 0 || (bd != nil && bd.DDExitS > 0) {
 			add("copier exited at", func(d report.DiskResult) string { return fmt.Sprintf("%.1f s", d.DDExitS) })
 			l := DiskLine{Label: "last dirty page written by", A: onDiskText(d, wa)}

@@ -76,3 +76,28 @@ func TestDiskCards(t *testing.T) {
 	}
 	assert.Nil(t, DiskCards(nil, nil))
 }
+
+// TestDiskCardsFull: a disk that filled has its full time on its card ("–" on B's
+// disk that did not), and the results' line says who got ENOSPC.
+func TestDiskCardsFull(t *testing.T) {
+	a := &report.Result{RuntimeS: 60, Disks: []report.DiskResult{{BDI: "8:0", FullAtS: 1768.25}, {BDI: "8:16"}}}
+	b := &report.Result{RuntimeS: 60, Disks: []report.DiskResult{{BDI: "8:0"}, {BDI: "8:16"}}}
+	line := func(cd DiskCard, label string) *DiskLine {
+		for i := range cd.Lines {
+			if cd.Lines[i].Label == label {
+				return &cd.Lines[i]
+			}
+		}
+		return nil
+	}
+	cards := DiskCards(a, b)
+	l := line(cards[0], "full (ENOSPC) at")
+	if assert.NotNil(t, l) {
+		assert.Equal(t, "1768.2 s", l.A)
+		assert.Equal(t, "–", l.B)
+	}
+	assert.Nil(t, line(cards[1], "full (ENOSPC) at"), "a disk that never filled has no full line")
+	assert.Equal(t, "Disk 8:0 full at 1768.3 s: 1 dd exited with ENOSPC, 2 editor saves failed with ENOSPC",
+		FullLine(report.DiskFull{BDI: "8:0", FullAtS: 1768.3, DDEnospc: 1, EditorEnospc: 2}))
+	assert.Equal(t, "Disk 8:16 full at 5.0 s: 2 dd exited with ENOSPC", FullLine(report.DiskFull{BDI: "8:16", FullAtS: 5, DDEnospc: 2}))
+}

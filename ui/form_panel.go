@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/vugu/vugu"
@@ -15,7 +17,8 @@ type FormPanel struct {
 	Errs    map[string]string
 	CaseBox string
 
-	lab *Root
+	lastValid Form // the form when the engine last found it valid (probe)
+	lab       *Root
 }
 
 // apply sets the form from a state.
@@ -44,7 +47,8 @@ func (c *FormPanel) SetF(id string, e vugu.DOMEvent) {
 	}
 	c.Form[id] = v
 	delete(c.Errs, id)
-	if id == "device" { // a new preset: its own keys and values
+	delete(c.Errs, "case") // the box gets the edited form's name
+	if id == "device" {    // a new preset: its own keys and values
 		for k := range c.Form {
 			if strings.HasPrefix(k, "dev.") {
 				delete(c.Form, k)
@@ -64,6 +68,7 @@ func (c *FormPanel) changed(box bool) {
 // SetB handles B's kernel controls.
 func (c *FormPanel) SetB(id string, e vugu.DOMEvent) {
 	c.B[id] = e.PropString("target", "value")
+	delete(c.Errs, "b."+id)
 	c.changed(false)
 }
 
@@ -135,6 +140,10 @@ func (c *FormPanel) ApplyCase(then func()) {
 // page has no such control (a link naming a switch or device key this build lacks).
 func (c *FormPanel) setErr(e *FieldError) {
 	msg := pageMsg(e.Msg)
+	if strings.HasPrefix(e.Field, "b.") { // B's controls: listed under B's fieldset
+		c.Errs[e.Field] = msg
+		return
+	}
 	for _, f := range Fields(c.DeviceModel()) {
 		if f.ID == e.Field {
 			c.Errs[e.Field] = msg
@@ -181,6 +190,15 @@ func (c *FormPanel) Doc(id string) string {
 	return ""
 }
 
+// clearErrs drops every field's error (the engine found the form valid).
+func (c *FormPanel) clearErrs() {
+	for k := range c.Errs {
+		if !keptErrs[k] {
+			delete(c.Errs, k)
+		}
+	}
+}
+
 // Err is a control's error text.
 func (c *FormPanel) Err(id string) string { return c.Errs[id] }
 
@@ -211,4 +229,226 @@ func (c *FormPanel) BErrs() []string {
 		}
 	}
 	return out
+}
+
+// CheckedAll is the engine's check of a state with every input error it found.
+// Errs and Errors take the list of errors when the lab's answer carries one (under
+// either name); the answer may also carry only the first bad input (Err).
+type CheckedAll struct {
+	wire.Checked
+	Errs, Errors []*FieldError
+}
+
+// errs are the answer's input errors, the list's and Err, each field once; an
+// error of several lines ("key: message" each, the engine's joined validation
+// errors) is one error per line, on the field its key names.
+func (ck *CheckedAll) errs() []*FieldError {
+	var out []*FieldError
+	seen := map[string]bool{}
+	for _, l := range [][]*FieldError{ck.Errs, ck.Errors, {ck.Err}} {
+		for _, e := range l {
+			if e == nil {
+				continue
+			}
+			for _, e := range splitFieldErr(e) {
+				if !seen[e.Field] {
+					seen[e.Field] = true
+					out = append(out, e)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// splitFieldErr is e, one error per line of its message: a line whose key names
+// another field ("memory_MB: ...", "workload.dd: ...") is that field's.
+func splitFieldErr(e *FieldError) []*FieldError {
+	lines := strings.Split(strings.TrimSpace(e.Msg), "\n")
+	first := &FieldError{Field: e.Field, Msg: lines[0]}
+	out := []*FieldError{first}
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		key, _, _ := strings.Cut(l, ": ")
+		if f := fieldOfKey(key); f != "" && f != e.Field {
+			out = append(out, &FieldError{Field: f, Msg: l})
+			continue
+		}
+		first.Msg += "; " + l
+	}
+	return out
+}
+
+// fieldOfKey is the form field a config key in an error names ("memory_MB",
+// "workload.dd", "device.capacity"), or "".
+func fieldOfKey(key string) string {
+	k := key[strings.LastIndex(key, ".")+1:]
+	if k == "" || strings.ContainsAny(k, " \"") {
+		return ""
+	}
+	var ids []string
+	for _, f := range Cat.Fields {
+		ids = append(ids, f.ID)
+	}
+	for _, fs := range Cat.DeviceFields {
+		for _, f := range fs {
+			ids = append(ids, f.ID)
+		}
+	}
+	for _, id := range ids {
+		if id == k || id == "dev."+k {
+			return id
+		}
+	}
+	for _, id := range ids {
+		if strings.HasPrefix(k, id+"_") && !strings.HasPrefix(id, "dev.") {
+			return id
+		}
+	}
+	return ""
+}
+
+// keptErrs are the error keys a check of the form does not decide: the case box's
+// own name and the matrix's case list.
+var keptErrs = map[string]bool{"case": true, "cases": true}
+
+// showChecked shows the engine's check of st (an edit's): every input error next
+// to its field, the case name or why there is none. An answer that carries only
+// the first bad input (the lab's before it listed every error) leaves the errors of
+// other fields that were not edited since; each field edited away from the last
+// valid form whose error the answer does not name is checked on its own (probe),
+// so every bad field shows its error after one edit each. Called with the event
+// lock held; probes ask on another goroutine (gen: the refresh's generation).
+func (c *FormPanel) showChecked(st State, ck CheckedAll, box bool, gen int) {
+	errs := ck.errs()
+	if box {
+		c.CaseBox = ck.CaseBox
+	}
+	if len(errs) == 0 { // the form is valid: no field error stands
+		c.clearErrs()
+		c.lastValid = st.Form.Clone()
+		return
+	}
+	if len(ck.Errs)+len(ck.Errors) > 0 { // the whole list: it replaces the fields' errors
+		c.clearErrs()
+	}
+	named := map[string]bool{}
+	for _, e := range errs {
+		c.setErr(e)
+		named[e.Field] = true
+	}
+	c.probe(st, named, gen)
+}
+
+// probe sets the errors probeErrs finds (on another goroutine; a newer refresh
+// drops them).
+func (c *FormPanel) probe(st State, named map[string]bool, gen int) {
+	base := c.lastValid
+	known := map[string]bool{}
+	for k := range c.Errs {
+		known[k] = true
+	}
+	go func() {
+		found := probeErrs(base, st, named, known)
+		if len(found) == 0 {
+			return
+		}
+		c.lab.ee.Lock()
+		defer c.lab.ee.UnlockRender()
+		if gen != c.lab.hashGen {
+			return
+		}
+		for _, e := range found {
+			c.setErr(e)
+		}
+	}()
+}
+
+// probeErrs checks, each on its own, the fields of st's form that differ from base
+// (the last valid form; the first page's without one) and have no error named or
+// known: base with that one field changed. It returns the errors of those fields.
+func probeErrs(base Form, st State, named, known map[string]bool) []*FieldError {
+	if base == nil {
+		base = Cat.FirstPage
+	}
+	var found []*FieldError
+	for _, k := range diffKeys(base, st.Form) {
+		if named[k] || known[k] || strings.HasPrefix(k, "dev.") && st.Form["device"] != base["device"] {
+			continue
+		}
+		f := base.Clone()
+		if v, ok := st.Form[k]; ok {
+			f[k] = v
+		} else {
+			delete(f, k)
+		}
+		if k == "device" { // a device comes with its own keys
+			for dk := range f {
+				if strings.HasPrefix(dk, "dev.") {
+					delete(f, dk)
+				}
+			}
+			for dk, v := range st.Form {
+				if strings.HasPrefix(dk, "dev.") {
+					f[dk] = v
+				}
+			}
+		}
+		var ck CheckedAll
+		if Ask("check", wire.Check{State: State{Form: f, Mode: st.Mode, B: st.B, Seeds: st.Seeds}}, &ck) != nil {
+			return found
+		}
+		for _, e := range ck.errs() {
+			if e.Field == k {
+				found = append(found, e)
+			}
+		}
+	}
+	return found
+}
+
+// diffKeys are the keys whose values differ between two forms, sorted.
+func diffKeys(a, b Form) []string {
+	var out []string
+	for k, v := range b {
+		if a[k] != v {
+			out = append(out, k)
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fieldErrs counts the input errors of the form's fields and of B's (not the case
+// box's own name).
+func (c *FormPanel) fieldErrs() int {
+	n := 0
+	for k := range c.Errs {
+		if !keptErrs[k] {
+			n++
+		}
+	}
+	return n
+}
+
+// CaseNote says why the case box has no name (input errors; several disks, which
+// a case name cannot carry), or what its name leaves out.
+func (c *FormPanel) CaseNote() string {
+	disks := len(DiskSpecs(c.Form["disks"])) + 1
+	switch n := c.fieldErrs(); {
+	case c.CaseBox == "" && n > 0:
+		return fmt.Sprintf("no case name: %d input error%s", n, plural(n))
+	case c.CaseBox == "" && disks > 1:
+		return fmt.Sprintf("no case name: %d disks", disks)
+	case disks > 1:
+		return fmt.Sprintf("the case name sets disk 8:0 only: the form has %d disks", disks)
+	}
+	return ""
 }

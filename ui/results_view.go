@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wblab/wblab/engine/report"
@@ -17,10 +18,13 @@ type RunState struct {
 	measured *wire.MeasuredMatch // the engine's answer: which reference the config models
 	Res      *report.Result
 	Trace    string
-	Err      string
-	Progress float64
-	Started  time.Time
-	WallMs   float64
+	Err      string // why the run failed: one line ("cancelled", an invariant and its numbers)
+	// ErrDetails are the lines of the worker's message after the first (a failure's
+	// config JSON, a panic's stack): shown in a closed fold
+	ErrDetails string
+	Progress   float64
+	Started    time.Time
+	WallMs     float64
 	// Prerendered: the result is the build's (static/first.json), not timed here
 	Prerendered bool
 	Live        *report.Series // the series so far, from the worker's chunks
@@ -141,6 +145,10 @@ func (c *ResultsView) Note() string {
 			c.A.Res.RuntimeS, c.A.TotalS, c.A.Res.RuntimeS)
 	case c.A != nil && c.A.Cancelled() && c.A.Series() != nil:
 		return fmt.Sprintf("Cancelled at t = %.1f s: the charts show the run up to then.", c.A.DoneS)
+	case c.A != nil && c.A.Err != "" && !c.A.Cancelled() && c.A.Series() != nil:
+		return fmt.Sprintf("The run failed at t = %.1f s: the charts show it up to then.", c.A.DoneS)
+	case c.A != nil && c.A.Err != "" && !c.A.Cancelled():
+		return ""
 	case c.A != nil && c.A.Res == nil && c.A.Series() != nil:
 		return fmt.Sprintf("Running: t = %.1f s of %s; the charts grow as the run goes.", c.A.DoneS, c.A.Run.Runtime)
 	case c.lab.Seeds.N > 1 && !c.lab.tableMode() && c.A != nil && c.A.Res != nil:
@@ -199,7 +207,10 @@ func (c *ResultsView) onMsg(m Msg) bool {
 				c.lab.matchMeasured(r)
 			}
 		case "error":
-			r.Err = m.Message
+			r.Err, r.ErrDetails = splitErr(m.Message)
+			if !r.Cancelled() {
+				logRunError(m.Message)
+			}
 			got = r.Live != nil
 		}
 	}
@@ -241,6 +252,9 @@ func (c *ResultsView) Status() string {
 	if c.lab.Mode == "sweep" && c.lab.Sweep.S != nil {
 		return c.lab.Sweep.Status()
 	}
+	if f := c.Failures(); len(f) > 0 { // not "running" while B or the seeds go on
+		return "run failed: " + f[0].Label + f[0].Short
+	}
 	switch {
 	case c.A == nil:
 		return "ready"
@@ -248,8 +262,6 @@ func (c *ResultsView) Status() string {
 		return fmt.Sprintf("running %s … %.0f%%", c.A.Run.Runtime, c.progress()*100)
 	case c.A.Cancelled() || c.B.Cancelled():
 		return fmt.Sprintf("cancelled at t = %.1f s", c.A.DoneS)
-	case c.A.Err != "":
-		return "run failed"
 	}
 	if c.A.Prerendered {
 		return fmt.Sprintf("done: %s (computed by the same engine when the site was built; Run computes it again)", c.A.Res.Case)
@@ -289,6 +301,65 @@ func (c *ResultsView) RunErrors() []string {
 		}
 	}
 	return out
+}
+
+// Failure is a failed run as the results area shows it: the short message, and the
+// details in a closed fold.
+type Failure struct {
+	Label, Short, Details string // Label: "A: ", "B: " in A/B, else ""
+}
+
+// Failures are the current runs that failed (not cancelled).
+func (c *ResultsView) Failures() []Failure {
+	if c.lab.tableMode() {
+		return nil
+	}
+	var out []Failure
+	for i, r := range []*RunState{c.A, c.B} {
+		if r == nil || r.Err == "" || r.Cancelled() {
+			continue
+		}
+		f := Failure{Short: r.Err, Details: r.ErrDetails}
+		if c.B != nil {
+			f.Label = []string{"A", "B"}[i] + ": "
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// splitErr splits a worker's error message into its first line and the rest.
+func splitErr(msg string) (short, details string) {
+	short, details, _ = strings.Cut(msg, "\n")
+	return short, strings.TrimSpace(details)
+}
+
+// FullLines say which disks filled during the shown run A (B's in A/B: "B: "),
+// one line each, as the CLI's summary does.
+func (c *ResultsView) FullLines() []string {
+	var out []string
+	for i, r := range []*RunState{c.shownA(), c.shownB()} {
+		if r == nil || r.Res == nil || c.lab.matrixOnly() {
+			continue
+		}
+		pre := ""
+		if c.shownB() != nil {
+			pre = []string{"A: ", "B: "}[i]
+		}
+		for _, f := range r.Res.Full {
+			out = append(out, pre+FullLine(f))
+		}
+	}
+	return out
+}
+
+// FullLine is one full disk: when it filled and who got ENOSPC.
+func FullLine(f report.DiskFull) string {
+	s := fmt.Sprintf("Disk %s full at %.1f s: %d dd exited with ENOSPC", f.BDI, f.FullAtS, f.DDEnospc)
+	if f.EditorEnospc > 0 {
+		s += fmt.Sprintf(", %d editor save%s failed with ENOSPC", f.EditorEnospc, plural(int(f.EditorEnospc)))
+	}
+	return s
 }
 
 // Cards are the summary cards of the shown runs (none in matrix mode).

@@ -237,7 +237,7 @@ func (c *Root) refresh(box bool) {
 	c.hashGen++
 	gen := c.hashGen
 	go func() {
-		var ck wire.Checked
+		var ck CheckedAll
 		if Ask("check", wire.Check{State: st}, &ck) != nil {
 			return
 		}
@@ -247,9 +247,7 @@ func (c *Root) refresh(box bool) {
 			return
 		}
 		c.setHash(ck.Hash)
-		if box {
-			c.Form.CaseBox = ck.CaseBox
-		}
+		c.Form.showChecked(st, ck, box, gen)
 	}()
 }
 
@@ -265,7 +263,8 @@ func (c *Root) SetMode(m string) {
 // goroutine; Cancel or a newer Run drops it.
 func (c *Root) Run() {
 	c.Cancel()
-	c.Form.Errs = map[string]string{}
+	delete(c.Form.Errs, "case") // the fields' errors stay until the engine's check
+	delete(c.Form.Errs, "cases")
 	c.Share.Notice = ""
 	st := c.state()
 	gen := c.runGen
@@ -332,13 +331,10 @@ func firstPageCheck(st State) (wire.Checked, bool) {
 // start starts the runs of a checked state (with the event lock held).
 func (c *Root) start(st State, ck wire.Checked) {
 	if ck.Err != nil {
-		if strings.HasPrefix(ck.Err.Field, "b.") {
-			c.Form.Errs[ck.Err.Field] = ck.Err.Msg
-		} else {
-			c.Form.setErr(ck.Err)
-		}
+		c.Form.setErr(ck.Err)
 		return
 	}
+	c.Form.clearErrs()
 	c.Form.CaseBox = ck.CaseBox
 	c.setHash(ck.Hash)
 	switch st.Mode {

@@ -51,9 +51,10 @@ func (c *RunBar) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 			vgparent.AppendChild(vgn)
 			if c.lab.Mode != "matrix" {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "text"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "f-case"}, vugu.VGAttribute{Namespace: "", Key: "spellcheck", Val: "false"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "err-case"}, vugu.VGAttribute{Namespace: "", Key: "title", Val: "a case name as Wu's harness writes it, e.g. thresh=1G/ext4-10dd-4k-8p-4096M-1024M:10-X; Enter runs it"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "text"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "f-case"}, vugu.VGAttribute{Namespace: "", Key: "spellcheck", Val: "false"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "err-case case-note"}, vugu.VGAttribute{Namespace: "", Key: "title", Val: "a case name as Wu's harness writes it, e.g. thresh=1G/ext4-10dd-4k-8p-4096M-1024M:10-X; Enter runs it"}}}
 				vgparent.AppendChild(vgn)
 				vgn.AddAttrInterface("data-v", c.CaseBox())
+				vgn.AddAttrInterface("placeholder", c.CaseNote())
 				vgn.AddAttrInterface("value", c.CaseBox())
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"change",
@@ -125,6 +126,13 @@ func (c *RunBar) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 		vgparent.AppendChild(vgn)
+		if c.CaseBox() != "" && c.CaseNote() != "" && c.lab.Mode != "matrix" {
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "case-note muted"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "case-note"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(c.CaseNote())
+		}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
+		vgparent.AppendChild(vgn)
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "status"}}}
 		vgparent.AppendChild(vgn)
 		{
@@ -158,6 +166,11 @@ func (c *RunBar) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			{
 				vgparent := vgn
 				_ = vgparent
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+				vgparent.AppendChild(vgn)
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "problems-head"}}}
+				vgparent.AppendChild(vgn)
+				vgn.SetInnerHTML(c.ProblemsHead())
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 				vgparent.AppendChild(vgn)
 				for vgiterkeyt, p := range c.Problems() {

@@ -39,6 +39,10 @@ func (c *RunBar) ApplyCase() {
 func (c *RunBar) Run()    { c.lab.Run() }
 func (c *RunBar) Cancel() { c.lab.Cancel() }
 
+// CaseNote says why the case box is empty (input errors: its placeholder) or what
+// its name leaves out (a line under it).
+func (c *RunBar) CaseNote() string { return c.lab.Form.CaseNote() }
+
 // CaseErr is the case box's error.
 func (c *RunBar) CaseErr() string { return c.lab.Form.Err("case") }
 
@@ -107,4 +111,24 @@ func (c *RunBar) Problems() []Problem {
 func (c *RunBar) Focus(id string) {
 	c.lab.FormOpen = true
 	FocusElement(id)
+}
+
+// ProblemsHead heads the error summary: how many input errors and failed runs.
+func (c *RunBar) ProblemsHead() string {
+	in, runs := 0, 0
+	for _, p := range c.Problems() {
+		if p.Target == "status" {
+			runs++
+		} else {
+			in++
+		}
+	}
+	var parts []string
+	if in > 0 {
+		parts = append(parts, fmt.Sprintf("%d input error%s (click one to go to its field)", in, plural(in)))
+	}
+	if runs > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed run%s", runs, plural(runs)))
+	}
+	return strings.Join(parts, "; ") + ":"
 }

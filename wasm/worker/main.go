@@ -221,7 +221,11 @@ func run(j job) {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("cancelled")
 		}
-		post(map[string]any{"type": "error", "id": id, "message": err.Error()})
+		msg := err.Error()
+		if d := engine.ErrorDetails(err); d != "" {
+			msg += "\n" + d // a failure's config JSON: the page folds the lines after the first
+		}
+		post(map[string]any{"type": "error", "id": id, "message": msg})
 		return
 	}
 	if j.stream && len(rows) > 0 {
