@@ -3,6 +3,7 @@
 package browser
 
 import (
+	"github.com/chromedp/chromedp"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func TestMeasuredOverlay(t *testing.T) {
 	}
 	// a 6.1 run without a reference offers the references' links
 	p := newPage(t)
-	cfg := m.Cfg
+	cfg := m.Cfg.Clone() // Disks is shared: the reference stays as it was
 	cfg.Disks[0].Workload.DD = 3
 	p.open("#" + lab.EncodeHash(lab.State{Form: lab.FormFromConfig(cfg)}))
 	p.click("#run")
@@ -40,7 +41,11 @@ func TestMeasuredOverlay(t *testing.T) {
 	for _, w := range []struct{ width, height int }{{1400, 1000}, {390, 844}} {
 		p := newPage(t)
 		p.viewport(w.width, w.height)
+		p.run(chromedp.Navigate("about:blank")) // a fresh load of the link
 		p.open(lab.MeasuredHash(m))
+		// the link applies in the open tab once the worker decoded it: wait for its
+		// dd count before pressing Run (a press before runs the previous form)
+		p.poll("the link's form", `(document.getElementById("f-dd")||{}).value === "`+strconv.Itoa(m.Cfg.Disks[0].Workload.DD)+`"`, 30*time.Second)
 		p.click("#run")
 		p.waitDone()
 		p.poll("the measured overlay", `(() => { const l = Array.from(document.querySelectorAll("#charts .u-legend")).map(e => e.textContent).join(" "); return l.includes(`+"`"+ui.MeasuredLabel+"`"+`) })()`, 30*time.Second)
