@@ -67,7 +67,7 @@ func (c *RunBar) Progress() string { return fmt.Sprintf("%.0f", c.lab.Results.pr
 // ProgressStyle sizes the progress bar.
 func (c *RunBar) ProgressStyle() string { return c.lab.Results.ProgressStyle() }
 
-// Problem is one line of the error summary: the field's label and the message, and
+// Problem is one line of the error summary: the message (naming its setting), and
 // the element id to jump to.
 type Problem struct{ Target, Text string }
 
@@ -78,7 +78,9 @@ func (c *RunBar) Problems() []Problem {
 	seen := map[string]bool{}
 	for _, f := range Fields(c.lab.Form.DeviceModel()) {
 		if m, ok := errs[f.ID]; ok {
-			out = append(out, Problem{"f-" + f.ID, f.Label + ": " + m})
+			// the engine's messages start with the setting's name
+			// ("runtime: 100000 h is out of range 1 ms-24 h")
+			out = append(out, Problem{"f-" + f.ID, m})
 			seen[f.ID] = true
 		}
 	}

@@ -96,7 +96,7 @@ func TestErrorsWhereTheUserLooks(t *testing.T) {
 		hash, want, not string
 	}{
 		{"#v=1&kernel=9.9", `"9.9" is not a kernel preset`, "presets: "},
-		{"#v=1&runtime=100000h", "[1ms, 24h0m0s]", "86400000000000"},
+		{"#v=1&runtime=100000h", "runtime: 100000 h is out of range 1 ms-24 h", "86400000000000"},
 		{"#v=1&device=wu2011-hdd,seek_ms=5", `unknown key "seek_ms"`, "keys: "},
 	} {
 		t.Run(tc.hash, func(t *testing.T) {
