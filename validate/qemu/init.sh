@@ -91,9 +91,25 @@ fi
 sync
 echo 3 >$vm/drop_caches
 
-# One sample: vmstat counters (pages), each bdi's debugfs stats (kB), each disk's stat.
+# The CPU time (utime + stime, USER_HZ ticks) of each mix writer's dd so far, as
+# "wN TICKS ..." (a writer is found by its of= file).
+ddcpu() {
+  local p o
+  for p in $(pidof dd); do
+    o=$(tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | sed -n 's|^of=/mnt/[ab]/\(w[0-9]*\)$|\1|p')
+    [ -n "$o" ] && awk -v o="$o" '{print o, $14 + $15}' "/proc/$p/stat" 2>/dev/null
+  done | tr '\n' ' '
+}
+
+# One sample: vmstat counters (pages), the guest's CPU ticks (cpu_busy: user, nice,
+# system, irq, softirq; cpu_all: those plus idle and iowait, all CPUs), each bdi's
+# debugfs stats (kB), each disk's stat, each mix writer's bytes and CPU ticks.
 sample() {
-  awk -v t="$(now)" -v dd="$(stat -c '%n %s' /mnt/a/w[0-9]* /mnt/b/w[0-9]* 2>/dev/null | tr '\n' ' ')" '
+  awk -v t="$(now)" -v dd="$(stat -c '%n %s' /mnt/a/w[0-9]* /mnt/b/w[0-9]* 2>/dev/null | tr '\n' ' ')" -v ddcpu="$(ddcpu)" '
+    FILENAME == "/proc/stat" {
+      if ($1 == "cpu") { busy = $2 + $3 + $4 + $7 + $8; v = v " cpu_busy=" busy " cpu_all=" (busy + $5 + $6) }
+      next
+    }
     FILENAME == "/proc/vmstat" {
       if ($1 == "nr_dirty" || $1 == "nr_writeback" || $1 == "nr_dirty_threshold" ||
           $1 == "nr_dirty_background_threshold" || $1 == "nr_written" || $1 == "nr_dirtied" ||
@@ -117,11 +133,16 @@ sample() {
     }
     END {
       # mix: the bytes each writer wrote so far (the size of its file), as dd parts
+      n = split(ddcpu, c, " ")
+      for (i = 1; i + 1 <= n; i += 2) cpu[c[i]] = c[i + 1]
       n = split(dd, f, " ")
-      for (i = 1; i + 1 <= n; i += 2) { k = split(f[i], p, "/"); d = d " | dd " p[k] " bytes=" f[i + 1] }
+      for (i = 1; i + 1 <= n; i += 2) {
+        k = split(f[i], p, "/"); d = d " | dd " p[k] " bytes=" f[i + 1]
+        if (p[k] in cpu) d = d " cpu_ticks=" cpu[p[k]]
+      }
       print "S t=" t v b d
     }
-  ' /proc/vmstat /sys/kernel/debug/bdi/*/stats $(for d in $disks; do echo /sys/block/$d/stat; done)
+  ' /proc/stat /proc/vmstat /sys/kernel/debug/bdi/*/stats $(for d in $disks; do echo /sys/block/$d/stat; done)
 }
 
 # One sample a second: each sleep ends one second after the previous sample's start,
