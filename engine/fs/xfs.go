@@ -470,6 +470,9 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	if wbc.SyncMode == kernel.WBSyncNone {
 		k = min(avail, max(wbc.NrToWrite, 1))
 	}
+	if x.k.P.Variants.On(swXFSLargeFolios) || x.k.P.Variants.On(swXFSIoendOneBio) {
+		k = x.xfsWritepageLen(wc, index, avail+1, k+1) - 1 // 6.12 (xfs_folio.go)
+	}
 	wbc.NrToWrite -= k
 	cost := wait + c.Writepage + x.P.MapBlocksCost + sim.Time(k)*c.ClusterPage + c.SubmitBio
 	wc.Th.Charge(cost)
