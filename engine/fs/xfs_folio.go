@@ -19,8 +19,8 @@ var swXFSLargeFolios = kernel.DeclareSwitch(kernel.Switch{Name: "xfs_large_folio
 	Models: "iomap_get_folio, __filemap_get_folio (fs/iomap/buffered-io.c, mm/filemap.c), writeback_iter (mm/page-writeback.c) v6.12.118",
 	Source: "Wilcox, \"iomap: Create large folios in the buffered write path\" (6.6); Wilcox, \"writeback: Account the number of pages written back\" (6.5, to confirm); docs/linux-6.12-notes.md"})
 
-var pathXFSFolioOvershoot = swXFSLargeFolios.DeclarePath("xfs_writepages.folio_overshoot",
-	"XFS writeback calls that ran past nr_to_write to the end of a large folio (6.12)")
+var pathXFSNrToWriteStop = swXFSLargeFolios.DeclarePath("xfs_writepage.nr_to_write_stop",
+	"WB_SYNC_NONE XFS ->writepage steps that nr_to_write ended (3.x: one page past it; 6.12: at the end of its folio)")
 
 // swXFSIoendOneBio is 6.8's iomap writeback without chained bios: an ioend is one
 // bio, so it also ends when the bio is full (BIO_MAX_VECS folios, one segment per
@@ -31,8 +31,8 @@ var swXFSIoendOneBio = kernel.DeclareSwitch(kernel.Switch{Name: "xfs_ioend_one_b
 	Models: "iomap_add_to_ioend, iomap_can_add_to_ioend, fs/iomap/buffered-io.c v6.12.118",
 	Source: "Hellwig, \"iomap: don't chain bios\", \"iomap: submit ioends immediately\" (6.8, to confirm); docs/linux-6.12-notes.md"})
 
-var pathXFSIoendBioFull = swXFSIoendOneBio.DeclarePath("xfs_ioend.bio_full",
-	"XFS ioends ended because their bio was full (BIO_MAX_VECS folios, 6.12)")
+var pathXFSIoendOverOneBio = swXFSIoendOneBio.DeclarePath("xfs_ioend.over_one_bio",
+	"XFS ->writepage clusters longer than one bio (BIO_MAX_VECS folios): 6.1 chains bios in one ioend, 6.12 starts a new ioend")
 
 const (
 	// xfsMaxFolioPages is MAX_PAGECACHE_ORDER on x86-64 (the PMD order, 9): 2 MiB.
@@ -60,31 +60,34 @@ func (x *Xfs) xfsFolioPages(in *kernel.Inode) int64 {
 	return f
 }
 
-// xfsWritepageLen is how many of the n contiguous pages from index one 6.12
-// writeback step writes, where the 3.x cluster rule writes old: with large
-// folios, WB_SYNC_NONE stops at the end of the folio holding page index+nr-1
-// (writeback_iter's nr_to_write <= 0 after a whole folio); with one-bio ioends,
-// at the end of the ioend's bio.
-func (x *Xfs) xfsWritepageLen(wc *kernel.WritebackCtx, index, n, old int64) int64 {
-	fp := x.xfsFolioPages(wc.In)
-	if !x.k.P.Variants.On(swXFSLargeFolios) {
-		n = old
-	} else if wc.Wbc.SyncMode == kernel.WBSyncNone {
+// clusterLen is how many pages past index one ->writepage step writes of the
+// avail contiguous dirty pages after it. The 3.x rule (xfs_cluster_write):
+// WB_SYNC_NONE clusters until nr_to_write is used up, one page past it. 6.12:
+// with large folios, WB_SYNC_NONE stops at the end of the folio holding the
+// page where nr_to_write reached 0 (writeback_iter); with one-bio ioends, a step
+// (an ioend) ends when its bio is full. Both decisions are counted in every
+// kernel.
+func (x *Xfs) clusterLen(wc *kernel.WritebackCtx, index, avail int64) int64 {
+	v := &x.k.P.Variants
+	n := avail + 1 // pages from index
+	if wc.Wbc.SyncMode == kernel.WBSyncNone {
 		nr := max(wc.Wbc.NrToWrite, 1)
-		stop := (index + nr + fp - 1) / fp * fp
-		if stop-index < n {
-			if stop-index > nr {
-				x.k.Fired(pathXFSFolioOvershoot)
-			}
-			n = stop - index
+		if nr < n {
+			x.k.Fired(pathXFSNrToWriteStop)
+		}
+		if !v.On(swXFSLargeFolios) {
+			n = min(n, nr+1) // the page, then nr_to_write clustered ones
+		} else {
+			fp := x.xfsFolioPages(wc.In)
+			n = min(n, (index+nr+fp-1)/fp*fp-index)
 		}
 	}
-	if x.k.P.Variants.On(swXFSIoendOneBio) {
-		start := index / fp * fp // the folio holding index
-		if lim := start + min(bioMaxVecs, ioendBatchFolios)*fp - index; n > lim {
-			x.k.Fired(pathXFSIoendBioFull)
+	fp := x.xfsFolioPages(wc.In)
+	if lim := index/fp*fp + min(bioMaxVecs, ioendBatchFolios)*fp - index; n > lim {
+		x.k.Fired(pathXFSIoendOverOneBio)
+		if v.On(swXFSIoendOneBio) {
 			n = lim
 		}
 	}
-	return n
+	return n - 1
 }
