@@ -59,7 +59,15 @@ var goldenCases = []goldenCase{
 		c.TraceLines = 2000
 		c.CheckInvariants = true
 	})},
+	// the 6.12 preset, one case per filesystem (XFS with 1 MiB writes: large folios)
+	{"6.12-generic-1dd-100M", goldenCaseConfig("thresh=100M/generic-1dd-4k-8p-4096M-100M:10-X", 120*time.Second, kernel612)},
+	{"6.12-xfs-10dd-1M-100M", goldenCaseConfig("thresh=100M/xfs-10dd-1M-8p-4096M-100M:10-X", 120*time.Second, kernel612)},
+	{"6.12-ext4-10dd-100M", goldenCaseConfig("thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X", 120*time.Second, kernel612)},
+	{"6.12-ext3-1dd-100M", goldenCaseConfig("thresh=100M/ext3-1dd-4k-8p-4096M-100M:10-X", 60*time.Second, kernel612)},
+	{"6.12-btrfs-2dd-100M", goldenCaseConfig("thresh=100M/btrfs-2dd-4k-8p-4096M-100M:10-X", 60*time.Second, kernel612)},
 }
+
+func kernel612(c *engine.Config) { c.Kernel = "6.12" }
 
 // goldenEntry is what testdata/golden.json keeps per case: the canonical hash of the
 // full Result (JSON incl. time series, then trace lines) and headline numbers that

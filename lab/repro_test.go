@@ -13,14 +13,15 @@ import (
 
 func TestReproPresetsConfigure(t *testing.T) {
 	want := map[string]map[string]string{
-		"chinner2010":    {"fs": "xfs", "dd": "1", "bs": "1M", "count": "102400", "dirty_ratio": "20", "device": "chinner2010-vm", "kernel": "2.6.36-rc1", "mode": "ab", "b": "2.6.36-rc1+fix"},
-		"wu2011":         {"device": engine.DefaultDevice, "kernel": "3.1.0-rc9-ioless-full", "mode": "matrix", "table": "T1", "b": "3.1.0-rc9-ioless-full-more_io_wait-5"},
-		"axboe2009":      {"fs": "ext4", "device": "x25e", "cpus": "4", "memory": "2048", "kernel": "2.6.30-rc6", "mode": "ab", "b": "2.6.30-rc6+per-bdi"},
-		"modern":         {"fs": "ext4", "dd": "10", "kernel": "3.1.0-rc9-ioless-full", "device": engine.DefaultDevice, "mode": "ab", "b": "6.1"},
-		"kara2016":       {"fs": "ext3", "dd": "1", "bs": "1M", "count": "10000", "fsync": "on", "device": "kara2016-qd1", "kernel": "4.6", "mode": "ab", "b": "4.6+wbt+qd1"},
-		"usbstick":       {"fs": "ext4", "dd": "1", "bs": "1M", "count": "1024", "device": "usb2-stick", "kernel": "3.1.0-rc9-ioless-full", "mode": "ab", "b": "6.1", "anon_mb": "3584", "swap": "on"},
-		"wu2011stick":    {"fs": "ext4", "dd": "1000", "bs": "4k", "device": "usb2-stick", "kernel": "3.1.0-rc9-ioless-full", "mode": "ab", "b": "3.1.0-rc9-ioless-full", "v.bdp_global_exit": "on"},
-		"axboe2009disks": {"fs": "ext4", "dd": "1", "bs": "1M", "device": "x25e", "kernel": "2.6.30-rc6", "mode": "ab", "b": "2.6.30-rc6+per-bdi"},
+		"chinner2010":     {"fs": "xfs", "dd": "1", "bs": "1M", "count": "102400", "dirty_ratio": "20", "device": "chinner2010-vm", "kernel": "2.6.36-rc1", "mode": "ab", "b": "2.6.36-rc1+fix"},
+		"wu2011":          {"device": engine.DefaultDevice, "kernel": "3.1.0-rc9-ioless-full", "mode": "matrix", "table": "T1", "b": "3.1.0-rc9-ioless-full-more_io_wait-5"},
+		"axboe2009":       {"fs": "ext4", "device": "x25e", "cpus": "4", "memory": "2048", "kernel": "2.6.30-rc6", "mode": "ab", "b": "2.6.30-rc6+per-bdi"},
+		"modern":          {"fs": "ext4", "dd": "10", "kernel": "3.1.0-rc9-ioless-full", "device": engine.DefaultDevice, "mode": "ab", "b": "6.1"},
+		"kara2016":        {"fs": "ext3", "dd": "1", "bs": "1M", "count": "10000", "fsync": "on", "device": "kara2016-qd1", "kernel": "4.6", "mode": "ab", "b": "4.6+wbt+qd1"},
+		"usbstick":        {"fs": "ext4", "dd": "1", "bs": "1M", "count": "1024", "device": "usb2-stick", "kernel": "3.1.0-rc9-ioless-full", "mode": "ab", "b": "6.1", "anon_mb": "3584", "swap": "on"},
+		"wu2011stick":     {"fs": "ext4", "dd": "1000", "bs": "4k", "device": "usb2-stick", "kernel": "3.1.0-rc9-ioless-full", "mode": "ab", "b": "3.1.0-rc9-ioless-full", "v.bdp_global_exit": "on"},
+		"axboe2009disks":  {"fs": "ext4", "dd": "1", "bs": "1M", "device": "x25e", "kernel": "2.6.30-rc6", "mode": "ab", "b": "2.6.30-rc6+per-bdi"},
+		"strictlimitidle": {"fs": "ext4", "dd": "1", "bs": "1M", "count": "256", "device": "usb2-stick", "kernel": "6.1", "mode": "ab", "b": "6.12"},
 	}
 	if len(Repros()) != len(want) {
 		t.Fatalf("%d presets", len(Repros()))

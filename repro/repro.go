@@ -44,7 +44,7 @@ type Report struct {
 }
 
 // experiments is the table of reproductions, in the page's menu order.
-var experiments = []*Experiment{&chinner2010, &wu2011, &axboe2009, &modernVs2011, &kara2016, &usbStickStall, &axboe2009Disks, &wu2011Stick}
+var experiments = []*Experiment{&chinner2010, &wu2011, &axboe2009, &modernVs2011, &kara2016, &usbStickStall, &axboe2009Disks, &wu2011Stick, &strictlimitIdle}
 
 // Experiments lists the reproductions in the page's menu order.
 func Experiments() []*Experiment { return append([]*Experiment(nil), experiments...) }

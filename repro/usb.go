@@ -25,7 +25,7 @@ var usbStickStall = Experiment{
 	Doc: "dd bs=1M of 1 GiB to a usb2-stick (ext4) next to a wu2011-hdd (ext4) with an editor (16 KiB + fsync every 1 s) " +
 		"and a random 4k reader, on a 4 GiB desktop whose applications hold 3.5 GiB (swap on) with page reclaim; " +
 		"2.6.30 pdflush, 3.1 IO-full, 3.2 IO-less and 6.1, 3.2 with 1 GiB more page cache, and the remedies dirty_bytes=16M, " +
-		"the stick's max_ratio=1 (3.2 and 6.1), 6.2's strict_limit (alone, with max_ratio=1, with max_bytes=16M), wbt off: editor and reader latency, " +
+		"the stick's max_ratio=1 (3.2 and 6.1), 6.2's strict_limit (alone, with max_ratio=1, with max_bytes=16M), wbt off, and 6.12 (alone, with strict_limit and max_bytes=16M): editor and reader latency, " +
 		"per-bdi thresholds and dirty pages, direct-reclaim sleeps, copier exit, final sync",
 	Look: "A 1 GiB copy to a slow USB stick runs beside the 2011 HDD on a desktop whose applications hold 3.5 of its 4 GiB, " +
 		"where an editor saves a small file with fsync every second and a reader reads at random; A has 3.2's throttling and " +
@@ -70,6 +70,11 @@ var usbCases = []usbCase{
 		c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true, MaxBytes: 16 << 20}
 	}},
 	{name: "6.1 wbt off", kernel: "6.1", variants: kernel.Overrides{"wbt": false}},
+	// 6.12 has the 6.2 knobs
+	{name: "6.12", kernel: "6.12"},
+	{name: "6.12 stick strict+max_bytes=16M", kernel: "6.12", edit: func(c *engine.Config) {
+		c.Disks[0].BDI = kernel.BdiKnobs{MaxRatio: 100, StrictLimit: true, MaxBytes: 16 << 20}
+	}},
 }
 
 var knobsV62 = kernel.Overrides{"bdi_knobs_v62": true}

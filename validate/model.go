@@ -57,7 +57,7 @@ func configFor(c Case, rateBps, stickBps float64) (engine.Config, error) {
 	}
 	cfg := engine.DefaultConfig()
 	cfg.Case = "validate/" + c.Name
-	cfg.Kernel = Kernel
+	cfg.Kernel = presetFor(c.Kernel) // the preset of the log's H kernel= (preset.go)
 	cfg.Disks[0].Filesystem = c.FS
 	cfg.Disks[0].Device, cfg.Disks[0].Block = dev, blk
 	if c.Disks[0].WBTLatUs == 0 { // blk-wbt off (wbt_lat_usec = 0); the 6.1 preset decides wbt

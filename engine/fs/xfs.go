@@ -466,10 +466,7 @@ func (x *Xfs) Writepage(wc *kernel.WritebackCtx, index, runEnd int64) int64 {
 	avail := min(runEnd, index+xi.m.contig(index)) - index - 1
 	// xfs_cluster_write → xfs_convert_page per page: --nr_to_write <= 0 ends the
 	// cluster for WB_SYNC_NONE after that page is written
-	k := avail
-	if wbc.SyncMode == kernel.WBSyncNone {
-		k = min(avail, max(wbc.NrToWrite, 1))
-	}
+	k := x.clusterLen(wc, index, avail) // 3.x, or 6.12's folios and ioends (xfs_folio.go)
 	wbc.NrToWrite -= k
 	cost := wait + c.Writepage + x.P.MapBlocksCost + sim.Time(k)*c.ClusterPage + c.SubmitBio
 	wc.Th.Charge(cost)

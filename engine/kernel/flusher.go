@@ -37,6 +37,21 @@ var swDirtiedBeforeEachLoop = declare(Switch{Name: "dirtied_before_each_loop", O
 var pathBackgroundCutoff = swDirtiedBeforeEachLoop.path("background.later_loops",
 	"background wb_writeback loops after the work's first jiffy (start-of-work vs per-loop cut-off)")
 
+// swWbWritebackQueued is 6.12 wb_writeback's queued flag: a pass that made no
+// progress loops again (instead of ending on an empty b_more_io) while this
+// wb_writeback has not refilled b_io yet, so inodes a previous work left on b_io
+// do not end a work before queue_io looked at b_dirty. 6.12's cut-off is
+// recomputed only when b_io is refilled; 6.1's on every loop: both reach queue_io
+// with the same value (it is read nowhere else), so dirtied_before_each_loop
+// stays on in 6.12.
+var swWbWritebackQueued = declare(Switch{Name: "wb_writeback_queued", Order: 235,
+	Doc:    "6.10+: wb_writeback retries a pass without progress until it has queued b_io once (bool queued)",
+	Models: "wb_writeback, fs/fs-writeback.c v6.12.118",
+	Source: "Kemeng Shi, \"fs/writeback: bail out if there is no more inodes for IO and queued once\" (6.10, to confirm); " + notesV612})
+
+var pathNotQueuedRetry = swWbWritebackQueued.path("wb_writeback.not_queued_retry",
+	"wb_writeback passes without progress before the work's first queue_io (6.12 loops, 6.1 may end the work)")
+
 // swSbInodesISyncCheck moves the I_SYNC test into writeback_sb_inodes (v6):
 // WB_SYNC_NONE requeue_io()s the busy inode with writeback_sb_inodes_requeue
 // (no writeback_single_inode call), WB_SYNC_ALL sleeps on it and re-examines.
@@ -83,8 +98,10 @@ type Flusher struct {
 	wbStart  int64
 	nrPages0 int64
 	progress int64
+	queued   bool // this wb_writeback called queue_io (6.12)
 	// writeback_sb_inodes locals
 	sbStart    int64
+	sbBefore   int64 // dirtied_before (6.12 requeue_inode)
 	wrote      int64
 	writeChunk int64
 	inInode    bool
@@ -379,6 +396,7 @@ func (f *Flusher) startWork(w *WbWritebackWork, ret int) {
 	// wb_writeback (v3.2) entry: older_than_this = jiffies at the start of the work
 	f.wbStart = f.k.W.Jiffies()
 	f.nrPages0 = w.NrPages
+	f.queued = false
 	w.olderThanThis, w.hasOlder = f.wbStart, true
 }
 
@@ -430,9 +448,15 @@ func (f *Flusher) wbWriteback() bool {
 			}
 			if b.bIO.n == 0 {
 				k.queueIO(b, f.th, w)
+				f.queued = true
 			}
 			f.th.Charge(k.P.Costs.WbLoop)
 			f.sbStart, f.wrote, f.inInode = k.W.Jiffies(), 0, false
+			// writeback_sb_inodes' dirtied_before (6.12): jiffies, kupdate less the expiry
+			f.sbBefore = f.sbStart
+			if w.ForKupdate {
+				f.sbBefore -= k.W.MsecsToJiffies(int64(k.P.DirtyExpireCs) * 10)
+			}
 			f.wbStage = wbInodes
 		case wbInodes:
 			if f.writebackSbInodes() {
@@ -454,6 +478,15 @@ func (f *Flusher) wbWriteback() bool {
 					return true
 				}
 				continue
+			}
+			if !f.queued {
+				k.Fired(pathNotQueuedRetry)
+				if k.on(swWbWritebackQueued) {
+					if f.th.YieldCPU() {
+						return true
+					}
+					continue // 6.12: "if (progress || !queued) continue"
+				}
 			}
 			if b.bMoreIO.n > 0 {
 				k.Fired(pathNoProgressMoreIO)
@@ -540,6 +573,7 @@ func (f *Flusher) writebackSbInodes() bool {
 			}
 			f.wsi.begin(k, f.th, in, wbc, true)
 			f.wsi.iSyncChecked = k.on(swSbInodesISyncCheck)
+			f.wsi.dirtiedBefore = f.sbBefore
 			f.inInode = true
 			f.Stats.InodeCalls++
 		}

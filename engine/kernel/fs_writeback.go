@@ -138,6 +138,20 @@ var swRequeueInode = declare(Switch{Name: "requeue_inode", Order: 250,
 	Models: "requeue_inode, fs/fs-writeback.c v3.5+",
 	Source: notesV6})
 
+// swRequeueDirtiedBefore is 6.12's requeue_inode(..., dirtied_before): an inode
+// whose slice was used up goes back to b_more_io only if it was not dirtied after
+// the cut-off writeback_sb_inodes took on entry (jiffies, for kupdate jiffies -
+// dirty_expire_interval); one dirtied later is redirty_tail()ed to b_dirty, so a
+// kupdate work does not keep writing a file that a previous work left on b_io
+// although it has not expired.
+var swRequeueDirtiedBefore = declare(Switch{Name: "requeue_inode_dirtied_before", Order: 255,
+	Doc:    "6.10+: requeue_inode sends a slice-used inode dirtied after writeback_sb_inodes' cut-off to redirty_tail, not b_more_io",
+	Models: "requeue_inode, writeback_sb_inodes, fs/fs-writeback.c v6.12.118",
+	Source: "Kemeng Shi, \"fs/writeback: avoid to writeback non-expired inode in kupdate writeback\" (6.10, to confirm); " + notesV612})
+
+var pathRequeueDirtiedAfter = swRequeueDirtiedBefore.path("requeue_inode.dirtied_after",
+	"slice-used inodes with dirty pages that were dirtied after writeback_sb_inodes' cut-off (6.12: redirty_tail; 6.1: b_more_io)")
+
 // SyncMode is enum writeback_sync_modes.
 type SyncMode int
 
@@ -376,6 +390,9 @@ type singleInodeWB struct {
 	// and calls __writeback_single_inode directly.
 	iSyncChecked bool
 	stats        bool
+	// dirtiedBefore is writeback_sb_inodes' cut-off (jiffies) that 6.12's
+	// requeue_inode compares dirtied_when with (fromLists calls only).
+	dirtiedBefore int64
 }
 
 const (
@@ -566,8 +583,14 @@ func (k *Kernel) requeueInode(m *singleInodeWB) {
 	}
 	switch {
 	case !in.Dirty.Empty():
-		if wbc.NrToWrite <= 0 {
+		after := wbc.NrToWrite <= 0 && in.DirtiedWhen > m.dirtiedBefore // inode_dirtied_after
+		if after {
+			k.Fired(pathRequeueDirtiedAfter)
+		}
+		if wbc.NrToWrite <= 0 && !(after && k.on(swRequeueDirtiedBefore)) {
 			k.requeueIOFor(in, CauseSliceUsed) // slice used up: queue for next turn
+		} else if wbc.NrToWrite <= 0 {
+			k.redirtyTailFor(in, CauseSliceUsed) // 6.12: dirtied after the cut-off
 		} else {
 			k.redirtyTailFor(in, CauseBlocked) // blocked by something other than congestion
 		}

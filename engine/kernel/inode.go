@@ -66,6 +66,9 @@ type Inode struct {
 
 	// FS is the filesystem's private per-inode state.
 	FS any
+	// WriteBytes is the length of the write() calls that dirty the file (dd's
+	// bs; 0 when unknown): a 6.6+ iomap file system sizes its folios by it.
+	WriteBytes int64
 
 	// bookkeeping
 	bdi        *BDI // the disk the file lives on (inode_to_bdi)

@@ -42,9 +42,11 @@ import (
 //	    (loopDirtiedBefore) unless older= sets it
 //	redirty-tail name=X | requeue-io name=X | requeue-io-wait name=X
 //	    the list primitives themselves
-//	writeback-single-inode name=X [nr_to_write=N] [sync=all]
+//	writeback-single-inode name=X [nr_to_write=N] [sync=all] [dirtied_before=-30s]
 //	    writeback_single_inode on a flusher-like thread, as writeback_sb_inodes
-//	    calls it (from the lists); prints pages written and where the inode went
+//	    calls it (from the lists); prints pages written and where the inode went;
+//	    dirtied_before is writeback_sb_inodes' cut-off relative to now (default
+//	    now; kupdate's is -30s), which 6.12's requeue_inode reads
 //	writeback work=kupdate|background|sync [nr_pages=N] [for=5s]
 //	    one wb_writeback on the flusher thread, until the work is done or for
 //	    has passed
@@ -445,6 +447,14 @@ func (s *scenario) writebackSingleInode(d *datadriven.TestData) (string, error) 
 	th := k.NewThread("wsi")
 	m := &singleInodeWB{}
 	m.begin(k, th, in, wbc, true)
+	m.dirtiedBefore = k.W.Jiffies() // writeback_sb_inodes' cut-off (6.12 requeue_inode)
+	if d.HasArg("dirtied_before") {
+		t, err := s.duration(s.strArg(d, "dirtied_before", ""))
+		if err != nil {
+			return "", err
+		}
+		m.dirtiedBefore += int64(t / sim.Millisecond)
+	}
 	done := false
 	th.Task.Resume = func() {
 		if !k.writebackSingleInode(th, m) {

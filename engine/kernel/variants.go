@@ -13,6 +13,7 @@ const (
 	threadAxboe   = "axboe-2009-per-bdi-flusher-threads.txt"
 	threadKara    = "kara-2016-wbt-ext3-discussion.txt"
 	notesV6       = "kernel-notes.md (v6.x paragraphs); Linux 6.1 sources"
+	notesV612     = "docs/linux-6.12-notes.md; Linux 6.12.118 sources"
 )
 
 // Preset is a named kernel: its switches and where it comes from.
@@ -137,6 +138,23 @@ var presetDefs = []presetDef{
 	// Linux 6.1 (kernel-notes "v6.x" paragraphs of §1-§3, §6.3).
 	{Name: "6.1", Doc: "Linux 6.1: dirtied_before per loop, requeue_inode, I_SYNC_QUEUED, wb_workfn, v6 bandwidth and throttling",
 		Variants: v61(), fs: fsV4},
+	// Linux 6.12 (docs/linux-6.12-notes.md, read against the 6.12.118 sources).
+	{Name: "6.12", Doc: "Linux 6.12.118: 6.1 plus requeue_inode's dirtied_before, wb_writeback's queued, the 6.2 bdi knobs, XFS large folios and one-bio ioends",
+		Variants: v612(), fs: fsV612},
+}
+
+// fsV612 are 6.12's filesystem switches: 6.1's, XFS's large folios (6.6) and
+// one-bio ioends (6.8).
+var fsV612 = append(append([]string(nil), fsV4...), "xfs_large_folios", "xfs_ioend_one_bio")
+
+// v612 is Linux 6.12's writeback (6.12.118): 6.1's switches, with requeue_inode's
+// dirtied_before and wb_writeback's queued exit (Kemeng Shi, 6.10) and the bdi
+// knobs of 6.2. Unchanged from 6.1 where the notes found no difference the model
+// can see: balance_dirty_pages' decisions (restructured in helpers),
+// wb_over_bg_thresh, writeback_chunk_size, blk-wbt's limits; blk-wbt's
+// bdi->last_bdp_sleep (6.8) equals 6.1's root-wb dirty_sleep without cgroups.
+func v612() Variants {
+	return v61().With(swRequeueDirtiedBefore, swWbWritebackQueued, swBdiKnobsV62)
 }
 
 // v61 is Linux 6.1's writeback: the v3.2 code (no Wu 2011 RFC lists) with the

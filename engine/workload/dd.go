@@ -71,6 +71,7 @@ func NewDDOn(k *kernel.Kernel, b *kernel.BDI, bs, count int64, fsync bool) *DD {
 	d := &DD{k: k, bs: bs, chunk: min(bs, kernel.PageSize), total: count * bs, fsync: fsync}
 	d.th = k.NewThreadOn(b, "dd")
 	d.in = k.NewInodeOn(b)
+	d.in.WriteBytes = bs
 	d.staller, _ = b.FS.(kernel.WriteStaller)
 	d.space, _ = b.FS.(kernel.SpaceReserver)
 	d.th.Task.Resume = d.resumer()
