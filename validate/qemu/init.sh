@@ -92,12 +92,12 @@ sync
 echo 3 >$vm/drop_caches
 
 # The CPU time (utime + stime, USER_HZ ticks) of each mix writer's dd so far, as
-# "wN TICKS ..." (a writer is found by its of= file).
+# "wN TICKS ..." (mix_writers keeps each dd's pid in /tmp/wN.pid).
 ddcpu() {
-  local p o
-  for p in $(pidof dd); do
-    o=$(tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | sed -n 's|^of=/mnt/[ab]/\(w[0-9]*\)$|\1|p')
-    [ -n "$o" ] && awk -v o="$o" '{print o, $14 + $15}' "/proc/$p/stat" 2>/dev/null
+  local f
+  for f in /tmp/w[0-9]*.pid; do
+    [ -f "$f" ] || continue
+    awk -v o="$(basename "$f" .pid)" '{print o, $14 + $15}' "/proc/$(cat "$f")/stat" 2>/dev/null
   done | tr '\n' ' '
 }
 
