@@ -55,6 +55,8 @@ var (
 		"ext4 fsyncs whose inode's transaction had already committed: no wait")
 	pathJbd2JoinCommitting = swJbd2CompleteTransaction.DeclarePath("jbd2_complete_transaction.committing",
 		"ext4 fsyncs whose inode's transaction was the one committing: they waited for it")
+	pathJbd2ReqIdle = swJbd2ReqIdle.DeclarePath("jbd2_log_write.req_idle",
+		"jbd2 log writes (descriptor, metadata, commit block) submitted REQ_SYNC|REQ_IDLE, past blk-wbt")
 	pathJbd2HandleWait = swJbd2WaitUpdates.DeclarePath("jbd2_journal_wait_updates.handle_open",
 		"jbd2 commit checks that found a handle open (a writeback handle sleeping in bio submission)")
 )

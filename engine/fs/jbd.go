@@ -166,6 +166,7 @@ func (j *journal) submit(pages int64, flags devices.Flags) bool {
 		Flags: flags, Owner: j, Index: j.cursor}
 	if j.reqIdle {
 		b.Flags |= devices.FlagIdle
+		j.k.Fired(pathJbd2ReqIdle)
 	}
 	j.cursor += pages
 	j.outstanding += pages
