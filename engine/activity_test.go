@@ -19,9 +19,11 @@ import (
 // unless notHere names why its path cannot fire in them.
 func TestV6SwitchesRun(t *testing.T) {
 	notHere := map[string]string{
-		"sb_inodes_i_sync_check": "needs a second writer of the inode (fsync while the flusher writes it); these runs have none",
-		"wrote_minus_skipped":    "needs pages_skipped: ext4 never skips a page here (XFS's ILOCK trylock does)",
-		"xfs_write_inode_flush":  "XFS's ->write_inode: these runs are ext4 (fs TestXfsWriteInodePinAndFlushLock covers it)",
+		"sb_inodes_i_sync_check":    "needs a second writer of the inode (fsync while the flusher writes it); these runs have none",
+		"wrote_minus_skipped":       "needs pages_skipped: ext4 never skips a page here (XFS's ILOCK trylock does)",
+		"xfs_write_inode_flush":     "XFS's ->write_inode: these runs are ext4 (fs TestXfsWriteInodePinAndFlushLock covers it)",
+		"xfs_fsync_log_force":       "XFS's fsync: these runs are ext4 with no fsync (fs TestFsyncBesideBulkWriter covers it)",
+		"jbd2_complete_transaction": "ext4's fsync: these runs have no fsync (fs TestFsyncBesideBulkWriter covers it)",
 	}
 	ratio, err := harness.ConfigForCase("ext4-2dd-4k-8p-4096M-20:10-6.1")
 	require.NoError(t, err)

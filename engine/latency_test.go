@@ -25,7 +25,7 @@ func TestEditorWaitAttribution(t *testing.T) {
 	}{
 		{"ext4: the jbd2 commit", "6.1", "capped,bw=100M,fs=ext4,dd=1,editors=1", 0, kernel.WaitJournal},
 		{"ext3 on 2.6.30: the jbd commit", "2.6.30-rc6", "wu2011-hdd,fs=ext3,dd=1,editors=1", 0, kernel.WaitJournal},
-		{"xfs: the data's writeback", "6.1", "capped,bw=100M,fs=xfs,dd=1,editors=1", 0, kernel.WaitPageWriteback},
+		{"xfs: the log force", "6.1", "capped,bw=100M,fs=xfs,dd=1,editors=1", 0, kernel.WaitLogForce},
 		{"wbt on a QD=1 disk", "6.1", "kara2016-qd1,fs=generic,dd=1,editors=1,editor_bytes=4M", 0, kernel.WaitWBT},
 		{"request allocation with nr_requests=4", "6.1", "capped,bw=100M,nr_requests=4,wbt=off,fs=generic,dd=1,editors=1,editor_bytes=1M", 0, kernel.WaitRequest},
 		{"dirty throttling of a 64 MiB save", "6.1", "capped,bw=100M,fs=generic,dd=1,editors=1,editor_bytes=64M,editor_interval=5s", 0, kernel.WaitBalance},

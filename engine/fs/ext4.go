@@ -1,6 +1,8 @@
 package fs
 
 import (
+	"slices"
+
 	"github.com/wblab/wblab/devices"
 	"github.com/wblab/wblab/engine/kernel"
 	"github.com/wblab/wblab/engine/sim"
@@ -17,6 +19,47 @@ var swExt4WritebackBump = kernel.DeclareSwitch(kernel.Switch{Name: "ext4_writeba
 
 var pathExt4NrToWriteRaise = swExt4WritebackBump.DeclarePath("ext4_da_writepages.nr_to_write_raise",
 	"ext4_da_writepages calls that raised nr_to_write (the 128 MB bump, or 2.6.30's s_mb_stream_request)")
+
+// swJbd2CompleteTransaction is 6.1's ext4_sync_file → jbd2_complete_transaction:
+// the fsync waits for the transaction that holds the inode's last change
+// (i_sync_tid): nothing if it has committed, the commit in progress if it is
+// that one, else it asks for the running transaction's commit. Off: v3.x's
+// ext3-style wait for a commit that starts after the call.
+var swJbd2CompleteTransaction = kernel.DeclareSwitch(kernel.Switch{Name: "jbd2_complete_transaction", Order: 31,
+	Doc:    "ext4 fsync waits for the inode's transaction (i_sync_tid): none if committed, the running commit if it holds it (off: a commit started after the call)",
+	Models: "ext4_sync_file, ext4_fsync_journal, jbd2_complete_transaction, fs/ext4/fsync.c and fs/jbd2/journal.c v6.1",
+	Source: "Linux 6.1.192 fs/ext4/fsync.c, fs/jbd2/journal.c; docs/linux-6.12-notes.md"})
+
+// swJbd2WaitUpdates is jbd2_journal_commit_transaction's wait for t_updates == 0
+// (jbd2_journal_wait_updates, 6.1): the commit locks the transaction and waits
+// for every open handle, and ext4_writepages holds its handle across
+// mpage_map_and_submit_extent, whose bio submissions sleep in wbt or for a tag;
+// the transaction is switched (T_FLUSH, new handles join the next) once they are
+// closed. Off: v3.x's model, with no handle wait.
+var swJbd2WaitUpdates = kernel.DeclareSwitch(kernel.Switch{Name: "jbd2_wait_updates", Order: 32,
+	Doc:    "jbd2 commit waits for the open handles (t_updates == 0), writeback's held across its blocked bio submissions (off: no handle wait)",
+	Models: "jbd2_journal_commit_transaction, jbd2_journal_wait_updates, ext4_writepages (handle around mpage_map_and_submit_extent), v6.1",
+	Source: "Linux 6.1.192 fs/jbd2/commit.c, fs/ext4/inode.c; docs/linux-6.12-notes.md"})
+
+// swJbd2ReqIdle is JBD2_JOURNAL_REQ_FLAGS (6.1, include/linux/jbd2.h): the
+// commit's descriptor, metadata and commit-block writes carry REQ_META |
+// REQ_SYNC | REQ_IDLE, which blk-wbt does not throttle (wbt_should_throttle).
+// Off: REQ_SYNC | REQ_META, throttled at wbt's normal limit.
+var swJbd2ReqIdle = kernel.DeclareSwitch(kernel.Switch{Name: "jbd2_req_idle", Order: 33,
+	Doc:    "jbd2's log writes carry REQ_SYNC|REQ_IDLE|REQ_META and bypass blk-wbt (off: REQ_SYNC|REQ_META, wbt-throttled)",
+	Models: "JBD2_JOURNAL_REQ_FLAGS, jbd2_journal_commit_transaction, journal_submit_commit_record, v6.1; wbt_should_throttle",
+	Source: "Linux 6.1.192 include/linux/jbd2.h, fs/jbd2/commit.c, block/blk-wbt.c"})
+
+var (
+	pathJbd2AlreadyCommitted = swJbd2CompleteTransaction.DeclarePath("jbd2_complete_transaction.committed",
+		"ext4 fsyncs whose inode's transaction had already committed: no wait")
+	pathJbd2JoinCommitting = swJbd2CompleteTransaction.DeclarePath("jbd2_complete_transaction.committing",
+		"ext4 fsyncs whose inode's transaction was the one committing: they waited for it")
+	pathJbd2ReqIdle = swJbd2ReqIdle.DeclarePath("jbd2_log_write.req_idle",
+		"jbd2 log writes (descriptor, metadata, commit block) submitted REQ_SYNC|REQ_IDLE, past blk-wbt")
+	pathJbd2HandleWait = swJbd2WaitUpdates.DeclarePath("jbd2_journal_wait_updates.handle_open",
+		"jbd2 commit checks that found a handle open (a writeback handle sleeping in bio submission)")
+)
 
 // Ext4Params are ext4's tunables (v3.2, default mount: delalloc, data=ordered, jbd2).
 type Ext4Params struct {
@@ -97,10 +140,15 @@ type Ext4 struct {
 	// Bumps counts ext4_da_writepages calls that raised nr_to_write.
 	Bumps int64
 	full  kernel.SpaceFull
+	// holders are the tasks sleeping in a bio submission with a handle open
+	holders []*kernel.Thread
 }
 
 type ext4Inode struct {
 	m fileMap
+	// syncTid is i_sync_tid: the transaction of the inode's last change
+	// (ext4_update_inode_fsync_trans)
+	syncTid int64
 }
 
 // NewExt4 returns ext4 with default parameters.
@@ -112,6 +160,10 @@ func (e *Ext4) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	e.P.Layout.EndSector = deviceEnd(b)
 	e.k = k
 	e.j = newJournal(k, b, "jbd2/sda1-8", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
+	e.j.reqIdle = k.P.Variants.On(swJbd2ReqIdle)
+	if k.P.Variants.On(swJbd2WaitUpdates) {
+		e.j.handlesOpen = e.handlesOpen
+	}
 	l := &e.P.Layout
 	l.Holes = []Hole{{e.j.start, e.j.start + e.j.len*devices.PageSectors}}
 	l.Blocks, l.Delalloc = ext2Blocks(l), true
@@ -146,6 +198,8 @@ func (e *Ext4) Create(in *kernel.Inode) {
 // their CPU (WriteBeginCost each); blocks are only reserved (delalloc).
 func (e *Ext4) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
 	e.P.Layout.reserve(&in.FS.(*ext4Inode).m, index+n)
+	// the write()'s file_update_time → ext4_dirty_inode logs the inode
+	e.touch(in)
 	return sim.Time(n) * e.P.WriteBeginCost
 }
 
@@ -236,10 +290,16 @@ func (e *Ext4) mapAndSubmit(wc *kernel.WritebackCtx, s, end int64) (int64, bool)
 		// mark_inode_dirty_sync: I_DIRTY_SYNC while the inode is under I_SYNC
 		// (writeback_single_inode clears it again right before ->write_inode)
 		e.k.MarkInodeDirty(wc.In, kernel.IDirtySync)
+		e.touch(wc.In)
 	}
 	n = min(n, ei.m.contig(s))
 	wc.Th.Charge(e.P.HandleCost + sim.Time(n)*e.P.PageCost + e.k.P.Costs.SubmitBio)
 	wc.WritePages(s, n)
+	if e.j.handlesOpen != nil && wc.Th.Sub.Blocked() {
+		// the submission sleeps with the handle open (ext4_journal_stop follows
+		// mpage_map_and_submit_extent)
+		e.holders = append(e.holders, wc.Th)
+	}
 	wbc.NrToWrite -= n
 	return n, wbc.NrToWrite <= 0 && wbc.SyncMode == kernel.WBSyncNone
 }
@@ -267,7 +327,26 @@ func (e *Ext4) WriteInode(wc *kernel.WritebackCtx) error {
 
 // FsyncCommit is kernel.FsyncCommitter: ext4_sync_file waits for the jbd2 commit
 // holding the inode's metadata (jbd2_complete_transaction).
-func (e *Ext4) FsyncCommit(th *kernel.Thread, in *kernel.Inode) bool { return e.j.fsyncWait(th) }
+func (e *Ext4) FsyncCommit(th *kernel.Thread, in *kernel.Inode) bool {
+	if e.k.P.Variants.On(swJbd2CompleteTransaction) {
+		return e.j.completeTransaction(th, in.FS.(*ext4Inode).syncTid)
+	}
+	return e.j.fsyncWait(th)
+}
+
+// touch is ext4_update_inode_fsync_trans: in changed in the running transaction.
+func (e *Ext4) touch(in *kernel.Inode) { in.FS.(*ext4Inode).syncTid = e.j.runningTid() }
+
+// handlesOpen is t_updates > 0: a writeback task still sleeps in the bio
+// submission of a handle (holders); the ones that woke have closed theirs.
+func (e *Ext4) handlesOpen() bool {
+	e.holders = slices.DeleteFunc(e.holders, func(th *kernel.Thread) bool { return !th.Sub.Blocked() })
+	if len(e.holders) > 0 {
+		e.k.Fired(pathJbd2HandleWait)
+		return true
+	}
+	return false
+}
 
 func (e *Ext4) Sector(in *kernel.Inode, index int64) int64 {
 	return in.FS.(*ext4Inode).m.sector(&e.P.Layout, index)

@@ -21,6 +21,7 @@ type journal struct {
 	start, len int64 // journal region: first sector, length in pages
 	cursor     int64 // next log page (relative)
 	commitFUA  bool
+	reqIdle    bool // the log writes carry REQ_IDLE (jbd2 of 6.1: not wbt-throttled)
 
 	pendingMeta int64 // metadata blocks logged in the running transaction
 	state       int
@@ -84,6 +85,49 @@ func (j *journal) fsyncWait(th *kernel.Thread) bool {
 	return true
 }
 
+// runningTid is the transaction new handles join: the one after the commit in
+// progress (T_LOCKED handles wait for the switch and join the next), else the
+// one after the last committed.
+func (j *journal) runningTid() int64 {
+	if j.state != jIdle && j.state != jCheckpoint {
+		return j.Commits + 2
+	}
+	return j.Commits + 1
+}
+
+// completeTransaction is jbd2_complete_transaction (fs/jbd2/journal.c, v6.1) for
+// transaction tid: done if it has committed; if it is committing, wait for it;
+// if it is running, ask for its commit (jbd2_log_start_commit) and wait
+// (jbd2_log_wait_commit). It reports true when th blocked.
+func (j *journal) completeTransaction(th *kernel.Thread, tid int64) bool {
+	if j.fsyncs == nil {
+		j.fsyncs = map[*kernel.Thread]int64{}
+	}
+	if _, ok := j.fsyncs[th]; !ok {
+		switch {
+		case j.Commits >= tid:
+			j.k.Fired(pathJbd2AlreadyCommitted)
+			return false
+		case tid == j.runningTid():
+			j.commitRequest = max(j.commitRequest, tid)
+			j.kick()
+		default:
+			j.k.Fired(pathJbd2JoinCommitting)
+		}
+		j.fsyncs[th] = tid
+	}
+	if j.Commits >= tid {
+		delete(j.fsyncs, th)
+		return false
+	}
+	if j.state == jIdle || j.state == jCheckpoint {
+		j.kick()
+	}
+	th.SleepFor(kernel.WaitJournal) // jbd2_log_wait_commit
+	th.Task.Wait(&j.waiters)
+	return true
+}
+
 // journalSector is the journal's first sector: at, or when at is 0 where mke2fs
 // puts it, the middle of the filesystem (half the device's capacity; 250 GB into
 // the device when it reports no capacity).
@@ -120,6 +164,10 @@ func (j *journal) submit(pages int64, flags devices.Flags) bool {
 	}
 	b := devices.Bio{Sector: j.start + j.cursor*devices.PageSectors, Pages: pages, Op: devices.Write,
 		Flags: flags, Owner: j, Index: j.cursor}
+	if j.reqIdle {
+		b.Flags |= devices.FlagIdle
+		j.k.Fired(pathJbd2ReqIdle)
+	}
 	j.cursor += pages
 	j.outstanding += pages
 	j.MetaPages += pages

@@ -320,6 +320,7 @@ func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) si
 	perPage := x.P.DelallocCost + c.CopyPage + c.NewDirtyPage
 	xi.writer.set(now, sim.Time(n)*perPage, n, x.P.BmapiHold)
 	x.reserve(xi, index+n)
+	x.log.logTimestamp(in)
 	// __xfs_get_blocks' xfs_ilock(ILOCK_EXCL) blocks while writeback's
 	// xfs_map_blocks (shared) or completion's xfs_setfilesize holds the lock: the
 	// writer sleeps on the rwsem and is woken by the holder's unlock. The expected

@@ -67,6 +67,13 @@ type xfsMeta struct {
 	syState    int
 	syWQ       sim.WaitQueue
 
+	// fsync log forces (xfs_fsync.go): the forcing tasks, the last checkpoint
+	// sequence an fsync pushed, and the pages still in flight per sequence
+	forces    map[*kernel.Thread]*xfsForce
+	forceSeq  int64
+	forceLeft map[int64]int64
+	forceWQ   sim.WaitQueue
+
 	Checkpoints int64 // CIL checkpoints written to the log
 	LogPages    int64 // pages written to the log
 	HomePages   int64 // metadata pages written home (xfsaild and xfsbufd)
@@ -148,6 +155,8 @@ func (m *xfsMeta) EndIO(cookie uint64, index, pages int64, op devices.Op) {
 		}
 	case 2:
 		m.iflushDone(index)
+	case 3:
+		m.forceEndIO(index, pages)
 	}
 }
 
@@ -168,21 +177,39 @@ func (m *xfsMeta) iflushDone(c int64) {
 	}
 }
 
-// checkpoint is the CIL push of a log force: the checkpoint's pages at the log's
-// head (wrapping), as one WRITE_SYNC run per iclog.
+// checkpoint is the CIL push of xfssyncd's log force: its iclog writes go to
+// xfssyncd's queue (syTodo).
 func (m *xfsMeta) checkpoint() {
+	m.syTodo, _ = m.cilPush(m.syTodo, 0, 0)
+}
+
+// cilPush is xlog_cil_push_work: the checkpoint's pages at the log's head
+// (wrapping), as one write per iclog (xlog_write_iclog), appended to todo with
+// cookie and index, and the CIL's items moved to the AIL. It returns the pages.
+// The iclog writes are WRITE_SYNC (v3.1 _xfs_buf_ioapply, XBF_LOG_BUFFER), or
+// with the switch xfs_fsync_log_force REQ_SYNC|REQ_IDLE|REQ_META|REQ_FUA (6.1:
+// the block layer's wbt leaves them alone; the first also REQ_PREFLUSH, which
+// the device model has no flag for).
+func (m *xfsMeta) cilPush(todo []devices.Bio, cookie uint64, index int64) ([]devices.Bio, int64) {
 	bytes := int64(len(m.cilInodes))*xfsLogInodeBytes + int64(len(m.cilBufs))*xfsLogBufBytes
 	bytes += (bytes/xfsIclogBytes + 1) * xfsLogRecordBytes
 	pages := (bytes + devices.PageSize - 1) / devices.PageSize
+	flags := devices.FlagSync | devices.FlagMeta
+	if m.x.k.P.Variants.On(swXFSFsyncLogForce) {
+		flags |= devices.FlagIdle | devices.FlagFUA
+	}
+	total := pages
 	for pages > 0 {
 		if m.logCursor >= m.logPages {
 			m.logCursor = 0
 		}
 		n := min(pages, xfsIclogBytes/devices.PageSize, m.logPages-m.logCursor)
-		m.syTodo = append(m.syTodo, devices.Bio{Sector: m.logStart + m.logCursor*devices.PageSectors, Pages: n,
-			Op: devices.Write, Flags: devices.FlagSync | devices.FlagMeta, Owner: m})
+		todo = append(todo, devices.Bio{Sector: m.logStart + m.logCursor*devices.PageSectors, Pages: n,
+			Op: devices.Write, Flags: flags, Owner: m, Cookie: cookie, Index: index})
 		m.logCursor += n
-		m.logPending += n
+		if cookie == 0 {
+			m.logPending += n
+		}
 		m.LogPages += n
 		pages -= n
 	}
@@ -195,6 +222,7 @@ func (m *xfsMeta) checkpoint() {
 	clear(m.cilInodes)
 	clear(m.cilBufs)
 	m.Checkpoints++
+	return todo, total
 }
 
 // homeWrites appends a plain WRITE of each home buffer (sector → pages), sorted

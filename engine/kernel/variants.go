@@ -40,6 +40,9 @@ const (
 var (
 	fsV32 = []string{fsExt4Bump, fsXFSFlush}
 	fsV4  = []string{fsExt4Bump}
+	// fsV61 are 6.1's: jbd2's fsync and commit waits and XFS's fsync log force
+	// (docs/linux-6.12-notes.md, read against the 6.1.192 sources)
+	fsV61 = append(append([]string(nil), fsV4...), "jbd2_complete_transaction", "jbd2_wait_updates", "jbd2_req_idle", "xfs_fsync_log_force")
 )
 
 // v46 is v4.6's base: v3.2's writeback with the reclaim and dirtyable-memory
@@ -137,7 +140,7 @@ var presetDefs = []presetDef{
 
 	// Linux 6.1 (kernel-notes "v6.x" paragraphs of §1-§3, §6.3).
 	{Name: "6.1", Doc: "Linux 6.1: dirtied_before per loop, requeue_inode, I_SYNC_QUEUED, wb_workfn, v6 bandwidth and throttling",
-		Variants: v61(), fs: fsV4},
+		Variants: v61(), fs: fsV61},
 	// Linux 6.12 (docs/linux-6.12-notes.md, read against the 6.12.118 sources).
 	{Name: "6.12", Doc: "Linux 6.12.118: 6.1 plus requeue_inode's dirtied_before, wb_writeback's queued, the 6.2 bdi knobs, XFS large folios and one-bio ioends",
 		Variants: v612(), fs: fsV612},
@@ -145,7 +148,7 @@ var presetDefs = []presetDef{
 
 // fsV612 are 6.12's filesystem switches: 6.1's, XFS's large folios (6.6) and
 // one-bio ioends (6.8).
-var fsV612 = append(append([]string(nil), fsV4...), "xfs_large_folios", "xfs_ioend_one_bio")
+var fsV612 = append(append([]string(nil), fsV61...), "xfs_large_folios", "xfs_ioend_one_bio")
 
 // v612 is Linux 6.12's writeback (6.12.118): 6.1's switches, with requeue_inode's
 // dirtied_before and wb_writeback's queued exit (Kemeng Shi, 6.10) and the bdi

@@ -30,9 +30,8 @@ const (
 	// filemap_fdatawait_range (fsync's file_write_and_wait_range, and
 	// writeback_single_inode's WB_SYNC_ALL wait) and wait_on_page_writeback
 	// (folio_wait_writeback in 6.1) in write_cache_pages for WB_SYNC_ALL. On xfs
-	// and btrfs it is the whole of an fsync's wait: the model's fsync there has no
-	// log force (xfs_file_fsync → xfs_log_force_seq) and no tree-log or
-	// transaction commit (btrfs_sync_file → btrfs_sync_log), so no cause for them.
+	// and btrfs (no tree-log or transaction commit modelled: btrfs_sync_file →
+	// btrfs_sync_log) it is the whole of an fsync's wait.
 	WaitPageWriteback
 	// WaitRequest is request allocation: get_request_wait (single-queue block
 	// layer, before 5.0) or blk_mq_get_tag (blk-mq) sleeping for a free
@@ -44,6 +43,9 @@ const (
 	// WaitBalance is a balance_dirty_pages pause (io_schedule_timeout in
 	// balance_dirty_pages, called from balance_dirty_pages_ratelimited).
 	WaitBalance
+	// WaitLogForce is an XFS log force: xfs_file_fsync → xfs_log_force_seq waiting
+	// for the CIL push (xlog_cil_force_seq) and its iclog writes (xlog_wait_on_iclog).
+	WaitLogForce
 	// NumWaitCauses is the number of causes.
 	NumWaitCauses
 )
@@ -51,7 +53,7 @@ const (
 // waitCauseKeys are the causes' keys (the Result's and engine/report's doc
 // table's), in WaitCause order.
 var waitCauseKeys = [NumWaitCauses]string{"other", "cpu", "runqueue", "journal_commit",
-	"page_writeback", "request_alloc", "wbt", "balance_dirty_pages"}
+	"page_writeback", "request_alloc", "wbt", "balance_dirty_pages", "log_force"}
 
 // String is c's key.
 func (c WaitCause) String() string {
