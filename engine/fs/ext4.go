@@ -50,6 +50,21 @@ var swJbd2ReqIdle = kernel.DeclareSwitch(kernel.Switch{Name: "jbd2_req_idle", Or
 	Models: "JBD2_JOURNAL_REQ_FLAGS, jbd2_journal_commit_transaction, journal_submit_commit_record, v6.1; wbt_should_throttle",
 	Source: "Linux 6.1.192 include/linux/jbd2.h, fs/jbd2/commit.c, block/blk-wbt.c"})
 
+// swExt4WriteHandleWait is write()'s jbd2 handle in 6.1: ext4_da_write_end
+// marks the inode dirty (and file_update_time updates mtime) through
+// ext4_dirty_inode, which starts a handle (ext4_journal_start → start_this_handle);
+// while the committing transaction is T_LOCKED, waiting for its open handles,
+// wait_transaction_locked puts the writer to sleep until it is switched. With
+// jbd2_wait_updates the lock lasts while the flusher's writeback handle sleeps in
+// its bio submission. Off: the v3.x model's ext4 writer never waits on the journal.
+var swExt4WriteHandleWait = kernel.DeclareSwitch(kernel.Switch{Name: "ext4_write_handle_wait", Order: 34,
+	Doc:    "ext4 write() waits in start_this_handle while the committing transaction is T_LOCKED (off: the writer never waits on jbd2)",
+	Models: "ext4_da_write_end, ext4_dirty_inode, start_this_handle, wait_transaction_locked, v6.1",
+	Source: "Linux 6.1.192 fs/ext4/inode.c, fs/jbd2/transaction.c"})
+
+var pathExt4WriteHandleWait = swExt4WriteHandleWait.DeclarePath("start_this_handle.wait_locked",
+	"write()s that slept in start_this_handle behind a T_LOCKED transaction")
+
 var (
 	pathJbd2AlreadyCommitted = swJbd2CompleteTransaction.DeclarePath("jbd2_complete_transaction.committed",
 		"ext4 fsyncs whose inode's transaction had already committed: no wait")
@@ -142,6 +157,8 @@ type Ext4 struct {
 	full  kernel.SpaceFull
 	// holders are the tasks sleeping in a bio submission with a handle open
 	holders []*kernel.Thread
+	// writeHandleWait is ext4_write_handle_wait
+	writeHandleWait bool
 }
 
 type ext4Inode struct {
@@ -161,6 +178,7 @@ func (e *Ext4) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	e.k = k
 	e.j = newJournal(k, b, "jbd2/sda1-8", e.P.CommitInterval, journalSector(b, e.P.JournalSector), e.P.JournalMB<<8, true)
 	e.j.reqIdle = k.P.Variants.On(swJbd2ReqIdle)
+	e.writeHandleWait = k.P.Variants.On(swExt4WriteHandleWait)
 	if k.P.Variants.On(swJbd2WaitUpdates) {
 		e.j.handlesOpen = e.handlesOpen
 	}
@@ -323,6 +341,17 @@ func (e *Ext4) WriteInode(wc *kernel.WritebackCtx) error {
 		e.j.kick()
 	}
 	return nil
+}
+
+// WriteWait is kernel.WriteStaller (ext4_write_handle_wait): a writer's handle
+// start waits while the committing transaction is locked (jbd2 itself never waits
+// on its own commit).
+func (e *Ext4) WriteWait(th *kernel.Thread, in *kernel.Inode) *sim.WaitQueue {
+	if !e.writeHandleWait || !e.j.locked || th == e.j.th {
+		return nil
+	}
+	e.k.Fired(pathExt4WriteHandleWait)
+	return &e.j.waiters
 }
 
 // FsyncCommit is kernel.FsyncCommitter: ext4_sync_file waits for the jbd2 commit
