@@ -9,48 +9,29 @@
   const status = document.getElementById("boot-status");
   const fail = (err) => { if (status) status.textContent = "Failed to start: " + err; console.error(err); };
   const bytes = (url) => fetch(url).then((r) => { if (!r.ok) throw new Error(url + ": HTTP " + r.status); return r.arrayBuffer(); });
-  // main.wasm is instantiated below (instantiateStreaming, with its fallback from
-  // bytes); worker.wasm compiles in a worker (static/worker.js).
+  // instantiateStreaming/compileStreaming need Content-Type application/wasm; the
+  // fallback compiles from bytes.
+  const compile = (url) => WebAssembly.compileStreaming
+    ? WebAssembly.compileStreaming(fetch(url)).catch(() => bytes(url).then((b) => WebAssembly.compile(b)))
+    : bytes(url).then((b) => WebAssembly.compile(b));
 
-  // The engine module (worker.wasm) compiles in the first engine worker
-  // (static/worker.js), off the main thread, which posts the compiled module back
-  // ({type: "compiled"}); the next workers get that module. The first page (no hash)
-  // shows the build's precomputed run (first.json) and needs no engine until the
-  // user acts: that worker is told to compile once the UI has mounted, so the two
-  // compilations do not share the cores while the UI module compiles and first
-  // renders. Any other page, or a first page without first.json, compiles it at
-  // once (the preload fetches it either way).
+  // The first page (no hash) shows the build's precomputed run (first.json) and needs
+  // no engine until the user acts: its module compiles once the UI has mounted, so
+  // the two compilations do not share the cores (and the main thread's streaming
+  // tasks) while the UI module compiles and first renders. Any other page, or a
+  // first page without first.json, compiles it at once (the preload fetches it
+  // either way).
   const firstPage = location.hash === "" || location.hash === "#";
   let startEngine = null;
   const engineGate = firstPage ? new Promise((resolve) => { startEngine = resolve; }) : Promise.resolve();
+  const workerModule = engineGate.then(() => compile("worker.wasm"));
+  workerModule.catch(() => {}); // each worker reports its own failure
   wblab.startEngine = () => { if (startEngine) startEngine(); };
-  // compiled: the module's promise and the worker compiling it (null: the next new
-  // worker compiles it); a compiler terminated before it posted the module leaves
-  // the workers waiting for it to compile their own.
-  const compiled = () => { const c = { worker: null }; c.p = new Promise((res, rej) => { c.res = (m) => { c.done = true; res(m); }; c.rej = (e) => { c.done = true; rej(e); }; }); c.p.catch(() => {}); return c; };
-  let mod = compiled();
-  const workerModule = mod.p; // the first compile: its failure is the page's
   // newWorker starts a Web Worker and hands it the shared compiled engine module.
   wblab.newWorker = () => {
     const w = new Worker("worker.js");
-    const c = mod;
-    // a worker that compiled the module posts it: for the next workers, not the UI
-    w.addEventListener("message", (e) => {
-      const d = e.data;
-      if (!d || d.type !== "compiled") return;
-      e.stopImmediatePropagation();
-      if (d.module) c.res(d.module);
-      else if (c.worker === w) c.rej(new Error(d.message || "worker.wasm did not compile"));
-    });
     const give = (m) => { try { w.postMessage({ type: "module", module: m }); } catch (e) { w.postMessage({ type: "module", module: null }); } };
-    if (!c.worker) {
-      c.worker = w;
-      engineGate.then(() => w.postMessage({ type: "module", module: null }));
-      const term = w.terminate.bind(w);
-      w.terminate = () => { if (!c.done && mod === c) mod = compiled(); c.res(null); term(); };
-    } else {
-      c.p.then(give, () => give(null));
-    }
+    workerModule.then(give, () => give(null));
     return w;
   };
   // The first page's snapshot (first.html, ./build.sh build: ui.Snapshot): the page

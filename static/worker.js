@@ -1,8 +1,6 @@
 // Web Worker: runs worker.wasm (the engine) and relays messages (wasm/worker/PROTOCOL.md).
 // The page sends the compiled module first ({type: "module"}); with module null this
-// worker fetches and compiles worker.wasm itself, off the page's main thread, and
-// posts the compiled module back ({type: "compiled"}: static/boot.js hands it to the
-// next workers).
+// worker fetches and compiles worker.wasm itself.
 "use strict";
 importScripts("wasm_exec.js");
 const pending = [];
@@ -17,16 +15,15 @@ function compile(url) {
 function start(mod) {
   started = true;
   const go = new Go();
-  const own = mod ? Promise.resolve(mod) : compile("worker.wasm");
-  if (!mod) own.then((m) => postMessage({ type: "compiled", module: m }), (err) => postMessage({ type: "compiled", module: null, message: "" + err }));
-  own.then((m) => WebAssembly.instantiate(m, go.importObject))
+  (mod ? Promise.resolve(mod) : compile("worker.wasm"))
+    .then((m) => WebAssembly.instantiate(m, go.importObject))
     .then((inst) => go.run(inst))
     .then(() => postMessage({ type: "fatal", message: "engine worker exited" }))
     .catch((err) => postMessage({ type: "fatal", message: "engine worker failed: " + err }));
 }
 self.onmessage = (e) => {
   const d = e.data;
-  if (d && d.type === "module") { if (!started) start(d.module); return; }
+  if (!started && d && d.type === "module") { start(d.module); return; }
   if (!started) start(null);
   if (self.wblabHandle) self.wblabHandle(d); else pending.push(d);
 };
