@@ -70,6 +70,10 @@ func TestDiskEditorAndCards(t *testing.T) {
 		if s := p.text("#sum-chart-saves"); !strings.Contains(s, "saves drawn") || !strings.Contains(s, "B ") {
 			t.Errorf("the saves chart's text, A and B: %q", s)
 		}
+		// its "what is this?" list: each colour's wait cause, "?" opens its explanation
+		p.eval(`(() => { const b = document.querySelector("#docs-chart-saves dt button.q"); if (b) b.click(); return "" })()`, new(string))
+		p.poll("the saves chart's wait cause help", `(document.getElementById("help-title")||{textContent:""}).textContent.startsWith("time in ")`, 10*time.Second)
+		p.click("#help-close")
 		// the per-disk chart: one series per disk, its metric picked by a select
 		p.poll("the per-disk chart", `(() => { const b = document.getElementById("box-chart-disks"); return !!b && b.classList.contains("shown") && b.textContent.includes("disk 2 wu2011-hdd") })()`, 30*time.Second)
 		p.set("#disk-metric", "bdi_thresh_MB")
