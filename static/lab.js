@@ -27,11 +27,12 @@ window.wblab = {
     o.series.forEach((s, i) => {
       delete s.doc;
       if (s.step && stepped) s.paths = stepped;
+      if (s.dots) { s.paths = () => null; s.points = { show: true, space: 0, size: 5, fill: s.stroke }; }
       const unit = s.unit || "";
       s.value = pair[i]
         ? (u, v, si, idx) => "A " + fmt(v, "") + " · B " + fmt(idx == null ? null : u.data[pair[i]][idx], unit)
         : (u, v) => fmt(v, unit);
-      delete s.step; delete s.unit; delete s.pair; delete s.pairOf;
+      delete s.step; delete s.dots; delete s.unit; delete s.pair; delete s.pairOf;
     });
     const css = getComputedStyle(document.documentElement);
     const fg = css.getPropertyValue("--fg").trim() || "#1d2329", grid = css.getPropertyValue("--grid").trim() || "rgba(0,0,0,.07)";

@@ -171,7 +171,7 @@ func (c *ChartsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										vgn.AddAttrInterface("aria-label", "more on "+d.Label)
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 											EventType:	"click",
-											Func:		func(event vugu.DOMEvent) { c.lab.Help.Open("series:" + d.Col) },
+											Func:		func(event vugu.DOMEvent) { c.lab.Help.Open(d.Key) },
 											// TODO: implement capture, etc. mostly need to decide syntax
 										})
 										{

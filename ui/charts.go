@@ -33,6 +33,7 @@ type ChartSpec struct {
 	Series    []SeriesSpec
 	HideZero  bool   // hide when every value is 0 (blk-wbt off)
 	Note      string // said after the numbers in the chart's "in words" text
+	Saves     bool   // the editors' saves (saves_chart.go), not the series' columns
 }
 
 // Charts are the graphs, in page order. Columns no chart names go to "Other series"
@@ -243,6 +244,9 @@ func bucketSteps(x []float64, cols [][]*float64, n int, steps []bool) ([]float64
 // when no run has any of its columns (or, with HideZero, when all of them are 0).
 // Series with "step": true are drawn as steps by static/lab.js.
 func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
+	if spec.Saves {
+		return savesChartJSON(spec, runs)
+	}
 	type axis struct {
 		Scale  string `json:"scale,omitempty"`
 		Label  string `json:"label"`
@@ -382,6 +386,9 @@ func ChartJSON(spec ChartSpec, runs []Run) (opts, data string, ok bool) {
 // the chart: some run has one of its columns, and with HideZero one of them has a
 // value other than 0.
 func ChartHas(spec ChartSpec, runs []Run) bool {
+	if spec.Saves {
+		return savesHas(runs)
+	}
 	for _, r := range runs {
 		if r.Result == nil || r.Result.Series == nil {
 			continue
@@ -448,6 +455,9 @@ func DrawnSeries(spec ChartSpec, runs []Run) []SeriesSpec {
 // ChartSummary is a chart's text alternative: per drawn series its range and mean,
 // and the sample count (from the same columns ChartJSON draws).
 func ChartSummary(spec ChartSpec, runs []Run) string {
+	if spec.Saves {
+		return savesSummary(spec, runs)
+	}
 	var parts []string
 	samples := 0
 	for _, r := range runs {

@@ -147,7 +147,7 @@ func (c *ChartsView) Class(id string) string {
 }
 
 // SeriesLine is one drawn series' explanation under a chart.
-type SeriesLine struct{ Col, Label, Text string }
+type SeriesLine struct{ Col, Label, Text, Key string } // Key: its help panel entry
 
 // Docs explain the series chart id draws.
 func (c *ChartsView) Docs(id string) []SeriesLine {
@@ -168,6 +168,9 @@ func (c *ChartsView) docsOf(id string) []SeriesLine {
 		if "chart-"+sp.ID != id {
 			continue
 		}
+		if sp.Saves {
+			return savesSeries(runs)
+		}
 		var out []SeriesLine
 		for _, s := range DrawnSeries(sp, runs) {
 			lab := s.Label
@@ -175,7 +178,7 @@ func (c *ChartsView) docsOf(id string) []SeriesLine {
 				lab = Label(s.Col)
 			}
 			d, _ := SeriesDoc(s.Col)
-			out = append(out, SeriesLine{s.Col, lab, d.Text()})
+			out = append(out, SeriesLine{s.Col, lab, d.Text(), "series:" + s.Col})
 		}
 		return out
 	}

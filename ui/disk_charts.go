@@ -65,12 +65,15 @@ func PerDiskChart(runs []Run, metric string) (ChartSpec, bool) {
 	return sp, true
 }
 
-// AllChartsFor are Charts, the per-disk chart of metric, and the "Other series"
-// charts for runs.
+// AllChartsFor are Charts, the per-disk chart of metric, the editors' saves
+// (SavesChart) and the "Other series" charts for runs.
 func AllChartsFor(runs []Run, metric string) []ChartSpec {
 	out := append([]ChartSpec(nil), Charts...)
 	if sp, ok := PerDiskChart(runs, metric); ok {
 		out = append(out, sp)
+	}
+	if savesHas(runs) {
+		out = append(out, SavesChart)
 	}
 	return append(out, OtherCharts(runs)...)
 }

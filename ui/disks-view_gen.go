@@ -114,7 +114,32 @@ func (c *DisksView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 											_ = vgparent
 											vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "what"}}}
 											vgparent.AppendChild(vgn)
-											vgn.SetInnerHTML(l.Label)
+											vgn.AddAttrInterface("title", l.Title)
+											{
+												vgparent := vgn
+												_ = vgparent
+												vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+												vgparent.AppendChild(vgn)
+												vgn.SetInnerHTML(l.Label)
+												vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " "}
+												vgparent.AppendChild(vgn)
+												if l.Help != "" {
+													vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "q"}}}
+													vgparent.AppendChild(vgn)
+													vgn.AddAttrInterface("aria-label", "more on "+l.Label)
+													vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+														EventType:	"click",
+														Func:		func(event vugu.DOMEvent) { c.lab.Help.Open(l.Help) },
+														// TODO: implement capture, etc. mostly need to decide syntax
+													})
+													{
+														vgparent := vgn
+														_ = vgparent
+														vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "?"}
+														vgparent.AppendChild(vgn)
+													}
+												}
+											}
 											vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "num"}}}
 											vgparent.AppendChild(vgn)
 											vgn.SetInnerHTML(l.A)

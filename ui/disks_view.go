@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/wblab/wblab/engine/report"
 )
@@ -19,9 +21,11 @@ type DiskCard struct {
 	Lines     []DiskLine
 }
 
-// DiskLine is one figure of a disk card.
+// DiskLine is one figure of a disk card; Help (a help panel key) and Title (its
+// hover text) explain it.
 type DiskLine struct {
 	Label, A, B string
+	Help, Title string
 }
 
 // DiskCards builds the cards of a and b (b may be nil): one per disk of a.
@@ -72,12 +76,11 @@ func DiskCards(a, b *report.Result) []DiskCard {
 			cd.Lines = append(cd.Lines, l)
 		}
 		for j := range d.Editors {
-			add(fmt.Sprintf("editor %d write+fsync p50/p99/max", j+1), func(d report.DiskResult) string {
-				if j >= len(d.Editors) {
-					return ""
-				}
-				return latencyText(d.Editors[j])
-			})
+			var be *report.LatencyResult
+			if bd != nil && j < len(bd.Editors) {
+				be = &bd.Editors[j]
+			}
+			cd.Lines = append(cd.Lines, editorLines(j+1, d.Editors[j], be)...)
 		}
 		for j := range d.Readers {
 			add(fmt.Sprintf("reader %d read p50/p99/max", j+1), func(d report.DiskResult) string {
@@ -191,4 +194,60 @@ func (c *DisksView) Cards() []DiskCard {
 func (c *DisksView) AB() bool {
 	sb := c.lab.Results.shownB()
 	return sb != nil && sb.Res != nil
+}
+
+// editorLines are editor n's lines: its saves' (write+fsync) p50/p90/p99/max, then
+// its saves' time per wait cause (report.WaitShare), the largest share of a's
+// first, each explained by its report.WaitDocs entry; b is B's editor (or nil).
+func editorLines(n int, a report.LatencyResult, b *report.LatencyResult) []DiskLine {
+	l := DiskLine{Label: fmt.Sprintf("editor %d save (write+fsync) p50/p90/p99/max", n), A: saveText(a)}
+	if b != nil {
+		l.B = saveText(*b)
+	}
+	out := []DiskLine{l}
+	ws := slices.Clone(a.TimeIn)
+	slices.SortStableFunc(ws, func(x, y report.WaitShare) int { return cmp.Compare(y.TotalMs, x.TotalMs) })
+	causes := make([]string, 0, len(ws))
+	for _, s := range ws {
+		causes = append(causes, s.Cause)
+	}
+	if b != nil {
+		for _, s := range b.TimeIn {
+			if !slices.Contains(causes, s.Cause) {
+				causes = append(causes, s.Cause)
+			}
+		}
+	}
+	share := func(e report.LatencyResult, c string) string {
+		for _, s := range e.TimeIn {
+			if s.Cause == c {
+				return fmt.Sprintf("%.0f %% (p99 %.1f ms)", s.SharePct, s.P99Ms)
+			}
+		}
+		return "–"
+	}
+	for _, c := range causes {
+		l := DiskLine{Label: fmt.Sprintf("editor %d time in %s", n, c), A: share(a, c), Help: "wait:" + c}
+		if d, ok := waitDoc(c); ok {
+			l.Title = d.Text()
+		}
+		if b != nil {
+			l.B = share(*b, c)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// saveText is "p50 / p90 / p99 / max ms (n saves)", one in flight for x ms.
+func saveText(l report.LatencyResult) string {
+	p90 := "–" // a Result from before p90 was kept
+	if l.P90Ms > 0 {
+		p90 = fmt.Sprintf("%.1f", l.P90Ms)
+	}
+	s := fmt.Sprintf("%.1f / %s / %.1f / %.1f ms (%d)", l.P50Ms, p90, l.P99Ms, l.MaxMs, l.N)
+	if l.InFlightMs > 0 {
+		s += fmt.Sprintf(", one in flight %.0f ms", l.InFlightMs)
+	}
+	return s
 }

@@ -8,7 +8,7 @@ import (
 // kernel switch, a kernel preset or a Reproduce story. Hover and focus show the same
 // text as a tooltip.
 type HelpPanel struct {
-	Key string // "series:dirty_MB", "card:write_bw", "switch:more_io_wait", "preset:6.1", "repro:wu2011"
+	Key string // "series:dirty_MB", "card:write_bw", "wait:journal_commit", "switch:more_io_wait", "preset:6.1", "repro:wu2011"
 
 	lab *Root
 }
@@ -45,6 +45,10 @@ func HelpFor(key string) (string, []HelpItem) {
 	case "series":
 		if d, ok := SeriesDoc(name); ok {
 			return Label(name), docItems(d)
+		}
+	case "wait": // where an editor's save spent its time (report.WaitDocs)
+		if d, ok := waitDoc(name); ok {
+			return "time in " + name, docItems(d)
 		}
 	case "card":
 		if d, ok := CardDoc(name); ok {

@@ -17,7 +17,9 @@ import (
 
 // TestDiskEditorAndCards: the USB-stick preset's further disk is a row of the disk
 // list editor; a disk can be added and removed; a run shows one card per disk with
-// the editor's and the reader's latencies, in A and B; the applications' memory
+// the editor's and the reader's latencies, in A and B, with the editor's time per
+// wait cause (its "?" opens that cause's explanation) and its saves' latency over
+// time drawn as a chart; the applications' memory
 // (page reclaim) comes with the preset; a bad disk is refused at the editor.
 func TestDiskEditorAndCards(t *testing.T) {
 	r, ok := lab.ReproByID("usbstick")
@@ -49,11 +51,29 @@ func TestDiskEditorAndCards(t *testing.T) {
 		p.click("#run")
 		p.poll("both runs done and the disk cards", `!!document.querySelector("#disk-card-2") && document.querySelectorAll("#disk-card-2 tr").length > 4 && (document.getElementById("status")||{}).textContent.startsWith("done")`, 120*time.Second)
 		card := p.text("#disk-card-2")
-		for _, s := range []string{"wu2011-hdd", "editor 1 write+fsync p50/p99/max", "reader 1 read p50/p99/max", "ms ("} {
+		for _, s := range []string{"wu2011-hdd", "editor 1 save (write+fsync) p50/p90/p99/max", "editor 1 time in ", " % (p99 ", "reader 1 read p50/p99/max", "ms ("} {
 			if !strings.Contains(card, s) {
 				t.Errorf("disk 2 card lacks %q: %q", s, card)
 			}
 		}
+		// each wait cause's line explains it (the kernel function) on hover and at "?"
+		var title string
+		p.eval(`(() => { const td = Array.from(document.querySelectorAll("#disk-card-2 td.what")).find(e => e.textContent.includes("time in ")); return td ? td.title : "" })()`, &title)
+		if !strings.Contains(title, "(") {
+			t.Errorf("a wait cause's hover names no kernel function: %q", title)
+		}
+		p.eval(`(() => { const b = Array.from(document.querySelectorAll("#disk-card-2 td.what button.q")).find(e => e.closest("td").textContent.includes("time in ")); if (b) b.click(); return "" })()`, new(string))
+		p.poll("the wait cause's help panel", `(document.getElementById("help-title")||{textContent:""}).textContent.startsWith("time in ")`, 10*time.Second)
+		p.click("#help-close")
+		// the editor's saves: latency against start time, dots coloured by the longest wait
+		p.poll("the saves chart", `(() => { const b = document.getElementById("box-chart-saves"); return !!b && b.classList.contains("shown") && !!b.querySelector("canvas") && b.textContent.includes("longest in ") })()`, 30*time.Second)
+		if s := p.text("#sum-chart-saves"); !strings.Contains(s, "saves drawn") || !strings.Contains(s, "B ") {
+			t.Errorf("the saves chart's text, A and B: %q", s)
+		}
+		// its "what is this?" list: each colour's wait cause, "?" opens its explanation
+		p.eval(`(() => { const b = document.querySelector("#docs-chart-saves dt button.q"); if (b) b.click(); return "" })()`, new(string))
+		p.poll("the saves chart's wait cause help", `(document.getElementById("help-title")||{textContent:""}).textContent.startsWith("time in ")`, 10*time.Second)
+		p.click("#help-close")
 		// the per-disk chart: one series per disk, its metric picked by a select
 		p.poll("the per-disk chart", `(() => { const b = document.getElementById("box-chart-disks"); return !!b && b.classList.contains("shown") && b.textContent.includes("disk 2 wu2011-hdd") })()`, 30*time.Second)
 		p.set("#disk-metric", "bdi_thresh_MB")
@@ -70,6 +90,8 @@ func TestDiskEditorAndCards(t *testing.T) {
 		p.shotOf("#disks-view", "usb-stick-stall-disks-"+strconv.Itoa(w.width))
 		p.shotOf("#disk-editor", "usb-stick-stall-disk-editor-"+strconv.Itoa(w.width))
 		p.shotOf("#box-chart-disks", "usb-stick-stall-disk-chart-"+strconv.Itoa(w.width))
+		p.shotOf("#disk-card-2", "usb-stick-editor-card-"+strconv.Itoa(w.width))
+		p.shotOf("#box-chart-saves", "usb-stick-editor-saves-"+strconv.Itoa(w.width))
 	}
 }
 
