@@ -1,0 +1,88 @@
+package fidelity
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wblab/wblab/validate"
+)
+
+// Harness 2 (issue 33 §1): the 6.1 preset against writers that share a machine,
+// measured on a real 6.1 kernel in QEMU (validate/README.md). It runs on whatever
+// harness 2 logs validate/references holds; per kind of figure with a target
+// (rates, thresholds, dirty+writeback: ±25 %; editor fsync p50, p99: ±50 %; or
+// inside the real runs' range), every figure of every held scenario must meet it.
+// A kind with a known gap skips, naming each figure it misses (real mean [range],
+// wblab's mean, error) and the mechanism it lacks; a kind without one asserts.
+func TestQEMUSharedMachine(t *testing.T) {
+	logs, err := validate.References()
+	require.NoError(t, err)
+	_, figs, err := validate.ComputeAccuracy(context.Background(), logs)
+	require.NoError(t, err)
+	byKind := map[string][]validate.MixFigure{}
+	for _, f := range figs {
+		if f.Held && f.TargetPct > 0 {
+			byKind[f.Kind] = append(byKind[f.Kind], f)
+		}
+	}
+	if len(byKind) == 0 {
+		t.Skip("no harness-2 references: validate/references holds no held harness 2 run (validate/README.md, Harness 2)")
+	}
+	// the gaps seen when this test was written (the first held runs of s1-s4, main
+	// at 1536d0b with DD.Kill); "" asserts
+	gaps := map[string]string{
+		validate.KindThreshold: "",
+		validate.KindWriterOne: "a writer to the 5 MiB/s stick dirtied 1.6 MB/s in the real kernel, 3.7 in wblab, and " +
+			"exited 31 s after SIGTERM (wblab: at once): the real writer blocks uninterruptibly for tens of seconds " +
+			"(candidates: ext4's journal start behind a commit waiting on the stick's ordered data, or the page " +
+			"lock/writeback wait of a page on the stick), which wblab does not model; ext4 on the fast disk: the " +
+			"real writer dirtied 79 MB/s of a 100 MiB/s disk (wblab 100)",
+		validate.KindWriterBeside: "not examined: no held reference of this shape (two writers on disks of different rates) when this test was written",
+		validate.KindWriterSlow:   "not examined: no held reference of this shape (two writers on disks of different rates) when this test was written",
+		validate.KindWriterAlone: "the stick's writer alone dirtied 0 MB/s in its control window after filling the " +
+			"page cache (blocked, as after the kill); wblab's keeps dirtying at the stick's pace",
+		validate.KindDirtyWriteback: "ext4 and btrfs hold about half the dirty+writeback of wblab with one fast writer " +
+			"(ext4 318 MB, btrfs 454 vs wblab 645): the kernel's writer stays below the setpoint (ext4's journal " +
+			"and btrfs's delalloc throttling cut its rate, see the writer rate)",
+		validate.KindBdiDirty: "as dirty+writeback (global): with one disk writing, its bdi holds nearly all of it",
+		validate.KindBdiThreshold: "an idle bdi (the editor's disk beside the stick) has BdiDirtyThresh 0 in the " +
+			"kernel (its writeout fraction decays to 0); wblab's keeps 0.5 MB",
+		validate.KindDiskRate: "ext4 on the fast disk wrote 79 MB/s of 100 (wblab 100); an idle disk's few KB/s differ by 25 %",
+		validate.KindEditorP50: "the editor's fsync behind a bulk writer on the same disk: wblab's saves take seconds " +
+			"where the kernel's take 0.4-1.4 s (ext4, btrfs), and milliseconds where the kernel's dd start " +
+			"costs 20 ms (an idle disk): the fsync path and the process start are models in progress",
+		validate.KindEditorP99: "as p50: the fsync path behind a bulk writer",
+	}
+	for _, kind := range validate.AccuracyKinds {
+		fs := byKind[kind]
+		if len(fs) == 0 {
+			continue
+		}
+		t.Run(strings.ReplaceAll(kind, " ", "_"), func(t *testing.T) {
+			var miss []string
+			for _, f := range fs {
+				if !f.Within {
+					miss = append(miss, fmt.Sprintf("%s %s: real %.3g [%.3g, %.3g] %s, wblab %.3g (%+.1f %%, target ±%.0f %%)",
+						f.Scenario, f.Name, f.Real.Mean, f.Real.Min, f.Real.Max, f.Unit, f.Model.Mean, f.ErrPct, f.TargetPct))
+				}
+				// the comparison itself: wblab ran every seed, the error is of the means
+				require.Equal(t, validate.MixSeeds*f.Real.N, f.Model.N, "%s %s: a wblab run per held run and seed", f.Scenario, f.Name)
+				if f.Real.Mean != 0 {
+					assert.InDelta(t, 100*(f.Model.Mean-f.Real.Mean)/math.Abs(f.Real.Mean), f.ErrPct, 1e-9)
+				}
+			}
+			if len(miss) == 0 {
+				return
+			}
+			if gap := gaps[kind]; gap != "" {
+				t.Skipf("%d of %d figures outside the target:\n  %s\nmissing: %s", len(miss), len(fs), strings.Join(miss, "\n  "), gap)
+			}
+			assert.Empty(t, miss, "%s: outside the target", kind)
+		})
+	}
+}
