@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/wblab/wblab/engine"
 )
 
 // How right a figure is (issue 33 §4): the accuracy table, computed from the
@@ -90,4 +92,56 @@ func WriteAccuracyJSON(w io.Writer, t AccuracyTable) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// NoCoverNote is NoteFor's text where the table has no row of the kind.
+const NoCoverNote = "no QEMU reference covers this"
+
+// NoteFor is the accuracy note beside a figure of this kind in a run of cfg: the
+// row's Note ("real 6.1 within ±X % in N QEMU references") for the Kernel preset,
+// NoCoverNote for it without a held reference of the kind, and "" for other
+// kernels (the references measured 6.1 only).
+func (t AccuracyTable) NoteFor(cfg engine.Config, kind string) string {
+	if cfg.Kernel != Kernel || kind == "" {
+		return ""
+	}
+	if r, ok := t.Row(kind); ok {
+		return r.Note()
+	}
+	return NoCoverNote
+}
+
+// WriterKindOf is the kind of a dd writer's rate on disk i of cfg, as MixReference
+// classifies the references' writers: the only writer, or one of writers on
+// several disks, its disk the slowest (by the device's bandwidth) or not. "" when
+// the disk has no dd, or two disks with writers have no bandwidth to compare.
+func WriterKindOf(cfg engine.Config, i int) string {
+	if i < 0 || i >= len(cfg.Disks) || cfg.Disks[i].Workload.DD == 0 {
+		return ""
+	}
+	n := 0
+	for _, d := range cfg.Disks {
+		n += d.Workload.DD
+	}
+	if n == 1 {
+		return KindWriterOne
+	}
+	own := cfg.Disks[i].Device.BandwidthBps
+	writerDisks := 0
+	for j, d := range cfg.Disks {
+		if d.Workload.DD == 0 {
+			continue
+		}
+		writerDisks++
+		if d.Device.BandwidthBps <= 0 || own <= 0 {
+			return ""
+		}
+		if j != i && d.Device.BandwidthBps < own {
+			return KindWriterBeside
+		}
+	}
+	if writerDisks < 2 {
+		return "" // several writers on one disk: no reference of that shape
+	}
+	return KindWriterSlow
 }
