@@ -27,7 +27,8 @@ func AccuracyFor(cfg engine.Config) (wire.AccuracyNotes, error) {
 		da := wire.DiskAccuracy{WriteRate: t.NoteFor(cfg, validate.KindDiskRate), BdiThresh: t.NoteFor(cfg, validate.KindBdiThreshold),
 			Writer: t.NoteFor(cfg, validate.WriterKindOf(cfg, i))}
 		if d.Workload.Editors > 0 {
-			da.EditorP50, da.EditorP99 = t.NoteFor(cfg, validate.KindEditorP50), t.NoteFor(cfg, validate.KindEditorP99)
+			p50, p99, _ := validate.EditorKinds(d.Workload.DD > 0)
+			da.EditorP50, da.EditorP99 = t.NoteFor(cfg, p50), t.NoteFor(cfg, p99)
 		}
 		out.Disks = append(out.Disks, da)
 	}

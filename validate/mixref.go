@@ -51,9 +51,12 @@ const (
 	KindBdiDirty       = "bdi dirty+writeback"
 	KindBdiThreshold   = "bdi threshold"
 	KindDiskRate       = "disk write rate"
-	KindEditorP50      = "editor fsync p50"
-	KindEditorP99      = "editor fsync p99"
-	KindEditorMax      = "editor fsync max"
+	KindEditorP50      = "editor fsync p50, a writer on its disk"
+	KindEditorP99      = "editor fsync p99, a writer on its disk"
+	KindEditorMax      = "editor fsync max, a writer on its disk"
+	KindEditorIdleP50  = "editor fsync p50, no writer on its disk"
+	KindEditorIdleP99  = "editor fsync p99, no writer on its disk"
+	KindEditorIdleMax  = "editor fsync max, no writer on its disk"
 	KindExit           = "dd exit after the kill"
 	KindSync           = "final sync"
 )
@@ -143,6 +146,13 @@ func mixFigs(c *Comparison) []mixFig {
 			disk("wrote", "MB/s", KindDiskRate, func(m *Mix) []float64 { return m.DiskMBps }, func(mm *MixModel) []float64 { return mm.DiskMBps }))
 	}
 	if m.Editor != "" {
+		shared := false
+		if e := int(m.Editor[0] - 'a'); e >= 0 && e < len(c.Case.Disks) {
+			for _, w := range m.Writers {
+				shared = shared || w.Disk == c.Case.Disks[e].Name
+			}
+		}
+		p50, p99, pmax := EditorKinds(shared)
 		ed := func(name, kind string, target float64, f func(Latencies) float64) mixFig {
 			return mixFig{name, "s", kind, target, func(c *Comparison) (float64, []float64, bool) {
 				if c.Mix.Editor == "" || c.Mix.Fsync.N == 0 {
@@ -152,9 +162,9 @@ func mixFigs(c *Comparison) []mixFig {
 			}}
 		}
 		fs = append(fs,
-			ed("editor p50", KindEditorP50, targetEditorOrRange, func(l Latencies) float64 { return l.P50S }),
-			ed("editor p99", KindEditorP99, targetEditorOrRange, func(l Latencies) float64 { return l.P99S }),
-			ed("editor max", KindEditorMax, noTarget, func(l Latencies) float64 { return l.MaxS }))
+			ed("editor p50", p50, targetEditorOrRange, func(l Latencies) float64 { return l.P50S }),
+			ed("editor p99", p99, targetEditorOrRange, func(l Latencies) float64 { return l.P99S }),
+			ed("editor max", pmax, noTarget, func(l Latencies) float64 { return l.MaxS }))
 	}
 	for j, w := range m.Writers {
 		fs = append(fs, mixFig{w.Name + " exit after kill", "s", KindExit, noTarget, func(c *Comparison) (float64, []float64, bool) {
@@ -168,6 +178,15 @@ func mixFigs(c *Comparison) []mixFig {
 		return c.Mix.SyncS, per(func(_ *Comparison, mm *MixModel) float64 { return mm.SyncS })(c), true
 	}})
 	return fs
+}
+
+// EditorKinds are the kinds of an editor's p50, p99 and max: with a dd writer on
+// its own disk (shared) or with none there.
+func EditorKinds(shared bool) (p50, p99, pmax string) {
+	if shared {
+		return KindEditorP50, KindEditorP99, KindEditorMax
+	}
+	return KindEditorIdleP50, KindEditorIdleP99, KindEditorIdleMax
 }
 
 // writerKind classifies writer j by the scenario's shape: the only writer, or one
@@ -321,7 +340,8 @@ func AccuracyOf(figs []MixFigure, heldRuns map[string]int) []AccuracyRow {
 
 // AccuracyKinds are the figure kinds in the accuracy table's order.
 var AccuracyKinds = []string{KindWriterOne, KindWriterBeside, KindWriterSlow, KindWriterAlone, KindDirtyWriteback, KindDirty,
-	KindThreshold, KindBdiDirty, KindBdiThreshold, KindDiskRate, KindEditorP50, KindEditorP99, KindEditorMax, KindExit, KindSync}
+	KindThreshold, KindBdiDirty, KindBdiThreshold, KindDiskRate, KindEditorP50, KindEditorP99, KindEditorMax,
+	KindEditorIdleP50, KindEditorIdleP99, KindEditorIdleMax, KindExit, KindSync}
 
 // HeldRuns counts each harness 2 scenario's held runs in cs.
 func HeldRuns(cs []Comparison) map[string]int {

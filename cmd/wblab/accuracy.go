@@ -41,14 +41,17 @@ func accuracyNotes(summary string, cfg engine.Config, r *engine.Result, t valida
 	}
 	lines := strings.SplitAfter(summary, "\n")
 	var b strings.Builder
-	dd := 0
+	dd, disk := 0, -1
 	for _, l := range lines {
 		b.WriteString(l)
 		switch {
 		case strings.HasPrefix(l, "disk ") && !strings.Contains(l, " full at "):
+			disk++
 			fmt.Fprintf(&b, "          (%s)\n", join(note("write rate", validate.KindDiskRate), note("bdi_thresh", validate.KindBdiThreshold)))
 		case strings.HasPrefix(l, "  editor on "):
-			fmt.Fprintf(&b, "            (%s)\n", join(note("p50", validate.KindEditorP50), note("p99", validate.KindEditorP99)))
+			shared := disk >= 0 && disk < len(cfg.Disks) && cfg.Disks[disk].Workload.DD > 0
+			p50, p99, _ := validate.EditorKinds(shared)
+			fmt.Fprintf(&b, "            (%s)\n", join(note("p50", p50), note("p99", p99)))
 		case strings.HasPrefix(l, "  dd-") && dd < len(r.Tasks):
 			for dd < len(r.Tasks) && r.Tasks[dd].Comm != "dd" {
 				dd++
