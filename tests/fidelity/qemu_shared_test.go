@@ -33,31 +33,29 @@ func TestQEMUSharedMachine(t *testing.T) {
 	if len(byKind) == 0 {
 		t.Skip("no harness-2 references: validate/references holds no held harness 2 run (validate/README.md, Harness 2)")
 	}
-	// the gaps seen when this test was written (the first held runs of s1-s4, main
-	// at 1536d0b with DD.Kill); "" asserts
+	// the gaps seen when this test was written (the held runs of s1, s2 and s6 of
+	// 2026-12-07, main at 1536d0b with DD.Kill); "" asserts
 	gaps := map[string]string{
 		validate.KindThreshold: "",
-		validate.KindWriterOne: "a writer to the 5 MiB/s stick dirtied 1.6 MB/s in the real kernel, 3.7 in wblab, and " +
-			"exited 31 s after SIGTERM (wblab: at once): the real writer blocks uninterruptibly for tens of seconds " +
-			"(candidates: ext4's journal start behind a commit waiting on the stick's ordered data, or the page " +
-			"lock/writeback wait of a page on the stick), which wblab does not model; ext4 on the fast disk: the " +
-			"real writer dirtied 79 MB/s of a 100 MiB/s disk (wblab 100)",
-		validate.KindWriterBeside: "not examined: no held reference of this shape (two writers on disks of different rates) when this test was written",
-		validate.KindWriterSlow:   "not examined: no held reference of this shape (two writers on disks of different rates) when this test was written",
-		validate.KindWriterAlone: "the stick's writer alone dirtied 0 MB/s in its control window after filling the " +
-			"page cache (blocked, as after the kill); wblab's keeps dirtying at the stick's pace",
-		validate.KindDirtyWriteback: "ext4 and btrfs hold about half the dirty+writeback of wblab with one fast writer " +
-			"(ext4 318 MB, btrfs 454 vs wblab 645): the kernel's writer stays below the setpoint (ext4's journal " +
-			"and btrfs's delalloc throttling cut its rate, see the writer rate)",
+		validate.KindWriterOne: "on ext4 the real writer beside the editor dirties a quarter below the disk's rate " +
+			"(alone it reaches it): the editor's fsync forces jbd2 commits that wait on the writer's ordered data " +
+			"and hold its journal handle; to the stick the real writer blocks uninterruptibly for tens of seconds " +
+			"(its exit comes long after SIGTERM); wblab's writer runs at the disk's rate in both",
+		validate.KindWriterBeside: "not examined: no held reference of this shape (writers on disks of different rates) when this test was written",
+		validate.KindWriterSlow:   "not examined: no held reference of this shape (writers on disks of different rates) when this test was written",
+		validate.KindWriterAlone: "the stick's writer alone stops dirtying once it filled the page cache (blocked, as " +
+			"after the kill); wblab's goes on at the stick's pace",
+		validate.KindDirtyWriteback: "ext4 and btrfs beside the editor hold far less dirty+writeback than wblab: their " +
+			"writer is slowed (see the writer rate) and stays below the setpoint",
 		validate.KindBdiDirty: "as dirty+writeback (global): with one disk writing, its bdi holds nearly all of it",
-		validate.KindBdiThreshold: "an idle bdi (the editor's disk beside the stick) has BdiDirtyThresh 0 in the " +
-			"kernel (its writeout fraction decays to 0); wblab's keeps 0.5 MB",
-		validate.KindDiskRate: "ext4 on the fast disk wrote 79 MB/s of 100 (wblab 100); an idle disk's few KB/s differ by 25 %",
-		validate.KindEditorP50: "the editor's fsync behind a bulk writer on the same disk: wblab's saves take 1-5 s " +
-			"where the kernel's take 0.4-1.4 s (ext4, btrfs): the fsync path behind a writer is a model in progress",
-		validate.KindEditorP99: "as p50: the fsync path behind a bulk writer (xfs: the kernel's p99 is the longer)",
-		validate.KindEditorIdleP50: "the editor on a disk with no writer: the kernel's saves take 20 ms (dd's start " +
-			"under TCG, not modelled: wblab's editor is a task, not a process started per save), wblab's 1.6 ms",
+		validate.KindBdiThreshold: "an idle bdi (the editor's disk beside the stick) reports BdiDirtyThresh 0 in the " +
+			"kernel (its writeout fraction decayed to 0); wblab's keeps a fraction of a MB",
+		validate.KindDiskRate: "as the writer rate on ext4; an idle disk's few KB/s of editor saves differ by a quarter",
+		validate.KindEditorP50: "the editor's fsync behind a bulk writer on its disk takes seconds in wblab, a fraction " +
+			"of that in the kernel (ext4, btrfs): the fsync path behind a writer is a model in progress",
+		validate.KindEditorP99: "as p50: the fsync path behind a bulk writer (xfs: there the kernel's p99 is the longer)",
+		validate.KindEditorIdleP50: "the editor on a disk with no writer: the kernel's save includes starting dd under " +
+			"TCG (tens of ms); wblab's editor is a task that does not start a process per save",
 		validate.KindEditorIdleP99: "as p50: the process start per save",
 	}
 	for _, kind := range validate.AccuracyKinds {
