@@ -10,7 +10,7 @@ import (
 )
 
 // Answer answers one of the page's questions (wire: kind "catalog", "check",
-// "decode", "case", "matrix", "sweep", "neverran", "measured") with the request and answer
+// "decode", "case", "matrix", "sweep", "neverran", "measured", "accuracy") with the request and answer
 // as JSON. The engine worker calls it for the page's "ask" messages
 // (wasm/worker/PROTOCOL.md); the ui package's native tests call it directly.
 func Answer(kind string, req []byte) ([]byte, error) {
@@ -68,6 +68,20 @@ func Answer(kind string, req []byte) ([]byte, error) {
 		out, err := measuredAnswer(cfg)
 		if err != nil {
 			return nil, err // the page shows it as the overlay's note
+		}
+		return json.Marshal(out)
+	case "accuracy":
+		var q wire.AccuracyAsk
+		if err := json.Unmarshal(req, &q); err != nil {
+			return nil, err
+		}
+		var cfg engine.Config
+		if err := json.Unmarshal([]byte(q.Config), &cfg); err != nil {
+			return nil, fmt.Errorf("accuracy: config: %v", err)
+		}
+		out, err := AccuracyFor(cfg)
+		if err != nil {
+			return nil, err
 		}
 		return json.Marshal(out)
 	default:

@@ -187,7 +187,7 @@ func (c *DisksView) Cards() []DiskCard {
 	if sb := r.shownB(); sb != nil {
 		b = sb.Res
 	}
-	return DiskCards(a.Res, b)
+	return withAccuracy(DiskCards(a.Res, b), accuracyFor(a.Run.Config))
 }
 
 // AB reports whether the cards show B too.

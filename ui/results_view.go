@@ -205,6 +205,7 @@ func (c *ResultsView) onMsg(m Msg) bool {
 			got = true
 			if r == c.A {
 				c.lab.matchMeasured(r)
+				c.lab.askAccuracy(r)
 			}
 		case "error":
 			r.Err, r.ErrDetails = splitErr(m.Message)

@@ -70,6 +70,7 @@ type Mix struct {
 	FsyncMeanS   float64
 	FsyncMaxS    float64
 	FsyncSyncMax float64   // the longest save started during the final sync
+	Fsync        Latencies // the saves started before the kill: mean and quantiles
 	ExitS        []float64 // each writer's exit after the kill (-1: it had ended before)
 	SyncS        float64   // the final sync
 	Controls     []Control
@@ -230,6 +231,7 @@ func MixOf(l *Log) (Mix, error) {
 			synced, syncT = true, e.T
 		}
 	}
+	var lats []float64
 	for _, e := range l.Events {
 		switch e.Kind {
 		case "fsync":
@@ -240,6 +242,7 @@ func MixOf(l *Log) (Mix, error) {
 			switch {
 			case e.T >= main.StartT && e.T < main.KillT:
 				m.Fsyncs++
+				lats = append(lats, v)
 				m.FsyncMeanS += v
 				m.FsyncMaxS = math.Max(m.FsyncMaxS, v)
 			case synced && e.T >= syncT && e.T <= syncT+m.SyncS:
@@ -253,6 +256,7 @@ func MixOf(l *Log) (Mix, error) {
 	if m.Fsyncs > 0 {
 		m.FsyncMeanS /= float64(m.Fsyncs)
 	}
+	m.Fsync = latenciesOf(lats)
 	ctlS, _ := floatField(l.Header, "ctl_s")
 	for _, w := range l.Writers {
 		p := ctl[w.Name]

@@ -118,9 +118,10 @@ type Comparison struct {
 	Model        *Figures // nil: no model for this case (NoModel says why)
 	NoModel      string
 	Stick        *Stick
-	Mix          *Mix    // a harness 2 run (writers that share a machine): figures and held check
-	ModelStick   *Stick  // the two-disk case in wblab: editor, copier exit, sync
-	StickRateBps float64 // the two-disk case: the rate the stick got while it wrote
+	Mix          *Mix       // a harness 2 run (writers that share a machine): figures and held check
+	ModelStick   *Stick     // the two-disk case in wblab: editor, copier exit, sync
+	MixModels    []MixModel // a harness 2 run in wblab, one per seed (1..MixSeeds)
+	StickRateBps float64    // the two-disk case: the rate the stick got while it wrote
 	Config       *engine.Config
 	// DiskBound: the disk was busy at least DiskBoundUtil of the window, so the disk,
 	// not the writers' CPU, set the pace. Under TCG the emulated guest CPU can leave
@@ -143,7 +144,7 @@ func Compare(ctx context.Context, l *Log) (Comparison, error) {
 	}
 	cmp := Comparison{Case: c, NominalBps: float64(c.Disks[0].ThrottleBps)}
 	if c.Work == "mix" {
-		return compareMix(l, cmp)
+		return compareMix(ctx, l, cmp)
 	}
 	if c.Work == "stick" {
 		st, err := StickOf(l)
@@ -203,10 +204,9 @@ func Compare(ctx context.Context, l *Log) (Comparison, error) {
 	return cmp, nil
 }
 
-// compareMix is a harness 2 run, measured only: wblab's side of writers that share a
-// machine (issue 33) is compared once references hold. Held is the run's check from
-// its controls (MixOf).
-func compareMix(l *Log, cmp Comparison) (Comparison, error) {
+// compareMix is a harness 2 run: the measured figures, the held check from its
+// controls (MixOf), and wblab's runs of it (MixConfig, seeds 1..MixSeeds).
+func compareMix(ctx context.Context, l *Log, cmp Comparison) (Comparison, error) {
 	m, err := MixOf(l)
 	if err != nil {
 		return Comparison{}, err
@@ -220,7 +220,11 @@ func compareMix(l *Log, cmp Comparison) (Comparison, error) {
 	}
 	cmp.DiskBound = cmp.DiskUtil >= DiskBoundUtil
 	cmp.Held = m.Held
-	cmp.NoModel = "writers that share a machine: wblab's side comes with held references"
+	cfg, runs, err := modelMix(ctx, l, &m)
+	if err != nil {
+		return Comparison{}, err
+	}
+	cmp.Config, cmp.MixModels = &cfg, runs
 	return cmp, nil
 }
 
@@ -236,7 +240,6 @@ func runStick(ctx context.Context, cfg engine.Config, w Window) (Stick, Figures,
 	if err != nil {
 		return st, Figures{}, err
 	}
-	k := m.Kernel()
 	copier := m.DDs()[0]
 	step := engine.Time(100 * time.Millisecond)
 	for t := step; !copier.Done && !m.Done(); t += step {
@@ -248,6 +251,27 @@ func runStick(ctx context.Context, cfg engine.Config, w Window) (Stick, Figures,
 		return st, Figures{}, fmt.Errorf("the copier did not exit within %v", stickRunLimit)
 	}
 	st.CopierExitS = copier.Ended.Seconds()
+	if st.SyncS, err = syncAll(ctx, m, step); err != nil {
+		return st, Figures{}, err
+	}
+	ed := m.Editors()[0]
+	saves := ed.Saves()
+	st.FsyncCount = int(saves.N)
+	st.FsyncMeanS, st.FsyncMaxS = ed.MeanSave().Seconds(), saves.Max.Seconds()
+	st.StickNominalB = float64(cfg.Disks[len(cfg.Disks)-1].Device.BandwidthBps) // the last disk is the stick
+	// the first disk's bdi_thresh, as the measured figure is vda's BdiDirtyThresh
+	series := m.Result().Series
+	bt, _ := series.Column("disk1_bdi_thresh_MB")
+	f, err := FiguresOf(series, w, bt)
+	return st, f, err
+}
+
+// syncAll is sync(1) the way the harness times it: sync_inodes_sb on every disk,
+// run in steps of step until every work is done and no page is dirty or under
+// writeback. It returns the sync's duration in seconds; the machine's tasks (an
+// editor) go on meanwhile.
+func syncAll(ctx context.Context, m *engine.Machine, step engine.Time) (float64, error) {
+	k := m.Kernel()
 	syncStart := m.Now()
 	var works []*kernel.WbWritebackWork
 	for _, b := range k.BDIs() {
@@ -263,23 +287,13 @@ func runStick(ctx context.Context, cfg engine.Config, w Window) (Stick, Figures,
 	}
 	for t := syncStart + step; !synced(); t += step {
 		if m.Done() {
-			return st, Figures{}, fmt.Errorf("sync did not end within %v", stickRunLimit)
+			return 0, fmt.Errorf("sync did not end by the run's end (%v)", m.Config().Runtime)
 		}
 		if err := m.RunUntil(ctx, t); err != nil {
-			return st, Figures{}, err
+			return 0, err
 		}
 	}
-	st.SyncS = (m.Now() - syncStart).Seconds()
-	ed := m.Editors()[0]
-	saves := ed.Saves()
-	st.FsyncCount = int(saves.N)
-	st.FsyncMeanS, st.FsyncMaxS = ed.MeanSave().Seconds(), saves.Max.Seconds()
-	st.StickNominalB = float64(cfg.Disks[len(cfg.Disks)-1].Device.BandwidthBps) // the last disk is the stick
-	// the first disk's bdi_thresh, as the measured figure is vda's BdiDirtyThresh
-	series := m.Result().Series
-	bt, _ := series.Column("disk1_bdi_thresh_MB")
-	f, err := FiguresOf(series, w, bt)
-	return st, f, err
+	return (m.Now() - syncStart).Seconds(), nil
 }
 
 // DiskBoundUtil is the busy fraction above which a case counts as disk-bound.

@@ -45,7 +45,9 @@ func TestReferences(t *testing.T) {
 }
 
 // TestReferenceFiles keeps the committed summary, scenarios and series equal to what the parser
-// makes of the logs (go test ./validate -run TestReferenceFiles -update rewrites them).
+// makes of the logs, and accuracy.json to what the 6.1 preset makes of the harness 2
+// ones (ComputeAccuracy: it moves with the model) (go test ./validate -run
+// TestReferenceFiles -update rewrites them).
 func TestReferenceFiles(t *testing.T) {
 	logs, err := References()
 	require.NoError(t, err)
@@ -53,7 +55,11 @@ func TestReferenceFiles(t *testing.T) {
 	require.NoError(t, WriteSummaryCSV(&sum, logs))
 	var sc bytes.Buffer
 	require.NoError(t, WriteScenariosCSV(&sc, logs))
-	files := map[string][]byte{"summary.csv": sum.Bytes(), "scenarios.csv": sc.Bytes()}
+	acc, _, err := ComputeAccuracy(context.Background(), logs)
+	require.NoError(t, err)
+	var ab bytes.Buffer
+	require.NoError(t, WriteAccuracyJSON(&ab, acc))
+	files := map[string][]byte{"summary.csv": sum.Bytes(), "scenarios.csv": sc.Bytes(), "accuracy.json": ab.Bytes()}
 	for _, l := range logs {
 		var b bytes.Buffer
 		require.NoError(t, WriteSeriesCSV(&b, l))
@@ -87,10 +93,11 @@ func TestCompareReferences(t *testing.T) {
 		c, err := Compare(context.Background(), l)
 		require.NoError(t, err, l.Name)
 		cs = append(cs, c)
-		if c.Case.Work == "mix" { // harness 2: measured only, with its held check
+		if c.Case.Work == "mix" { // harness 2: its held check and a wblab run per seed
 			require.NotNil(t, c.Mix, l.Name)
 			assert.Equal(t, c.Mix.Held, c.Held, l.Name)
 			assert.NotEmpty(t, c.Mix.Reason, l.Name)
+			assert.Len(t, c.MixModels, MixSeeds, l.Name)
 			continue
 		}
 		if c.Case.Work == "stick" {

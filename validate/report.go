@@ -43,6 +43,13 @@ func WriteReport(w io.Writer, cs []Comparison) error {
 				b.WriteString("   series figures over the window (the first disk's bdi; global counts):\n")
 			}
 		}
+		if c.Mix != nil {
+			fmt.Fprintf(&b, "   measured (wblab: %d seeds, in the scenario table below):\n", len(c.MixModels))
+			for _, f := range ComparedFigures {
+				fmt.Fprintf(&b, "   %-24s %10.2f\n", f.Name+" ["+f.Unit+"]", f.Get(c.Measured))
+			}
+			continue
+		}
 		if c.Model == nil {
 			fmt.Fprintf(&b, "   wblab: no model yet (%s); measured only:\n", c.NoModel)
 			fmt.Fprintf(&b, "   %-24s %10s\n", "figure", "measured")
@@ -60,6 +67,10 @@ func WriteReport(w io.Writer, cs []Comparison) error {
 	writeScenarios(&b, cs)
 	abs, rel, n := MeanErrors(cs, false)
 	habs, hrel, hn := MeanErrors(cs, true)
+	if n == 0 {
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	fmt.Fprintf(&b, "\n== overall: mean absolute error over the %d cases with a model (%d without); held: the %d of them\n", n, len(cs)-n, hn)
 	fmt.Fprintf(&b, "   whose disk was busy at least %.0f%% of the window with measured dirty+writeback at or above\n", 100*DiskBoundUtil)
 	b.WriteString("   the freerun point (the dirty limits held the writers)\n")
@@ -100,74 +111,60 @@ func writeMix(b *strings.Builder, k Case, m *Mix) {
 	fmt.Fprintf(b, "   final sync %.2f s\n", m.SyncS)
 }
 
-// writeScenarios prints each harness 2 scenario's figures over its runs: mean and
-// range, and how many runs were held.
+// writeScenarios prints the harness 2 reference table (MixReference) and the
+// accuracy table (AccuracyOf) computed from it.
 func writeScenarios(b *strings.Builder, cs []Comparison) {
-	runs := map[string][]Comparison{}
-	var order []string
-	for _, c := range cs {
-		if c.Mix == nil {
-			continue
-		}
-		sc := ScenarioOf(c.Case.Name)
-		if runs[sc] == nil {
-			order = append(order, sc)
-		}
-		runs[sc] = append(runs[sc], c)
-	}
-	if len(order) == 0 {
+	figs := MixReference(cs)
+	if len(figs) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n== scenarios (harness 2): each figure's reference is its runs' mean [min, max]\n")
-	for _, sc := range order {
-		rs := runs[sc]
-		held := 0
-		for _, c := range rs {
-			if c.Held {
-				held++
+	held := HeldRuns(cs)
+	runs := map[string]int{}
+	for _, c := range cs {
+		if c.Mix != nil {
+			runs[ScenarioOf(c.Case.Name)]++
+		}
+	}
+	fmt.Fprintf(b, "\n== scenarios (harness 2): real 6.1 = mean [min, max] over the held runs; wblab = mean [min, max]\n")
+	fmt.Fprintf(b, "   over those runs x seeds 1-%d; error = (wblab - real) / real; target: within ±%d %% (editor p50, p99:\n", MixSeeds, TargetRatePct)
+	fmt.Fprintf(b, "   ±%d %%) or inside the real range; \"-\": no target. Windows: %s of the run, controls a third to the kill\n", TargetEditorPct, "a third to the end")
+	sc := ""
+	for _, f := range figs {
+		if f.Scenario != sc {
+			sc = f.Scenario
+			verdict := fmt.Sprintf("%d of %d runs held", held[sc], runs[sc])
+			if !f.Held {
+				verdict += ": NOT HELD, figures over all runs, not counted in the accuracy"
+			}
+			fmt.Fprintf(b, "   %s (%s)\n", sc, verdict)
+			fmt.Fprintf(b, "     %-30s %26s %26s %8s %7s\n", "figure", "real 6.1", "wblab", "error", "target")
+		}
+		tgt := "-"
+		if f.TargetPct > 0 {
+			tgt = "no"
+			if f.Within {
+				tgt = "yes"
 			}
 		}
-		verdict := "HELD"
-		if held < len(rs) {
-			verdict = "NOT HELD"
+		fmt.Fprintf(b, "     %-30s %26s %26s %+7.1f%% %7s\n", f.Name+" ["+f.Unit+"]", spreadText(f.Real), spreadText(f.Model), f.ErrPct, tgt)
+	}
+	acc := AccuracyOf(figs, held)
+	fmt.Fprintf(b, "\n== accuracy of the %s preset per kind of figure, over the held harness 2 scenarios\n", Kernel)
+	fmt.Fprintf(b, "   %-52s %5s %5s %9s %9s %9s\n", "kind", "figs", "runs", "mean|err|", "max|err|", "in target")
+	for _, r := range acc {
+		in := "-"
+		if r.TargetPct > 0 {
+			in = fmt.Sprintf("%d/%d", r.WithinTarget, r.Figures)
 		}
-		fmt.Fprintf(b, "   %s: %d runs, %d held: %s\n", sc, len(rs), held, verdict)
-		for _, f := range mixFigures {
-			var v []float64
-			for _, c := range rs {
-				if x, ok := f.Get(c); ok {
-					v = append(v, x)
-				}
-			}
-			if len(v) == 0 {
-				continue
-			}
-			mean, lo, hi := 0.0, v[0], v[0]
-			for _, x := range v {
-				mean += x
-				lo, hi = min(lo, x), max(hi, x)
-			}
-			mean /= float64(len(v))
-			fmt.Fprintf(b, "     %-28s %10.2f [%.2f, %.2f]\n", f.Name+" ["+f.Unit+"]", mean, lo, hi)
-		}
+		fmt.Fprintf(b, "   %-52s %5d %5d %8.1f%% %8.1f%% %9s\n", r.Kind, r.Figures, r.Runs, r.MeanErrPct, r.MaxErrPct, in)
+	}
+	if len(acc) == 0 {
+		b.WriteString("   (no held harness 2 scenario)\n")
 	}
 }
 
-// mixFigures are the harness 2 figures writeScenarios prints.
-var mixFigures = []struct {
-	Name, Unit string
-	Get        func(Comparison) (float64, bool)
-}{
-	{"write_bw (global)", "MB/s", func(c Comparison) (float64, bool) { return c.Measured.WriteBWMBps, true }},
-	{"dirty+writeback", "MB", func(c Comparison) (float64, bool) { return c.Measured.DirtyWritebackMB, true }},
-	{"thresh", "MB", func(c Comparison) (float64, bool) { return c.Measured.ThreshMB, true }},
-	{"w1", "MB/s", func(c Comparison) (float64, bool) { return idx(c.Mix.WriterMBps, 0) }},
-	{"w2", "MB/s", func(c Comparison) (float64, bool) { return idx(c.Mix.WriterMBps, 1) }},
-	{"vda wrote", "MB/s", func(c Comparison) (float64, bool) { return idx(c.Mix.DiskMBps, 0) }},
-	{"vdb wrote", "MB/s", func(c Comparison) (float64, bool) { return idx(c.Mix.DiskMBps, 1) }},
-	{"editor latency mean", "s", func(c Comparison) (float64, bool) { return c.Mix.FsyncMeanS, c.Mix.Editor != "" }},
-	{"editor latency max", "s", func(c Comparison) (float64, bool) { return c.Mix.FsyncMaxS, c.Mix.Editor != "" }},
-	{"final sync", "s", func(c Comparison) (float64, bool) { return c.Mix.SyncS, true }},
+func spreadText(s Spread) string {
+	return fmt.Sprintf("%.3g [%.3g, %.3g]", s.Mean, s.Min, s.Max)
 }
 
 func idx(v []float64, i int) (float64, bool) {

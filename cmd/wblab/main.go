@@ -35,6 +35,7 @@ import (
 
 	"github.com/wblab/wblab/engine"
 	"github.com/wblab/wblab/harness"
+	"github.com/wblab/wblab/validate"
 )
 
 // Exit statuses.
@@ -544,7 +545,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		enc.SetIndent("", "  ")
 		err = enc.Encode(res)
 	} else {
-		err = res.WriteSummary(stdout)
+		var sum strings.Builder
+		if err = res.WriteSummary(&sum); err == nil {
+			acc, aerr := validate.Accuracy()
+			if aerr != nil {
+				err = aerr
+			} else {
+				_, err = io.WriteString(stdout, accuracyNotes(sum.String(), cfg, res, acc))
+			}
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "wblab run: writing the result: %v\n", err)

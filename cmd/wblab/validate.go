@@ -32,13 +32,22 @@ Harness 2 runs (writers that share a machine, validate/qemu/matrix-shared.txt) p
 alone after the scenario (its control); a run is not held when a lone writer did not
 reach its disk's rate or the kernel's dirty limit, or the lone editor's save took
 over 0.1 s: then the guest's emulated CPU, not the disk or the kernel, was the limit.
-Each scenario's figures are then printed as the mean [min, max] of its runs (NAME.rK).
+wblab runs each harness 2 run from its own settings (the log's H lines: vCPUs,
+MemTotal, the sysctls and queue settings as read back, each disk a capped device at
+the rate the guest got on it, its filesystem and max_ratio, each writer, the editor),
+with seeds 1-5: the scenario, the kill and the timed final sync, and each writer
+alone. Per scenario (its runs NAME.rK) the reference table prints each figure's real
+mean [min, max] over the held runs, wblab's mean [min, max] over those runs' seeds,
+the error, and whether it is within the target (rates, thresholds, dirty+writeback:
+±25 %; editor fsync p50, p99: ±50 %; or inside the real range); then the accuracy
+per kind of figure over the held scenarios (the table wblab run cites).
 Units: MB = 2^20 bytes. The window is in seconds since the writers started.
 
   --dir DIR        read *.log / *.log.gz console logs from DIR (default: the
                    references committed in validate/references)
   --case NAMES     only these cases (comma-separated log names)
-  --json           print the comparisons as JSON
+  --json           print {"comparisons", "scenarios" (the reference table),
+                   "accuracy"} as JSON
 `
 
 func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -102,7 +111,15 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		cs = append(cs, c)
 	}
 	if _, ok := flags["json"]; ok {
-		return writeJSON("validate", stdout, stderr, cs)
+		figs := validate.MixReference(cs)
+		if figs == nil {
+			figs = []validate.MixFigure{}
+		}
+		return writeJSON("validate", stdout, stderr, struct {
+			Comparisons []validate.Comparison  `json:"comparisons"`
+			Scenarios   []validate.MixFigure   `json:"scenarios"`
+			Accuracy    []validate.AccuracyRow `json:"accuracy"`
+		}{cs, figs, validate.AccuracyOf(figs, validate.HeldRuns(cs))})
 	}
 	if err := validate.WriteReport(stdout, cs); err != nil {
 		fmt.Fprintf(stderr, "wblab validate: %v\n", err)

@@ -24,8 +24,13 @@ func TestValidateCmd(t *testing.T) {
 	name := refs[0].Name
 	code, out, stderr = expCLI(t, "validate", "--case", name, "--json")
 	require.Equal(t, exitOK, code, stderr)
-	var cs []map[string]any
-	require.NoError(t, json.Unmarshal([]byte(out), &cs))
+	var js struct {
+		Comparisons []map[string]any `json:"comparisons"`
+		Scenarios   []any            `json:"scenarios"`
+		Accuracy    []any            `json:"accuracy"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &js))
+	cs := js.Comparisons
 	require.Len(t, cs, 1)
 	assert.Contains(t, cs[0], "Measured")
 	assert.NotNil(t, cs[0]["Model"])
@@ -38,6 +43,24 @@ func TestValidateCmd(t *testing.T) {
 	code, out, stderr = expCLI(t, "validate", "--dir", dir)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, out, "== mine ")
+
+	// a harness 2 run (a not-held smoke run, a test fixture): wblab's side per seed,
+	// the reference table and the accuracy table
+	h2 := t.TempDir()
+	b, err = os.ReadFile("../../validate/testdata/notheld-s3-maxratio-smoke.log.gz")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(h2, "s4-max-ratio.r1.log.gz"), b, 0o644))
+	code, out, stderr = expCLI(t, "validate", "--dir", h2)
+	require.Equal(t, exitOK, code, stderr)
+	for _, s := range []string{"== scenarios (harness 2)", "s4-max-ratio (0 of 1 runs held: NOT HELD", "w2 rate (vdb) [MB/s]", "editor p99 [s]",
+		"== accuracy of the 6.1 preset", "(no held harness 2 scenario)"} {
+		assert.Contains(t, out, s)
+	}
+	code, out, stderr = expCLI(t, "validate", "--dir", h2, "--json")
+	require.Equal(t, exitOK, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(out), &js))
+	assert.NotEmpty(t, js.Scenarios)
+	assert.Empty(t, js.Accuracy, "not held: no accuracy row")
 
 	for _, tc := range []struct {
 		args []string

@@ -47,6 +47,7 @@ type DD struct {
 	// 'FILE': No space left on device"); Written is what it wrote before.
 	Enospc bool
 	short  bool // the last write() got less room than it asked for
+	killed bool // Kill: a fatal signal is pending
 }
 
 const (
@@ -81,6 +82,13 @@ func NewDDOn(k *kernel.Kernel, b *kernel.BDI, bs, count int64, fsync bool) *DD {
 // Start makes the task runnable at time at.
 func (d *DD) Start(at sim.Time) { d.Started = at; d.th.Task.StartAt(at) }
 
+// Kill is SIGTERM (a fatal signal, 6.1): dd exits where the kernel checks
+// fatal_signal_pending: before its next page copy (generic_perform_write) or at
+// its next balance_dirty_pages pass. A task blocked uninterruptibly exits when it
+// wakes; a balance_dirty_pages pause (TASK_KILLABLE in the kernel, woken at once)
+// runs to its end here, at most max_pause (200 ms).
+func (d *DD) Kill() { d.killed = true }
+
 // Thread is the dd's kernel thread.
 func (d *DD) Thread() *kernel.Thread { return d.th }
 
@@ -98,6 +106,10 @@ func (d *DD) resumer() func() {
 		for {
 			switch d.state {
 			case ddWrite:
+				if d.killed { // generic_perform_write: fatal_signal_pending, -EINTR
+					d.finish()
+					return
+				}
 				if d.short {
 					// the write() after a short one fails: dd reports the error
 					// and exits without its fsync (conv=fsync is not reached)
@@ -175,6 +187,10 @@ func (d *DD) resumer() func() {
 					return
 				}
 			case ddBalance:
+				if d.killed { // balance_dirty_pages: a fatal signal ends the loop
+					d.finish()
+					return
+				}
 				if d.bdp.step(k, th) {
 					return
 				}
