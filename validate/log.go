@@ -59,6 +59,9 @@ type Sample struct {
 	BDI map[string]map[string]int64
 	Blk map[string]map[string]int64
 	DD  map[string]int64
+	// DDCPU is each writer's dd CPU time so far (utime + stime, USER_HZ ticks), where
+	// the log records it (cpu_ticks=, from December 2026's init.sh)
+	DDCPU map[string]int64
 }
 
 // Event is one "E" line: a kind and its key=value fields.
@@ -236,7 +239,7 @@ func (l *Log) sample(s string) error {
 	if err != nil {
 		return err
 	}
-	sm := Sample{T: t, VM: map[string]int64{}, BDI: map[string]map[string]int64{}, Blk: map[string]map[string]int64{}, DD: map[string]int64{}}
+	sm := Sample{T: t, VM: map[string]int64{}, BDI: map[string]map[string]int64{}, Blk: map[string]map[string]int64{}, DD: map[string]int64{}, DDCPU: map[string]int64{}}
 	for k, v := range m {
 		if k == "t" {
 			continue
@@ -265,6 +268,9 @@ func (l *Log) sample(s string) error {
 			sm.Blk[id] = vals
 		case "dd":
 			sm.DD[id] = vals["bytes"]
+			if c, ok := vals["cpu_ticks"]; ok {
+				sm.DDCPU[id] = c
+			}
 		default:
 			return fmt.Errorf("unknown sample part %q", kind)
 		}

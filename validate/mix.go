@@ -24,6 +24,16 @@ const HeldRateFraction = 0.9
 // idle 100 MiB/s disk moves a few blocks, milliseconds of throttled transfer.
 const EditorAloneMaxS = 0.1
 
+// HeldCPUShare is the share of one vCPU a lone writer's dd must have used (its
+// utime + stime over the window, cpu_ticks) for the guest's CPU to be its limit.
+// A dd bs=1M that neither reached its disk's rate nor the freerun point but used
+// less than this was held by the kernel (a bdi over its threshold, a journal
+// wait), not by the emulated CPU: logs recording cpu_ticks count it held.
+const HeldCPUShare = 0.9
+
+// userHZ is the guest's USER_HZ, the unit of /proc/PID/stat's utime and stime.
+const userHZ = 100
+
 // EditorControl is the editor alone (the "ctl-editor" phase).
 type EditorControl struct {
 	Saves       int
@@ -53,6 +63,8 @@ type Control struct {
 	BdiThreshMB      float64 // mean BdiDirtyThresh of the writer's bdi
 	ReachedDisk      bool    // MBps >= HeldRateFraction * DiskThrottleMBps
 	ReachedKernel    bool    // global dirty+writeback at or above the freerun point
+	CPUShare         float64 // the writer's dd CPU time over the window, in vCPUs
+	CPURecorded      bool    // the log records cpu_ticks (CPUShare is known)
 }
 
 // Mix is what a harness 2 run measured over the scenario's window (a third of the run
@@ -275,6 +287,7 @@ func MixOf(l *Log) (Mix, error) {
 		// 6.1's balance_dirty_pages leaves a writer alone below the global freerun
 		// point, whatever its bdi's share (max_ratio) says, unless strictlimit is set
 		k.ReachedKernel = k.DirtyWritebackMB >= k.FreerunMB
+		k.CPUShare, k.CPURecorded = cpuShare(cs, w.Name)
 		m.Controls = append(m.Controls, k)
 	}
 	if p := ctl["editor"]; p != nil && p.KillT > 0 && m.Editor != "" {
@@ -301,6 +314,29 @@ func MixOf(l *Log) (Mix, error) {
 }
 
 // heldCheck is the verdict on a harness 2 run and its reason.
+// cpuShare is writer w's dd CPU time over samples s in vCPUs (cpu_ticks over the
+// time between the first and the last sample recording it), and whether recorded.
+func cpuShare(s []Sample, w string) (float64, bool) {
+	var t0, t1 float64
+	var c0, c1 int64
+	n := 0
+	for _, x := range s {
+		c, ok := x.DDCPU[w]
+		if !ok {
+			continue
+		}
+		if n == 0 {
+			t0, c0 = x.T, c
+		}
+		t1, c1 = x.T, c
+		n++
+	}
+	if n < 2 || t1 <= t0 {
+		return 0, false
+	}
+	return float64(c1-c0) / userHZ / (t1 - t0), true
+}
+
 func heldCheck(m Mix) (bool, string) {
 	for i, w := range m.Writers {
 		if w.CountMiB == 0 && m.ExitS[i] < 0 {
@@ -322,9 +358,16 @@ func heldCheck(m Mix) (bool, string) {
 		case k.ReachedKernel:
 			held = append(held, fmt.Sprintf("%s alone reached the kernel's limit (dirty+writeback %.0f MB, freerun %.0f; bdi %.0f of %.0f MB)",
 				w.Name, k.DirtyWritebackMB, k.FreerunMB, k.BdiDirtyMB, k.BdiThreshMB))
+		case k.CPURecorded && k.CPUShare < HeldCPUShare:
+			held = append(held, fmt.Sprintf("%s alone dirtied %.1f MB/s with its dd at %.0f%% of a vCPU: the kernel held it (bdi %.0f of %.0f MB)",
+				w.Name, k.MBps, 100*k.CPUShare, k.BdiDirtyMB, k.BdiThreshMB))
 		default:
-			cpu = append(cpu, fmt.Sprintf("%s alone dirtied %.1f MB/s, below %.0f%% of %s's %.1f MB/s, and dirty+writeback %.0f MB stayed below the kernel's limit (freerun %.0f MB)",
-				w.Name, k.MBps, 100*HeldRateFraction, w.Disk, k.DiskThrottleMBps, k.DirtyWritebackMB, k.FreerunMB))
+			s := fmt.Sprintf("%s alone dirtied %.1f MB/s, below %.0f%% of %s's %.1f MB/s, and dirty+writeback %.0f MB stayed below the kernel's limit (freerun %.0f MB)",
+				w.Name, k.MBps, 100*HeldRateFraction, w.Disk, k.DiskThrottleMBps, k.DirtyWritebackMB, k.FreerunMB)
+			if k.CPURecorded {
+				s += fmt.Sprintf(", its dd at %.0f%% of a vCPU", 100*k.CPUShare)
+			}
+			cpu = append(cpu, s)
 		}
 	}
 	if e := m.EditorAlone; e != nil {

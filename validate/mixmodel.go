@@ -103,9 +103,10 @@ func MixConfig(l *Log, m *Mix) (cfg engine.Config, ddOf []int, err error) {
 	}
 	cfg = engine.DefaultConfig()
 	cfg.Case = "validate/" + c.Name
-	cfg.Kernel = Kernel
+	cfg.Kernel = presetFor(c.Kernel)
 	cfg.Variants = nil // each disk's block overrides say whether it has blk-wbt
 	cfg.CPUs = c.CPUs
+	cfg.HZ = guestHZ
 	cfg.MemoryMB = c.MemTotalKB / 1024
 	cfg.DirtyBytes, cfg.DirtyRatio = c.DirtyBytes, c.DirtyRatio
 	cfg.DirtyBackgroundBytes, cfg.DirtyBackgroundRatio = c.DirtyBackgroundBytes, c.DirtyBackgroundRatio

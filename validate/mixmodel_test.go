@@ -72,9 +72,8 @@ func TestMixConfig(t *testing.T) {
 	assert.ErrorContains(t, err, "max_ratio_vdb")
 }
 
-// TestRunMix: the scenario runs to the kill, every dd exits after SIGTERM within a
-// balance_dirty_pages pause, the sync ends with nothing dirty, and the editor's saves
-// and the writers' rates are measured as on the guest; invariants hold throughout.
+// TestRunMix: the scenario runs to the kill, every dd exits after SIGTERM, the sync
+// ends with nothing dirty, and the editor's saves and the writers' rates are measured as on the guest; invariants hold throughout.
 func TestRunMix(t *testing.T) {
 	l := readFixture(t, "testdata/notheld-s3-maxratio-smoke.log.gz", "s4-max-ratio.r1")
 	m, err := MixOf(l)
@@ -88,7 +87,10 @@ func TestRunMix(t *testing.T) {
 	require.Len(t, mm.ExitS, 2)
 	for _, x := range mm.ExitS {
 		assert.GreaterOrEqual(t, x, 0.0)
-		assert.Less(t, x, 0.25, "exit after the kill: at most a max_pause (200 ms) and a step")
+		// a dd exits at balance_dirty_pages' next fatal_signal_pending check, or, on
+		// ext4, once a T_LOCKED transaction it waits for in start_this_handle is
+		// switched (an uninterruptible wait: seconds behind a stick's queue)
+		assert.Less(t, x, mixSyncLimit.Seconds(), "exit after the kill")
 	}
 	assert.Positive(t, mm.SyncS)
 	assert.Positive(t, mm.Editor.N)

@@ -19,6 +19,15 @@ const Kernel = "6.1"
 // of a second at the rate (util/throttle.c, throttle_fix_bucket: max = avg / 10).
 const qemuBurstMs = 100
 
+// virtioQueueDepth is the guest's hardware queue depth on a virtio disk: QEMU 7.2's
+// virtio-blk queue-size default (256), which 6.1's virtblk_probe makes the tag
+// set's queue_depth (blk-wbt's maximum is then 3/4 of it, rq_depth_calc_max_depth).
+const virtioQueueDepth = 256
+
+// guestHZ is the reference kernels' CONFIG_HZ: Debian's amd64 6.1 and 6.12 images
+// are built with CONFIG_HZ_250 (config-6.1.0-57-amd64 in the linux-image package).
+const guestHZ = 250
+
 // DeviceFor is the wblab device for a measured virtio disk: the capped model (a token
 // bucket) at the write rate the guest got, with the queue the guest reported
 // (mq-deadline, rotational flag) and the block-layer settings it reported
@@ -35,8 +44,8 @@ func DeviceFor(d Disk, rateBps float64) (devices.Spec, devices.BlockOverrides, e
 	if d.Rotational {
 		rot = "on"
 	}
-	spec := fmt.Sprintf("capped,bw=%d,iops=0,burst_ms=%d,elevator=%s,rotational=%s,nr_requests=%d",
-		int64(math.Round(rateBps)), qemuBurstMs, elev, rot, d.NrRequests)
+	spec := fmt.Sprintf("capped,bw=%d,iops=0,burst_ms=%d,qd=%d,elevator=%s,rotational=%s,nr_requests=%d",
+		int64(math.Round(rateBps)), qemuBurstMs, virtioQueueDepth, elev, rot, d.NrRequests)
 	if d.WBTLatUs > 0 {
 		spec += fmt.Sprintf(",wbt_lat_us=%d", d.WBTLatUs)
 	}
@@ -64,6 +73,7 @@ func configFor(c Case, rateBps, stickBps float64) (engine.Config, error) {
 		cfg.Variants = kernel.Overrides{"wbt": false}
 	}
 	cfg.CPUs = c.CPUs
+	cfg.HZ = guestHZ
 	cfg.MemoryMB = c.MemTotalKB / 1024
 	cfg.DirtyBytes, cfg.DirtyRatio = c.DirtyBytes, c.DirtyRatio
 	cfg.DirtyBackgroundBytes, cfg.DirtyBackgroundRatio = c.DirtyBackgroundBytes, c.DirtyBackgroundRatio
