@@ -143,6 +143,18 @@ window.wblab = {
     const f = this.fills.get(el);
     return !!f && f.key === key && el.firstChild === f.first;
   },
+  // brings style and layout up to date (ui.Layout), and has the canvas fonts of
+  // uPlot's axes looked up, so the first chart's task pays for neither
+  warm: false,
+  layout() {
+    if (!this.warm) {
+      this.warm = true;
+      const x = document.createElement("canvas").getContext("2d");
+      const f = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Segoe UI Symbol", "Noto Color Emoji"';
+      if (x) for (const w of ["", "bold "]) { x.font = w + "12px " + f; x.fillText("0.5 MiB/s", 0, 10); }
+    }
+    return document.body ? document.body.offsetHeight : 0;
+  },
   fill(id, key, html) {
     const el = document.getElementById(id);
     if (!el) return;

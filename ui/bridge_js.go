@@ -703,6 +703,10 @@ func OnHashChange(f func(string)) {
 	lab("onHash", fn.Value())
 }
 
+// Layout has the browser bring the page's style and layout up to date now (lab.js
+// layout), so a later task that measures the page (uPlot) does not pay for it.
+func Layout() { lab("layout") }
+
 // FocusElement scrolls to and focuses the element with id.
 func FocusElement(id string) { lab("focus", id) }
 

@@ -40,6 +40,7 @@ func Copy(string)                            {}
 func Download(name, mime, text string)       {}
 func OnHashChange(func(string))              {}
 func FocusElement(string)                    {}
+func Layout()                                {}
 func UpdateChart(elID, data string)          {}
 func OnChartTime(func(float64))              {}
 func MarkTime(float64)                       {}

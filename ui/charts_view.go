@@ -59,7 +59,13 @@ func (c *ChartsView) draw() {
 	c.pending = c.IDs()
 	if !c.drawing && c.lab.w != nil {
 		c.drawing = true
-		c.lab.w.later(c.drawNext)
+		// the page's style and layout first, in a task of their own: uPlot measures
+		// its box, and a first chart after a render paid for the whole page's layout
+		// (with the browser's font lookups) in its own task
+		c.lab.w.later(func() {
+			Layout()
+			c.lab.w.later(c.drawNext)
+		})
 	}
 }
 
@@ -70,6 +76,13 @@ func (c *ChartsView) drawNext() {
 		return
 	}
 	id := c.pending[0]
+	if !c.built(id) { // its options and data in one task, its draw in the next
+		t0 := time.Now()
+		c.chart(id)
+		Took("chart json", t0)
+		c.lab.w.later(c.drawNext)
+		return
+	}
 	c.pending = c.pending[1:]
 	t0 := time.Now()
 	d := c.chart(id)
@@ -82,6 +95,16 @@ func (c *ChartsView) drawNext() {
 	}
 	Took("draw "+id, t0)
 	c.lab.w.later(c.drawNext)
+}
+
+// built reports whether chart id's options and data for the runs shown now are
+// made (chart).
+func (c *ChartsView) built(id string) bool {
+	if c.jsonKey != c.key() {
+		return false
+	}
+	_, ok := c.json[id]
+	return ok
 }
 
 // chart is chart id's uPlot options and data for the runs shown now (built once

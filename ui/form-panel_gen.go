@@ -42,7 +42,7 @@ func (c *FormPanel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn.SetInnerHTML(g)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 				vgparent.AppendChild(vgn)
-				for vgiterkeyt, f := range c.GroupFields(g) {
+				for vgiterkeyt, f := range c.ShownFields(g) {
 					var vgiterkey interface{} = vgiterkeyt
 					_ = vgiterkey
 					f := f
@@ -136,30 +136,12 @@ func (c *FormPanel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgn.AddAttrInterface("data-v", c.F(f.ID))
 							vgn.AddAttrInterface("id", "f-"+f.ID)
 							vgn.AddAttrInterface("name", f.ID)
+							vgn.SetInnerHTML(c.OptsHTML(c.Opts(f), c.F(f.ID)))
 							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 								EventType:	"change",
 								Func:		func(event vugu.DOMEvent) { c.SetF(f.ID, event) },
 								// TODO: implement capture, etc. mostly need to decide syntax
 							})
-							{
-								vgparent := vgn
-								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								for vgiterkeyt, o := range c.Opts(f) {
-									var vgiterkey interface{} = vgiterkeyt
-									_ = vgiterkey
-									o := o
-									_ = o
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-									vgparent.AppendChild(vgn)
-									vgn.AddAttrInterface("selected", o[0] == c.F(f.ID))
-									vgn.AddAttrInterface("value", o[0])
-									vgn.SetInnerHTML(o[1])
-								}
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-								vgparent.AppendChild(vgn)
-							}
 						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 						vgparent.AppendChild(vgn)
@@ -215,30 +197,12 @@ func (c *FormPanel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "b-kernel"}}}
 					vgparent.AppendChild(vgn)
 					vgn.AddAttrInterface("data-v", c.BF("kernel"))
+					vgn.SetInnerHTML(c.OptsHTML(Pairs(Options("kernel")), c.BF("kernel")))
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 						EventType:	"change",
 						Func:		func(event vugu.DOMEvent) { c.SetB("kernel", event) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
-					{
-						vgparent := vgn
-						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-						vgparent.AppendChild(vgn)
-						for vgiterkeyt, o := range Options("kernel") {
-							var vgiterkey interface{} = vgiterkeyt
-							_ = vgiterkey
-							o := o
-							_ = o
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
-							vgn.AddAttrInterface("selected", o == c.BF("kernel"))
-							vgn.AddAttrInterface("value", o)
-							vgn.SetInnerHTML(o)
-						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-						vgparent.AppendChild(vgn)
-					}
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 					vgparent.AppendChild(vgn)
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "doc"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "doc-b-kernel"}}}
@@ -272,30 +236,12 @@ func (c *FormPanel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgparent.AppendChild(vgn)
 						vgn.AddAttrInterface("data-v", c.BF(f.ID))
 						vgn.AddAttrInterface("id", "b-"+f.ID)
+						vgn.SetInnerHTML(c.OptsHTML(c.Opts(f), c.BF(f.ID)))
 						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 							EventType:	"change",
 							Func:		func(event vugu.DOMEvent) { c.SetB(f.ID, event) },
 							// TODO: implement capture, etc. mostly need to decide syntax
 						})
-						{
-							vgparent := vgn
-							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-							vgparent.AppendChild(vgn)
-							for vgiterkeyt, o := range c.Opts(f) {
-								var vgiterkey interface{} = vgiterkeyt
-								_ = vgiterkey
-								o := o
-								_ = o
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
-								vgn.AddAttrInterface("selected", o[0] == c.BF(f.ID))
-								vgn.AddAttrInterface("value", o[0])
-								vgn.SetInnerHTML(o[1])
-							}
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-							vgparent.AppendChild(vgn)
-						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 						vgparent.AppendChild(vgn)
 					}

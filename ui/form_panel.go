@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"html"
 	"sort"
 	"strings"
 
@@ -105,6 +106,20 @@ func (c *FormPanel) GroupFields(g string) []Field {
 		}
 	}
 	return out
+}
+
+// ShownFields lists a group's fields built so far: the first mount adds the form a
+// few fields a stage (Root.Stage), in the order of Groups.
+func (c *FormPanel) ShownFields(g string) []Field {
+	left := c.lab.FormShown()
+	for _, h := range c.Groups() {
+		fs := c.GroupFields(h)
+		if h == g {
+			return fs[:max(0, min(left, len(fs)))]
+		}
+		left -= len(fs)
+	}
+	return nil
 }
 
 // VariantFields are the kernel switches (for B).
@@ -216,6 +231,34 @@ func (c *FormPanel) Opts(f Field) [][2]string {
 	}
 	if !found && c.Form[f.ID] != "" {
 		out = append(out, [2]string{c.Form[f.ID], c.Form[f.ID]})
+	}
+	return out
+}
+
+// OptsHTML is a select's options as HTML, sel's selected: one string for Vugu to
+// set (vg-html) instead of an element per option, which every render re-sent (the
+// form's ~500 options were most of a render's work; issue 35).
+func (c *FormPanel) OptsHTML(opts [][2]string, sel string) vugu.HTML {
+	var b strings.Builder
+	for _, o := range opts {
+		b.WriteString(`<option value="`)
+		b.WriteString(html.EscapeString(o[0]))
+		b.WriteString(`"`)
+		if o[0] == sel {
+			b.WriteString(` selected`)
+		}
+		b.WriteString(`>`)
+		b.WriteString(html.EscapeString(o[1]))
+		b.WriteString(`</option>`)
+	}
+	return vugu.HTML(b.String())
+}
+
+// Pairs is each of vals as a select option (value and label the same).
+func Pairs(vals []string) [][2]string {
+	out := make([][2]string, len(vals))
+	for i, v := range vals {
+		out[i] = [2]string{v, v}
 	}
 	return out
 }

@@ -32,6 +32,14 @@ type Root struct {
 	Embed    bool
 	FormOpen bool // on a phone the form folds away under the results
 	Guided   bool // the first page (no hash): the guide, the stories, no form
+	// Stage is how much of the page Vugu builds: the first mount goes in steps,
+	// each in a task of its own (AfterRender), since Vugu builds and renders the
+	// whole tree in one task and the whole page at once took 150-260 ms (issue 35:
+	// no main-thread task over 100 ms). Stage 0: the header, bar and results; 1:
+	// the charts; then the form, FormFieldsPerStage fields a stage; then the disk
+	// editor, matrix, sweep, seeds and switch views; then the trace viewer and the
+	// per-task and per-inode views (mountStages).
+	Stage int
 
 	Bar     *RunBar
 	Form    *FormPanel
@@ -64,21 +72,64 @@ type Root struct {
 	firstShown chan struct{}
 }
 
+// FormFieldsPerStage is how many of the form's fields one mount stage adds
+// (Root.Stage): the whole form's first render took 150 ms on its own.
+const FormFieldsPerStage = 24
+
+// formStages is how many mount stages the form takes.
+func (c *Root) formStages() int {
+	return (len(Fields(c.Form.DeviceModel())) + FormFieldsPerStage - 1) / FormFieldsPerStage
+}
+
+// mountStages is the last mount stage: the whole page (Root.Stage).
+func (c *Root) mountStages() int { return c.formStages() + 3 }
+
+// Staged reports whether part of the page is built yet (Root.Stage): "charts",
+// "form", "views" (the disk editor, matrix, sweep, seeds and switch views) or
+// "detail" (the trace viewer, the per-task and per-inode views).
+func (c *Root) Staged(part string) bool {
+	switch part {
+	case "charts":
+		return c.Stage >= 1
+	case "form":
+		return c.Stage >= 2
+	case "views":
+		return c.Stage >= c.formStages()+2
+	}
+	return c.Stage >= c.mountStages()
+}
+
+// FormShown is how many of the form's fields are built (Root.Stage).
+func (c *Root) FormShown() int {
+	if c.Stage > c.formStages()+1 {
+		return len(Fields(c.Form.DeviceModel()))
+	}
+	return max(c.Stage-1, 0) * FormFieldsPerStage
+}
+
 // FirstResultWait bounds how long Init waits for the build's precomputed first run
 // (its messages are already in the page; this only lets the pool's goroutine hand
 // them over before the first render).
 const FirstResultWait = time.Second
 
+// PoolSize is how many engine workers the page runs on a machine with cores
+// logical cores: one core is left to the page's main thread and the browser's own
+// threads (font lookups, compositing), at most 8. On 2 cores two busy workers
+// stretched the page's main-thread tasks 3-4x (Chromium's trace: tasks of 93-143
+// ms wall with 7-10 ms of CPU, waiting on the browser process's font answers).
+func PoolSize(cores int) int { return min(max(cores-1, 1), 8) }
+
 // Boot starts the page's engine (the worker pool, with the worker static/boot.js
 // started) and loads the engine's catalog; wasm/main.go calls it before mounting
 // the page. It blocks until the first worker answered.
 func Boot() (Engine, error) {
-	eng := NewEngine(min(max(Cores(), 1), 8))
+	eng := NewEngine(PoolSize(Cores()))
 	SetAsker(eng.Ask)
 	b, err := eng.Catalog()
 	if err != nil {
 		return eng, err
 	}
+	Yield() // the catalog's decode in a task of its own, apart from the module's start
 	return eng, setCatalog(b)
 }
 
@@ -161,6 +212,7 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 		case <-time.After(FirstResultWait):
 		}
 		Took("init wait", t0)
+		Yield() // the build goes on in a task apart from the result's decode
 	}
 }
 
@@ -399,6 +451,14 @@ func (c *Root) route(m Msg) bool {
 // AfterRender syncs input values and draws charts after Vugu updated the DOM
 // (wasm/main.go calls it after every render).
 func (c *Root) AfterRender() {
+	if c.Stage < c.mountStages() && c.ee != nil {
+		go func() { // the next part of the page, after the browser had a turn
+			Yield()
+			c.ee.Lock()
+			defer c.ee.UnlockRender()
+			c.Stage++
+		}()
+	}
 	SyncInputs()
 	c.Matrix.rendered = c.Matrix.shape()
 	c.Charts.draw()

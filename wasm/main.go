@@ -7,6 +7,7 @@
 package main
 
 import (
+	"runtime/debug"
 	"time"
 
 	"github.com/vugu/vugu"
@@ -14,7 +15,15 @@ import (
 	"github.com/wblab/wblab/ui"
 )
 
+// GCPercent is the UI module's GOGC. Go's collector marks on the page's only
+// thread, in one task, so each cycle is a pause of the page; at the default 100 a
+// cold load ran several 20-40 ms cycles while its heap grew to its first tens of
+// MB. A heap goal of 5x the live heap keeps them rare (issue 35: no main-thread
+// task over 100 ms); the memory it costs is the garbage between cycles.
+const GCPercent = 400
+
 func main() {
+	debug.SetGCPercent(GCPercent)
 	// the engine's catalog first (the worker static/boot.js started is compiling
 	// beside this module); the page's questions go to it
 	t0 := time.Now()
@@ -36,6 +45,7 @@ func main() {
 	}
 	root := ui.NewRoot(eng)
 	for ok := true; ok; ok = renderer.EventWait() {
+		ui.Yield() // a build in a task of its own, not in the last render's
 		t0 := time.Now()
 		out := buildEnv.RunBuild(root)
 		ui.Took("build", t0)
