@@ -40,6 +40,9 @@ type Root struct {
 	// editor, matrix, sweep, seeds and switch views; then the trace viewer and the
 	// per-task and per-inode views (mountStages).
 	Stage int
+	// whole: the first page (its snapshot, first.html) mounts whole but for the
+	// form, which it does not show: the snapshot is that first render (Snapshot)
+	whole bool
 
 	Bar     *RunBar
 	Form    *FormPanel
@@ -88,6 +91,9 @@ func (c *Root) mountStages() int { return c.formStages() + 3 }
 // "form", "views" (the disk editor, matrix, sweep, seeds and switch views) or
 // "detail" (the trace viewer, the per-task and per-inode views).
 func (c *Root) Staged(part string) bool {
+	if c.whole && part != "form" {
+		return true
+	}
 	switch part {
 	case "charts":
 		return c.Stage >= 1
@@ -169,7 +175,7 @@ func (c *Root) Init(ctx vugu.InitCtx) {
 	h, open := splitOpen(Hash())
 	st, err := State{Form: Cat.FirstPage.Clone()}, (*FieldError)(nil)
 	if strings.TrimPrefix(h, "#") == "" {
-		c.Guided = true
+		c.Guided, c.whole = true, true
 	} else { // Init runs on the render loop's goroutine: it may wait for the engine
 		st, err = decodeHash(h)
 	}

@@ -289,12 +289,21 @@ func (p *page) value(sel string) string {
 // set types a value into a control and fires change, as a user would.
 func (p *page) set(sel, v string) {
 	p.t.Helper()
+	p.present(sel)
 	p.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q;
 		e.dispatchEvent(new Event("input", {bubbles: true})); e.dispatchEvent(new Event("change", {bubbles: true})); return true })()`, sel, v), nil)
 }
 
+// present waits until sel is in the page, as a user waits for a control to
+// appear: the page builds its form and views in mount stages (ui.Root.Stage).
+func (p *page) present(sel string) {
+	p.t.Helper()
+	p.poll(sel, fmt.Sprintf(`!!document.querySelector(%q)`, sel), 10*time.Second)
+}
+
 func (p *page) click(sel string) {
 	p.t.Helper()
+	p.present(sel)
 	p.eval(fmt.Sprintf(`document.querySelector(%q).click(), true`, sel), nil)
 }
 

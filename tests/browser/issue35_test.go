@@ -75,6 +75,7 @@ func TestMatrixLinkRunsNothing(t *testing.T) {
 				t.Errorf("the case bar shows the form's case %q in matrix mode", p.value("#f-case"))
 			}
 			p.set("#m-table", "T1")
+			p.poll("the case bar naming T1", `(document.getElementById("matrix-casebar")||{textContent:""}).textContent.includes("T1")`, 10*time.Second)
 			if got := p.text("#matrix-casebar"); !strings.Contains(got, "T1") || strings.Contains(got, "generic-1dd") {
 				t.Errorf("case bar in matrix mode %q", got)
 			}

@@ -415,13 +415,16 @@ func TestMatrixResultsWithoutRender(t *testing.T) {
 // TestSnapshotIsTheFirstRender: the first page's snapshot (first.html) is shown
 // before main.wasm mounts, with the precomputed result's cards; Vugu's first render
 // keeps its elements (it matches them by position): it removes none, adds only the
-// charts' (uPlot) and the views the page writes itself (class "filled": ui.FillHTML)
-// and changes no text of the snapshot but the status line's. Without
+// charts' (uPlot), the views the page writes itself (class "filled": ui.FillHTML)
+// and what no one sees (the first page's hidden form, which later mount stages add:
+// ui.Root.Stage), and changes no text of the snapshot but the status line's. Without
 // first.html the page mounts as before.
 func TestSnapshotIsTheFirstRender(t *testing.T) {
 	p := newPage(t)
 	js := `(() => { window.__mut = { shown: 0, cards: "", added: [], removed: [], texts: [] };
-		const inChart = (n) => { for (let e = n.nodeType === 1 ? n : n.parentElement; e; e = e.parentElement) if (e.classList && (e.classList.contains("uplot") || e.classList.contains("chart") || e.classList.contains("filled"))) return true; return false; };
+		const inChart = (n) => { for (let e = n.nodeType === 1 ? n : n.parentElement; e; e = e.parentElement) if (e.classList && (e.classList.contains("uplot") || e.classList.contains("chart") || e.classList.contains("filled"))) return true;
+			for (let e = n.nodeType === 1 ? n.parentElement : n.parentElement; e; e = e.parentElement) if (getComputedStyle(e).display === "none") return true; // unseen: the form, added in mount stages
+			return false; };
 		const name = (n) => n.nodeType === 1 ? n.tagName.toLowerCase() + (n.id ? "#" + n.id : "") + (n.className && typeof n.className === "string" ? "." + n.className.split(" ").join(".") : "") : "#text " + JSON.stringify((n.textContent || "").slice(0, 40));
 		new MutationObserver((ms) => { const m = window.__mut;
 			const root = document.querySelector(".snapshot");
