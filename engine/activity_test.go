@@ -24,6 +24,7 @@ func TestV6SwitchesRun(t *testing.T) {
 		"xfs_write_inode_flush":     "XFS's ->write_inode: these runs are ext4 (fs TestXfsWriteInodePinAndFlushLock covers it)",
 		"xfs_fsync_log_force":       "XFS's fsync: these runs are ext4 with no fsync (fs TestFsyncBesideBulkWriter covers it)",
 		"jbd2_complete_transaction": "ext4's fsync: these runs have no fsync (fs TestFsyncBesideBulkWriter covers it)",
+		"xfs_iomap_write":           "XFS's buffered write: these runs are ext4 (fs TestXfsIomapWrite covers it)",
 	}
 	ratio, err := harness.ConfigForCase("ext4-2dd-4k-8p-4096M-20:10-6.1")
 	require.NoError(t, err)

@@ -29,6 +29,11 @@ type Config struct {
 	// rest, full of clean pages. nil: the page cache never fills.
 	Reclaim *ReclaimConfig `json:"reclaim,omitempty"`
 	HZ      int            `json:"hz"`
+	// CPUSpeedPct is the CPUs' speed in percent of the 2011-era core the CPU costs
+	// are calibrated on (kernel.DefaultCosts); 0 is 100. A slower machine (an
+	// emulated guest) takes longer for every CPU burst: dd's copies, the flusher's
+	// page walk, a save's syscalls.
+	CPUSpeedPct int `json:"cpu_speed_pct,omitempty"`
 
 	// Sysctls are the vm.* sysctls (dirty_bytes ... dirty_writeback_centisecs),
 	// declared once in package kernel; their JSON fields sit here, in place.

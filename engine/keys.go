@@ -78,6 +78,10 @@ var ConfigKeys = []ConfigKey{
 	{JSON: "cpus", Form: "cpus", Label: "CPUs", Group: "machine",
 		get: func(c *Config) int64 { return int64(c.CPUs) }, set: func(c *Config, v int64) { c.CPUs = clampInt(v) },
 		bounds: fixed(1, MaxCPUs)},
+	{JSON: "cpu_speed_pct", Form: "cpu_speed", Flag: "cpu-speed", Label: "CPU speed (%)", Group: "machine", Unit: "%", Unset: true, Arg: "PCT",
+		Help: "the CPUs' speed, % of the 2011-era core the CPU costs are calibrated on (empty = 100; an emulated QEMU guest: ~7)",
+		get:  func(c *Config) int64 { return int64(c.CPUSpeedPct) }, set: func(c *Config, v int64) { c.CPUSpeedPct = clampInt(v) },
+		bounds: fixed(1, 10000)},
 	{JSON: "hz", Form: "hz", Flag: "hz", Label: "HZ", Group: "machine", Kind: "select", Help: "kernel HZ: 100, 250, 300 or 1000",
 		get: func(c *Config) int64 { return int64(c.HZ) }, set: func(c *Config, v int64) { c.HZ = clampInt(v) },
 		check: func(c *Config) error {

@@ -78,6 +78,7 @@ func Build(cfg Config, opt BuildOptions) (*Machine, error) {
 		cfg.Disks[i].Device = r.Config.Disks[i].Device // as built
 	}
 	w := sim.NewWorld(cfg.HZ, cfg.Seed)
+	w.SetCPUSpeed(cfg.CPUSpeedPct)
 	w.SetVariation(sim.MachineVariation()) // a real machine's timer, wakeup and CPU variation
 	k, err := kernel.New(w, r.Params)
 	if err != nil {

@@ -174,7 +174,7 @@ func (b *Btrfs) Create(in *kernel.Inode) {
 }
 
 // WriteBegin reserves the delalloc blocks of the pages (WriteRoom granted them).
-func (b *Btrfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+func (b *Btrfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n, calls int64) sim.Time {
 	b.P.Layout.reserve(&in.FS.(*btrfsInode).m, index+n)
 	return 0
 }

@@ -275,7 +275,7 @@ func (e *Ext3) CommitLocked() bool { return e.j.locked }
 // the block bitmap and the group descriptor of each block group it allocates in;
 // ext3_alloc_branch: each new indirect block, and the double-indirect block that
 // points to it; ext3_mark_inode_dirty: the inode's inode table block).
-func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+func (e *Ext3) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n, calls int64) sim.Time {
 	ei := in.FS.(*ext3Inode)
 	if end := index + n; end > ei.m.allocEnd {
 		from, prevEnd := ei.m.allocEnd, ei.m.winCur

@@ -74,6 +74,8 @@ var (
 		"jbd2 log writes (descriptor, metadata, commit block) submitted REQ_SYNC|REQ_IDLE, past blk-wbt")
 	pathJbd2HandleWait = swJbd2WaitUpdates.DeclarePath("jbd2_journal_wait_updates.handle_open",
 		"jbd2 commit checks that found a handle open (a writeback handle sleeping in bio submission)")
+	pathJbd2WritebackLocked = swJbd2WaitUpdates.DeclarePath("start_this_handle.writeback_wait_locked",
+		"ext4_writepages handle starts that slept behind a T_LOCKED transaction (add_transaction_credits)")
 )
 
 // Ext4Params are ext4's tunables (v3.2, default mount: delalloc, data=ordered, jbd2).
@@ -214,7 +216,7 @@ func (e *Ext4) Create(in *kernel.Inode) {
 // WriteBegin is ext4_da_write_begin: reserve blocks, no allocation.
 // WriteBegin is ext4_da_write_begin/ext4_da_write_end for n newly dirtied pages:
 // their CPU (WriteBeginCost each); blocks are only reserved (delalloc).
-func (e *Ext4) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+func (e *Ext4) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n, calls int64) sim.Time {
 	e.P.Layout.reserve(&in.FS.(*ext4Inode).m, index+n)
 	// the write()'s file_update_time → ext4_dirty_inode logs the inode
 	e.touch(in)
@@ -295,6 +297,16 @@ func (e *Ext4) Writepages(wc *kernel.WritebackCtx) bool {
 // run from s, mpage_da_map_and_submit allocates one extent and submits it.
 func (e *Ext4) mapAndSubmit(wc *kernel.WritebackCtx, s, end int64) (int64, bool) {
 	wbc := &wc.Wbc
+	if e.j.handlesOpen != nil && e.j.locked && wc.Th != e.j.th {
+		// ext4_journal_start_with_reserve → start_this_handle (6.1): a handle that
+		// is not a reserved one may not join a T_LOCKED transaction;
+		// add_transaction_credits sleeps in wait_transaction_locked until the
+		// commit has switched it (the handle is opened only after that)
+		e.k.Fired(pathJbd2WritebackLocked)
+		wc.Th.SleepFor(kernel.WaitJournal)
+		wc.WaitOn(&e.j.waiters)
+		return -1, false
+	}
 	ei := wc.In.FS.(*ext4Inode)
 	n := min(end-s, e.P.MaxExtentPages)
 	if wbc.SyncMode == kernel.WBSyncNone {

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"github.com/wblab/wblab/devices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,4 +65,33 @@ func TestFsyncBesideBulkWriter(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestExt4LockedCommitStopsNewHandles: in 6.1 a commit locks its transaction
+// (T_LOCKED) until the open handles close, and start_this_handle lets no new one
+// join it (add_transaction_credits → wait_transaction_locked), the flusher's
+// ext4_writepages handle included: the flusher sleeps there instead of opening
+// handle after handle while the commit waits. An editor's saves beside a bulk
+// writer on a 50 MiB/s virtio-like disk with a deep queue and blk-wbt (the QEMU
+// references' s1-ext4-50), where the flusher's handles sleep in wbt.
+func TestExt4LockedCommitStopsNewHandles(t *testing.T) {
+	p61, err := kernel.LookupPreset("6.1")
+	require.NoError(t, err)
+	spec, err := devices.Preset("capped")
+	require.NoError(t, err)
+	spec.BandwidthBps, spec.QueueDepth, spec.Rotational, spec.WriteCacheBytes = 50<<20, 256, true, 1
+	blk := devices.MQBlock(spec)
+	blk.NrRequests, blk.WBT = 256, true
+	e := NewExt4()
+	w, k := testKernelOn(t, spec, blk, e, 0, func(p *kernel.Params) {
+		p.Variants = p61.Variants
+		p.CPUs, p.Sysctls.DirtyBytes, p.Sysctls.DirtyRatio = 2, 0, 20
+	})
+	ed := workload.NewEditorOn(k, k.BDI, 4096, sim.Second)
+	ed.Start(2 * sim.Second)
+	runDD(t, w, k, 1, 30*sim.Second, true)
+	require.Positive(t, ed.Saves().N)
+	act := k.SwitchActivity()
+	assert.Positive(t, act["start_this_handle.writeback_wait_locked"], "the flusher's handle start waited behind the locked transaction")
+	assert.Positive(t, act["jbd2_journal_wait_updates.handle_open"], "a commit waited for an open handle")
 }

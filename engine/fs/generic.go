@@ -46,7 +46,7 @@ func (g *Generic) Create(in *kernel.Inode) {
 }
 
 // WriteBegin allocates the pages' blocks (get_block at write time).
-func (g *Generic) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+func (g *Generic) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n, calls int64) sim.Time {
 	if gi := in.FS.(*genericInode); index+n > gi.hw {
 		g.used += index + n - gi.hw
 		gi.hw = index + n

@@ -14,10 +14,16 @@ import (
 // (8 CPUs, 4 GB, dirty_bytes as given).
 func testKernel(t testing.TB, dev string, f kernel.Filesystem, dirtyBytes int64, mutate func(*kernel.Params)) (*sim.World, *kernel.Kernel) {
 	t.Helper()
-	w := sim.NewWorld(1000, 1)
 	spec, err := devices.Preset(dev)
 	require.NoError(t, err)
-	q, err := devices.New(w, spec, devices.LegacyBlock(spec, 512))
+	return testKernelOn(t, spec, devices.LegacyBlock(spec, 512), f, dirtyBytes, mutate)
+}
+
+// testKernelOn is testKernel on a device of its own: spec with block layer blk.
+func testKernelOn(t testing.TB, spec devices.Spec, blk devices.Block, f kernel.Filesystem, dirtyBytes int64, mutate func(*kernel.Params)) (*sim.World, *kernel.Kernel) {
+	t.Helper()
+	w := sim.NewWorld(1000, 1)
+	q, err := devices.New(w, spec, blk)
 	require.NoError(t, err)
 	p := kernel.Params{CPUs: 8, MemoryMB: 4096, Sysctls: kernel.Sysctls{DirtyBytes: dirtyBytes, DirtyBackgroundRatio: 10,
 		DirtyExpireCs: 3000, DirtyWritebackCs: 500}, Costs: kernel.DefaultCosts(),

@@ -174,6 +174,12 @@ func (j *journal) submit(pages int64, flags devices.Flags) bool {
 	return j.q.Submit(j.th.Sub, b)
 }
 
+// unlock ends T_LOCKED: the handles waiting in start_this_handle may start.
+func (j *journal) unlock() {
+	j.locked = false
+	j.waiters.WakeAll()
+}
+
 func (j *journal) resume() {
 	for {
 		switch j.state {
@@ -193,8 +199,7 @@ func (j *journal) resume() {
 					return
 				}
 				// T_FLUSH: the running transaction is switched; handles may start
-				j.locked = false
-				j.waiters.WakeAll()
+				j.unlock()
 			}
 			if j.beforeCommit != nil && j.beforeCommit() {
 				return
@@ -213,8 +218,7 @@ func (j *journal) resume() {
 				return
 			}
 			// metadata is in the log: new handles may start (T_FLUSH)
-			j.locked = false
-			j.waiters.WakeAll()
+			j.unlock()
 			j.state = jCommitBlock
 		case jCommitBlock:
 			f := devices.FlagSync | devices.FlagMeta

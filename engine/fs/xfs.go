@@ -144,6 +144,8 @@ type Xfs struct {
 	worker     *kernel.Thread
 	workq      ioendRing
 	workerIdle bool
+	// iomapWrite is xfs_iomap_write: one write()'s mapping, not one per page
+	iomapWrite bool
 	delayNext  bool  // the last xfs_end_io got EAGAIN: delay(1) before the next
 	batch      int64 // worker step sequence number
 
@@ -198,6 +200,7 @@ func (x *Xfs) Name() string { return "xfs" }
 
 func (x *Xfs) Mount(k *kernel.Kernel, b *kernel.BDI) error {
 	x.k, x.bdi = k, b
+	x.iomapWrite = k.P.Variants.On(swXFSIomapWrite)
 	x.P.Layout.MinWindowPages = x.P.AllocsizePages
 	x.P.Layout.MaxWindowPages = x.P.AllocsizePages
 	x.P.Layout.Reserved = true
@@ -310,15 +313,36 @@ func (x *Xfs) reserve(xi *xfsInode, end int64) {
 
 func (x *Xfs) Create(in *kernel.Inode) { in.FS = &xfsInode{} }
 
+// swXFSIomapWrite is 4.8's iomap buffered write path: xfs_file_buffered_write →
+// iomap_file_buffered_write, whose iomap_iter calls ->iomap_begin
+// (xfs_buffered_write_iomap_begin: ILOCK_EXCL, xfs_iext_lookup_extent, a
+// delalloc reservation with speculative preallocation when none covers the write)
+// once per mapped extent of a write() call, then copies folio by folio with no
+// XFS work per page. Off: 2.6.36-3.x's xfs_vm_write_begin → __xfs_get_blocks,
+// one extent lookup and reservation per page (XfsParams.DelallocCost a page).
+var swXFSIomapWrite = kernel.DeclareSwitch(kernel.Switch{Name: "xfs_iomap_write", Order: 202,
+	Doc:    "4.8+: XFS maps a buffered write() once (iomap_file_buffered_write → xfs_buffered_write_iomap_begin), not once per page (off: 3.x's per-page __xfs_get_blocks)",
+	Models: "xfs_file_buffered_write, iomap_file_buffered_write, iomap_iter, xfs_buffered_write_iomap_begin, v6.1",
+	Source: "Linux 6.1.172 fs/xfs/xfs_file.c, fs/xfs/xfs_iomap.c, fs/iomap/buffered-io.c; the iomap buffered write path arrived in 4.8"})
+
+var pathXFSWriteMap = swXFSIomapWrite.DeclarePath("xfs_buffered_write.map",
+	"XFS buffered writes mapped: once per write() (iomap, 4.8+) or once per page (3.x __xfs_get_blocks)")
+
 // WriteBegin is xfs_vm_write_begin for n newly dirtied pages: the per-page delalloc
-// reservation (XfsParams.DelallocCost). The writer's CPU burst for the pages starts
+// reservation (XfsParams.DelallocCost), or with xfs_iomap_write one mapping per
+// write() call. The writer's CPU burst for the pages starts
 // now; __xfs_get_blocks holds the ILOCK exclusively for one extent lookup per page.
-func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) sim.Time {
+func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n, calls int64) sim.Time {
 	c := &x.k.P.Costs
 	xi := in.FS.(*xfsInode)
 	now := x.k.W.Now()
-	perPage := x.P.DelallocCost + c.CopyPage + c.NewDirtyPage
-	xi.writer.set(now, sim.Time(n)*perPage, n, x.P.BmapiHold)
+	maps := n // lookups under ILOCK_EXCL, each DelallocCost
+	x.k.Fired(pathXFSWriteMap)
+	if x.iomapWrite {
+		maps = min(max(calls, 1), n)
+	}
+	busyFor := sim.Time(maps)*x.P.DelallocCost + sim.Time(n)*(c.CopyPage+c.NewDirtyPage)
+	xi.writer.set(now, busyFor, maps, x.P.BmapiHold)
 	x.reserve(xi, index+n)
 	x.log.logTimestamp(in)
 	// __xfs_get_blocks' xfs_ilock(ILOCK_EXCL) blocks while writeback's
@@ -326,8 +350,8 @@ func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n int64) si
 	// writer sleeps on the rwsem and is woken by the holder's unlock. The expected
 	// cost over n lookups (a mean, not drawn per page).
 	busy := min(xi.mapper.heldPPM(now)+xi.completion.heldPPM(now), 1_000_000)
-	wait := sim.Time(n * busy * int64(c.SleepWake) / 1_000_000)
-	return sim.Time(n)*x.P.DelallocCost + wait
+	wait := sim.Time(maps * busy * int64(c.SleepWake) / 1_000_000)
+	return sim.Time(maps)*x.P.DelallocCost + wait
 }
 
 // ilockNowait is xfs_ilock_nowait(ip, XFS_ILOCK_SHARED) for writeback.

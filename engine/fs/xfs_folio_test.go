@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wblab/wblab/engine/kernel"
+	"github.com/wblab/wblab/engine/sim"
 )
 
 func TestXfsFolioPages(t *testing.T) {
@@ -80,5 +81,37 @@ func TestXfsPreset612(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, tc.on, p.Variants.On(swXFSLargeFolios), tc.preset)
 		assert.Equal(t, tc.on, p.Variants.On(swXFSIoendOneBio), tc.preset)
+	}
+}
+
+// TestXfsIomapWrite: with xfs_iomap_write (4.8+: iomap_file_buffered_write →
+// xfs_buffered_write_iomap_begin) a buffered write() is mapped once, whatever
+// its pages; without it (3.x __xfs_get_blocks) each page is. The writer's XFS
+// cost for n pages in calls write()s is DelallocCost times the mappings.
+func TestXfsIomapWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		iomap        bool
+		pages, calls int64
+		maps         int64
+	}{
+		{"3.x, one 1 MiB write", false, 256, 1, 256},
+		{"6.1, one 1 MiB write", true, 256, 1, 1},
+		{"6.1, 256 writes of 4 KiB", true, 256, 256, 256},
+		{"6.1, 4 writes of 1 MiB", true, 1024, 4, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := NewXfs()
+			_, k := testKernel(t, "wu2011-hdd", x, 100<<20, func(p *kernel.Params) {
+				if tc.iomap {
+					p.Variants = p.Variants.With(swXFSIomapWrite)
+				}
+			})
+			in := k.NewInode()
+			th := k.NewThread("dd")
+			got := x.WriteBegin(th, in, 0, tc.pages, tc.calls)
+			require.Equal(t, sim.Time(tc.maps)*x.P.DelallocCost, got)
+			require.Equal(t, int64(1), k.SwitchActivity()["xfs_buffered_write.map"])
+		})
 	}
 }

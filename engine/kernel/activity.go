@@ -1,6 +1,9 @@
 package kernel
 
-import "sort"
+import (
+	"maps"
+	"sort"
+)
 
 // Switch activity: every code path whose behaviour a kernel switch decides counts
 // how often it ran, so a comparison can tell a change that made no difference
@@ -87,8 +90,8 @@ func ActivityPaths() []ActivityPath {
 	return out
 }
 
-// SwitchActivity reports how often each switch-guarded path ran, by path name
-// (every path, zeros included).
+// SwitchActivity reports how often each switch-guarded path ran, by path name:
+// the paths that ran (a path missing ran zero times; ActivityPaths lists them all).
 func (k *Kernel) SwitchActivity() map[string]int64 {
 	m := make(map[string]int64, int(numOps*numCauses)+len(paths))
 	for op := range numOps {
@@ -109,6 +112,9 @@ func (k *Kernel) SwitchActivity() map[string]int64 {
 	set(pathWbtThrottleMax, st.ThrottledMax)
 	set(pathWbtThrottleNormal, st.ThrottledNormal)
 	set(pathWbtThrottleBackground, st.ThrottledBackground)
+	// only the paths that ran: a switch or path declared later leaves the Results
+	// of the runs it does not touch byte-identical (issue 34)
+	maps.DeleteFunc(m, func(_ string, n int64) bool { return n == 0 })
 	return m
 }
 

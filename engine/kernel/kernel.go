@@ -94,9 +94,10 @@ type Filesystem interface {
 	Mount(k *Kernel, b *BDI) error
 	// Create sets up a new regular file's filesystem state (layout on the device).
 	Create(in *Inode)
-	// WriteBegin is called before th dirties n pages of in starting at index (block
-	// allocation, journal handles). It returns extra CPU cost.
-	WriteBegin(th *Thread, in *Inode, index, n int64) sim.Time
+	// WriteBegin is called before th dirties n pages of in starting at index, in
+	// calls write() calls (≥ 1): block allocation, journal handles. It returns
+	// extra CPU cost.
+	WriteBegin(th *Thread, in *Inode, index, n, calls int64) sim.Time
 	// Writepages is ->writepages; it returns true when wc's thread blocked (call
 	// again when it resumes). Most filesystems call wc.WriteCachePages().
 	Writepages(wc *WritebackCtx) bool

@@ -16,11 +16,11 @@ type testFS struct {
 	redirtyMeta bool
 }
 
-func (f *testFS) Name() string                                      { return "test" }
-func (f *testFS) Mount(k *Kernel, b *BDI) error                     { f.k = k; return nil }
-func (f *testFS) Create(in *Inode)                                  {}
-func (f *testFS) WriteBegin(*Thread, *Inode, int64, int64) sim.Time { return 0 }
-func (f *testFS) Writepages(wc *WritebackCtx) bool                  { return wc.WriteCachePages() }
+func (f *testFS) Name() string                                             { return "test" }
+func (f *testFS) Mount(k *Kernel, b *BDI) error                            { f.k = k; return nil }
+func (f *testFS) Create(in *Inode)                                         {}
+func (f *testFS) WriteBegin(*Thread, *Inode, int64, int64, int64) sim.Time { return 0 }
+func (f *testFS) Writepages(wc *WritebackCtx) bool                         { return wc.WriteCachePages() }
 func (f *testFS) Writepage(wc *WritebackCtx, index, runEnd int64) int64 {
 	f.WritepageRun(wc, index, 1)
 	return 1

@@ -87,11 +87,11 @@ type scenarioFS struct {
 	eagain map[uint64]sim.Time // ->write_inode fails with EAGAIN until this time
 }
 
-func (f *scenarioFS) Name() string                                      { return "scenario" }
-func (f *scenarioFS) Mount(k *Kernel, b *BDI) error                     { f.k = k; return nil }
-func (f *scenarioFS) Create(in *Inode)                                  {}
-func (f *scenarioFS) WriteBegin(*Thread, *Inode, int64, int64) sim.Time { return 0 }
-func (f *scenarioFS) Writepages(wc *WritebackCtx) bool                  { return wc.WriteCachePages() }
+func (f *scenarioFS) Name() string                                             { return "scenario" }
+func (f *scenarioFS) Mount(k *Kernel, b *BDI) error                            { f.k = k; return nil }
+func (f *scenarioFS) Create(in *Inode)                                         {}
+func (f *scenarioFS) WriteBegin(*Thread, *Inode, int64, int64, int64) sim.Time { return 0 }
+func (f *scenarioFS) Writepages(wc *WritebackCtx) bool                         { return wc.WriteCachePages() }
 func (f *scenarioFS) Writepage(wc *WritebackCtx, index, runEnd int64) int64 {
 	wc.Th.Charge(sim.Microsecond)
 	if f.skip[wc.In.Ino] {

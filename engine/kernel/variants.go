@@ -40,9 +40,10 @@ const (
 var (
 	fsV32 = []string{fsExt4Bump, fsXFSFlush}
 	fsV4  = []string{fsExt4Bump}
-	// fsV61 are 6.1's: jbd2's fsync and commit waits and XFS's fsync log force
-	// (docs/linux-6.12-notes.md, read against the 6.1.192 sources)
-	fsV61 = append(append([]string(nil), fsV4...), "jbd2_complete_transaction", "jbd2_wait_updates", "jbd2_req_idle", "ext4_write_handle_wait", "xfs_fsync_log_force")
+	// fsV61 are 6.1's: jbd2's fsync and commit waits, XFS's fsync log force
+	// (docs/linux-6.12-notes.md, read against the 6.1.192 sources) and XFS's iomap
+	// buffered write (4.8)
+	fsV61 = append(append([]string(nil), fsV4...), "jbd2_complete_transaction", "jbd2_wait_updates", "jbd2_req_idle", "ext4_write_handle_wait", "xfs_fsync_log_force", "xfs_iomap_write")
 )
 
 // v46 is v4.6's base: v3.2's writeback with the reclaim and dirtyable-memory

@@ -114,7 +114,9 @@ func (wc *WritebackCtx) integrityTagged() bool {
 
 // WalkStep is the body of a filesystem's page walk: it writes from the dirty run
 // [s, e) (dirty, not under writeback, TOWRITE-tagged in a tagged walk) and returns
-// the pages it consumed (≥ 1) and whether the walk is done.
+// the pages it consumed (≥ 1) and whether the walk is done. A step that put the
+// thread to sleep before it wrote anything (a journal handle's start) returns
+// consumed < 0: the walk returns blocked and resumes at s when the thread wakes.
 type WalkStep func(s, e int64) (consumed int64, done bool)
 
 // WalkDirty is the page walk the filesystems' own copies of write_cache_pages
@@ -156,6 +158,9 @@ func (wc *WritebackCtx) WalkDirty(tagged bool, step WalkStep) bool {
 				e = wb.Start
 			}
 			n, done := step(s, e)
+			if n < 0 {
+				return true // asleep before the step wrote: resume at s
+			}
 			c.index = s + max(n, 1)
 			c.doneIndex = c.index - wc.doneBack()
 			if wc.nonblocking && in.bdi.Q.Congested(devices.Write) && !done {

@@ -79,16 +79,19 @@ func (a entry) before(b entry) bool { return a.less(b) != 0 }
 // A timer in the heap holds a slot id (reg[id] is the timer, pos[id] its heap
 // index) from queueing until it fires or is cancelled; ids are recycled.
 type World struct {
-	now     Time
-	hz      int64
-	jiffyNs int64 // Second / hz when hz divides Second exactly, else 0
-	heap    []entry
-	pos     []int32
-	reg     []*Timer
-	freeIDs []int32
-	fifo    []*Timer // same-time timers in queueing order; cancelled slots are nil
-	fhead   int      // first possibly live slot of fifo
-	nfifo   int      // live timers in fifo
+	now Time
+	// cpuSpeed is the CPUs' speed in percent of the machine the CPU costs are
+	// calibrated on (0: 100): Task.Compute stretches each burst by 100/cpuSpeed.
+	cpuSpeed int64
+	hz       int64
+	jiffyNs  int64 // Second / hz when hz divides Second exactly, else 0
+	heap     []entry
+	pos      []int32
+	reg      []*Timer
+	freeIDs  []int32
+	fifo     []*Timer // same-time timers in queueing order; cancelled slots are nil
+	fhead    int      // first possibly live slot of fifo
+	nfifo    int      // live timers in fifo
 	// zombie is set while a timer fired from the heap runs: its entry still sits
 	// at the root (it is the minimum, so nothing else can reach the root, and
 	// reg names the timer), and re-arming it reuses the entry: one sift instead
@@ -120,6 +123,16 @@ func NewWorld(hz int, seed uint64) *World {
 		w.jiffyNs = int64(Second) / w.hz
 	}
 	return w
+}
+
+// SetCPUSpeed sets the CPUs' speed in percent of the machine the CPU costs were
+// calibrated on (0 or 100: that machine): every Compute burst takes 100/pct times
+// its cost.
+func (w *World) SetCPUSpeed(pct int) {
+	if pct == 100 {
+		pct = 0
+	}
+	w.cpuSpeed = int64(max(pct, 0))
 }
 
 // Now is the current simulated time.

@@ -95,6 +95,9 @@ func (t *Task) StartAt(when Time) { t.state = TaskRunnable; t.w.At(&t.timer, whe
 // Compute runs a CPU burst of the given cost, queueing for a CPU if all are busy,
 // then calls Resume. A zero cost yields: Resume is queued at the current time.
 func (t *Task) Compute(cost Time) {
+	if sp := t.w.cpuSpeed; sp != 0 && cost > 0 {
+		cost = max(cost*100/Time(sp), 1) // World.SetCPUSpeed
+	}
 	// the burst's cost on this run: within ±CPUPerMille ‰ of cost (Variation), the
 	// draw written here rather than in a function of its own (one call less per
 	// burst on wasm)

@@ -255,7 +255,7 @@ func (d *DD) cost(n int64) sim.Time {
 	syscalls := int64((uint64(end)+bs-1)/bs - (uint64(d.pos)+bs-1)/bs)
 	pages := (end-1)/kernel.PageSize - d.pos/kernel.PageSize + 1
 	copyCost := sim.Time(n*d.chunk) * c.CopyPage / kernel.PageSize
-	fsCost := d.in.BDI().FS.WriteBegin(d.th, d.in, d.pos/kernel.PageSize, pages)
+	fsCost := d.in.BDI().FS.WriteBegin(d.th, d.in, d.pos/kernel.PageSize, pages, max(syscalls, 1))
 	return sim.Time(syscalls)*c.WriteSyscall + copyCost + sim.Time(pages)*c.NewDirtyPage + fsCost
 }
 

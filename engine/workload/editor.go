@@ -225,7 +225,7 @@ func (e *Editor) resume() {
 			}
 			e.state = edDirtied
 			c := &k.P.Costs
-			fsCost := e.in.BDI().FS.WriteBegin(th, e.in, e.pos/kernel.PageSize, n)
+			fsCost := e.in.BDI().FS.WriteBegin(th, e.in, e.pos/kernel.PageSize, n, n) // a write() a page
 			th.Task.Compute(sim.Time(n)*(c.WriteSyscall+c.CopyPage+c.NewDirtyPage) + fsCost)
 			return
 		case edAlloc:
@@ -235,7 +235,7 @@ func (e *Editor) resume() {
 			k.PageCacheAdd(e.in, e.pos/kernel.PageSize, e.batch)
 			e.state = edDirtied
 			c := &k.P.Costs
-			fsCost := e.in.BDI().FS.WriteBegin(th, e.in, e.pos/kernel.PageSize, e.batch)
+			fsCost := e.in.BDI().FS.WriteBegin(th, e.in, e.pos/kernel.PageSize, e.batch, e.batch)
 			th.Task.Compute(sim.Time(e.batch)*(c.WriteSyscall+c.CopyPage+c.NewDirtyPage) + fsCost)
 			return
 		case edDirtied:

@@ -76,7 +76,7 @@ func (r *RandomWriter) resume() {
 			}
 			c := &k.P.Costs
 			cost := c.WriteSyscall + sim.Time(pages)*(c.CopyPage+c.NewDirtyPage) +
-				k.FS.WriteBegin(th, r.in, r.off/kernel.PageSize, pages)
+				k.FS.WriteBegin(th, r.in, r.off/kernel.PageSize, pages, 1)
 			r.state = rwDirtied
 			th.Task.Compute(cost)
 			return

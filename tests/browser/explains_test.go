@@ -313,7 +313,9 @@ func TestPerInodeTimeline(t *testing.T) {
 	p := newPage(t)
 	p.open("#v=1&runtime=30s&dd=10")
 	p.waitDone()
-	p.poll("the per-inode timeline", `document.querySelectorAll("#inode-timeline .inode-row svg.lane rect").length > 10`, 20*time.Second)
+	// the view is filled in a task of its own after a render (ui.FillHTML): wait for
+	// the run's final fill, not a live one a render replaces
+	p.poll("the per-inode timeline", `document.querySelectorAll("#inode-timeline .inode-row svg.lane rect").length > 10 && document.querySelectorAll("#task-table tbody tr").length === 10`, 20*time.Second)
 	var n struct{ Tasks, Inodes, Colors int }
 	p.eval(`({Tasks: document.querySelectorAll("#task-table tbody tr").length, Inodes: document.querySelectorAll("#inode-timeline .inode-row").length,
 		Colors: new Set(Array.from(document.querySelectorAll("#inode-timeline svg.lane rect")).map(r => r.getAttribute("fill"))).size})`, &n)
