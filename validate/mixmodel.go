@@ -107,6 +107,7 @@ func MixConfig(l *Log, m *Mix) (cfg engine.Config, ddOf []int, err error) {
 	cfg.Variants = nil // each disk's block overrides say whether it has blk-wbt
 	cfg.CPUs = c.CPUs
 	cfg.HZ = guestHZ
+	cfg.CPUSpeedPct = GuestCPUSpeedPct
 	cfg.MemoryMB = c.MemTotalKB / 1024
 	cfg.DirtyBytes, cfg.DirtyRatio = c.DirtyBytes, c.DirtyRatio
 	cfg.DirtyBackgroundBytes, cfg.DirtyBackgroundRatio = c.DirtyBackgroundBytes, c.DirtyBackgroundRatio
