@@ -91,6 +91,8 @@ cmd_test() {
   # tests/fidelity (T1-T6 x 5 seeds x 2 kernels at 600 s: ~2 CPU-minutes) and the
   # browser tests outlast go test's default 10 min per package on a shared, loaded box
   go test -count=1 -timeout 50m ./...
+  echo "== the page's main-thread tasks (tests/browser TestNoLongTasks: wall time, so alone, after the rest)"
+  WBLAB_LONGTASK=1 go test -count=1 -timeout 20m -run '^TestNoLongTasks$' ./tests/browser
   echo "== go test (GOOS=js GOARCH=wasm, Node)"
   GOOS=js GOARCH=wasm go test -count=1 -timeout 30m -exec="$(wasm_exec_dir)/go_js_wasm_exec" ./engine/... ./devices/...
   echo "== determinism (Result hashes native = js/wasm = linux/386; wblab run --json native = wasm)"

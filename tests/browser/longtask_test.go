@@ -81,11 +81,16 @@ type longTaskActivity struct {
 
 // TestNoLongTasks: the page's main thread runs no task over LongTaskBound while it
 // loads and while it runs a single run, an A/B with 5 seeds, a matrix and a sweep
-// (issue 35; Chromium's longtask entries). A task over the bound is measured again
-// (the activity repeated, twice at most): the machine the tests share runs other
-// work, and a task the scheduler stretched once is not the page's; a task the page
-// makes too long is too long every time.
+// (issue 35; Chromium's longtask entries). It measures wall time, so it runs only
+// alone (WBLAB_LONGTASK=1: ./build.sh test runs it after the other tests, with
+// nothing else running), not beside the other packages' tests. A task over the
+// bound is measured again (the activity repeated, three times at most): a task the
+// machine's scheduler stretched once is not the page's; a task the page makes too
+// long is too long every time.
 func TestNoLongTasks(t *testing.T) {
+	if os.Getenv("WBLAB_LONGTASK") == "" {
+		t.Skip("a wall-time measurement: run alone with WBLAB_LONGTASK=1 (./build.sh test does, after the other tests)")
+	}
 	waitStatus := func(p *page, what, js string, d time.Duration) { p.poll(what, js, d) }
 	acts := []longTaskActivity{
 		{"cold load", func(p *page) {
@@ -139,7 +144,7 @@ func TestNoLongTasks(t *testing.T) {
 		}
 		var tries []string
 		best := 1e9
-		for try := 0; try < 2 && best > LongTaskBound; try++ {
+		for try := 0; try < 3 && best > LongTaskBound; try++ {
 			p.run(chromedp.Navigate("about:blank"))
 			start := time.Now()
 			a.do(p)
@@ -161,10 +166,6 @@ func TestNoLongTasks(t *testing.T) {
 	}
 	t.Logf("longest main-thread task per activity:\n%s", report.String())
 	if len(over) > 0 {
-		// Not reached yet (issue 35): Vugu's full build and render of the page
-		// (the "build" and "render" steps in the log) and the engine module's
-		// compile on the main thread still run longer; the measured figures
-		// are in the log above.
-		t.Skipf("not reached: longest main-thread task over %.0f ms in: %s", LongTaskBound, strings.Join(over, ", "))
+		t.Errorf("longest main-thread task over %.0f ms in: %s", LongTaskBound, strings.Join(over, ", "))
 	}
 }
