@@ -313,12 +313,17 @@ func TestPerInodeTimeline(t *testing.T) {
 	p := newPage(t)
 	p.open("#v=1&runtime=30s&dd=10")
 	p.waitDone()
-	// the view is filled in a task of its own after a render (ui.FillHTML): wait for
-	// the run's final fill, not a live one a render replaces
-	p.poll("the per-inode timeline", `document.querySelectorAll("#inode-timeline .inode-row svg.lane rect").length > 10 && document.querySelectorAll("#task-table tbody tr").length === 10`, 20*time.Second)
+	// the view is filled in a task of its own after a render (ui.FillHTML), the
+	// live run's first, then the finished run's: wait until it shows them all
+	js := `(() => ({Tasks: document.querySelectorAll("#task-table tbody tr").length, Inodes: document.querySelectorAll("#inode-timeline .inode-row").length,
+		Colors: new Set(Array.from(document.querySelectorAll("#inode-timeline svg.lane rect")).map(r => r.getAttribute("fill"))).size}))()`
 	var n struct{ Tasks, Inodes, Colors int }
-	p.eval(`({Tasks: document.querySelectorAll("#task-table tbody tr").length, Inodes: document.querySelectorAll("#inode-timeline .inode-row").length,
-		Colors: new Set(Array.from(document.querySelectorAll("#inode-timeline svg.lane rect")).map(r => r.getAttribute("fill"))).size})`, &n)
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		p.eval(js, &n)
+		if n.Tasks == 10 && n.Inodes == 10 && n.Colors >= 2 {
+			break
+		}
+	}
 	if n.Tasks != 10 || n.Inodes != 10 || n.Colors < 2 {
 		t.Errorf("detail view: %+v (want 10 tasks, 10 inode lanes, more than one list colour)", n)
 	}
