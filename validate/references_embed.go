@@ -16,6 +16,22 @@ import (
 //go:embed references/*.log.gz
 var referenceFS embed.FS
 
+// The references measured on the 6.12 kernel (Kernel612), apart from the 6.1 ones:
+// the page's bundle and the accuracy table are the 6.1 preset's.
+//
+//go:embed references-6.12/*.log.gz
+var reference612FS embed.FS
+
+// References612 are the committed logs of the real 6.12 kernel (wblab validate
+// --kernel 6.12).
+func References612() ([]*Log, error) {
+	sub, err := fs.Sub(reference612FS, "references-6.12")
+	if err != nil {
+		return nil, err
+	}
+	return readLogs(sub)
+}
+
 func embeddedReferences() ([]*Log, error) {
 	sub, err := fs.Sub(referenceFS, "references")
 	if err != nil {

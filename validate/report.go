@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -11,7 +12,7 @@ import (
 // since the writers started.
 func WriteReport(w io.Writer, cs []Comparison) error {
 	var b strings.Builder
-	b.WriteString("wblab validate: Linux " + Kernel + " preset vs a real kernel measured in QEMU (validate/README.md)\n")
+	b.WriteString("wblab validate: Linux " + presetOf(cs) + " preset vs a real kernel measured in QEMU (validate/README.md)\n")
 	b.WriteString("units: MB = 2^20 bytes, MB/s = 2^20 bytes/s; figures are averages over each case's window\n")
 	b.WriteString("(seconds since the writers started); error = wblab - measured, rel = |error| / measured\n")
 	for _, c := range cs {
@@ -125,7 +126,8 @@ func writeScenarios(b *strings.Builder, cs []Comparison) {
 			runs[ScenarioOf(c.Case.Name)]++
 		}
 	}
-	fmt.Fprintf(b, "\n== scenarios (harness 2): real 6.1 = mean [min, max] over the held runs; wblab = mean [min, max]\n")
+	kern := presetOf(cs)
+	fmt.Fprintf(b, "\n== scenarios (harness 2): real %s = mean [min, max] over the held runs; wblab = mean [min, max]\n", kern)
 	fmt.Fprintf(b, "   over those runs x seeds 1-%d; error = (wblab - real) / real; target: within ±%d %% (editor p50, p99:\n", MixSeeds, TargetRatePct)
 	fmt.Fprintf(b, "   ±%d %%) or inside the real range; \"-\": no target. Windows: %s of the run, controls a third to the kill\n", TargetEditorPct, "a third to the end")
 	sc := ""
@@ -137,7 +139,7 @@ func writeScenarios(b *strings.Builder, cs []Comparison) {
 				verdict += ": NOT HELD, figures over all runs, not counted in the accuracy"
 			}
 			fmt.Fprintf(b, "   %s (%s)\n", sc, verdict)
-			fmt.Fprintf(b, "     %-30s %26s %26s %8s %7s\n", "figure", "real 6.1", "wblab", "error", "target")
+			fmt.Fprintf(b, "     %-30s %26s %26s %8s %7s\n", "figure", "real "+kern, "wblab", "error", "target")
 		}
 		tgt := "-"
 		if f.TargetPct > 0 {
@@ -149,7 +151,7 @@ func writeScenarios(b *strings.Builder, cs []Comparison) {
 		fmt.Fprintf(b, "     %-30s %26s %26s %+7.1f%% %7s\n", f.Name+" ["+f.Unit+"]", spreadText(f.Real), spreadText(f.Model), f.ErrPct, tgt)
 	}
 	acc := AccuracyOf(figs, held)
-	fmt.Fprintf(b, "\n== accuracy of the %s preset per kind of figure, over the held harness 2 scenarios\n", Kernel)
+	fmt.Fprintf(b, "\n== accuracy of the %s preset per kind of figure, over the held harness 2 scenarios\n", kern)
 	fmt.Fprintf(b, "   %-52s %5s %5s %9s %9s %9s\n", "kind", "figs", "runs", "mean|err|", "max|err|", "in target")
 	for _, r := range acc {
 		in := "-"
@@ -161,6 +163,22 @@ func writeScenarios(b *strings.Builder, cs []Comparison) {
 	if len(acc) == 0 {
 		b.WriteString("   (no held harness 2 scenario)\n")
 	}
+}
+
+// presetOf names the preset the logs were compared with (presetFor of their
+// kernel): one, or both joined by "/" for a mixed set.
+func presetOf(cs []Comparison) string {
+	var names []string
+	for _, c := range cs {
+		if p := presetFor(c.Case.Kernel); !slices.Contains(names, p) {
+			names = append(names, p)
+		}
+	}
+	if len(names) == 0 {
+		return Kernel
+	}
+	slices.Sort(names)
+	return strings.Join(names, "/")
 }
 
 func spreadText(s Spread) string {

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	commands["validate"] = command{
-		usage: "wblab validate [--dir DIR] [--case NAME,...] [--json]   the 6.1 preset vs measured Linux 6.1 (QEMU)",
+		usage: "wblab validate [--kernel 6.1|6.12] [--dir DIR] [--case NAME,...] [--json]   a preset vs its measured kernel (QEMU)",
 		help:  validateHelp,
 		run:   validateCmd,
 	}
@@ -19,7 +19,7 @@ func init() {
 
 const validateHelp = `Usage: wblab validate [--dir DIR] [--case NAME,...] [--json]
 
-Runs the Linux 6.1 preset on each reference case measured on a real 6.1 kernel in
+Runs the Linux 6.1 preset (6.12 with --kernel 6.12) on each reference case measured on a real kernel in
 QEMU (validate/README.md: what was measured, on which machine, and how to re-measure)
 and prints, per case and overall, measured vs wblab: write_bw, the window's mean
 dirty and dirty+writeback, the bdi, dirty and background thresholds, the bdi's write
@@ -45,13 +45,16 @@ Units: MB = 2^20 bytes. The window is in seconds since the writers started.
 
   --dir DIR        read *.log / *.log.gz console logs from DIR (default: the
                    references committed in validate/references)
+  --kernel K       6.1 (default: validate/references) or 6.12 (the references
+                   measured on Debian's 6.12 kernel, validate/references-6.12); each
+                   log is compared with the preset of the kernel it measured
   --case NAMES     only these cases (comma-separated log names)
   --json           print {"comparisons", "scenarios" (the reference table),
                    "accuracy"} as JSON
 `
 
 func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags, rest, err := splitArgs(args, map[string]bool{"dir": true, "case": true})
+	flags, rest, err := splitArgs(args, map[string]bool{"dir": true, "case": true, "kernel": true})
 	if err != nil {
 		fmt.Fprintf(stderr, "wblab validate: %v\n", err)
 		return exitUsage
@@ -65,16 +68,23 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		case "help", "h":
 			fmt.Fprint(stdout, validateHelp)
 			return exitOK
-		case "dir", "case", "json":
+		case "dir", "case", "json", "kernel":
 		default:
 			fmt.Fprintf(stderr, "wblab validate: unknown flag --%s (see wblab help validate)\n", f)
 			return exitUsage
 		}
 	}
 	var logs []*validate.Log
-	if dir, ok := flags["dir"]; ok {
-		logs, err = validate.ReadDir(dir)
-	} else {
+	k, byKernel := flags["kernel"]
+	switch {
+	case byKernel && k != validate.Kernel && k != validate.Kernel612:
+		fmt.Fprintf(stderr, "wblab validate: --kernel %q: references exist for %s and %s\n", k, validate.Kernel, validate.Kernel612)
+		return exitUsage
+	case flags["dir"] != "":
+		logs, err = validate.ReadDir(flags["dir"])
+	case k == validate.Kernel612:
+		logs, err = validate.References612()
+	default:
 		logs, err = validate.References()
 	}
 	if err != nil {

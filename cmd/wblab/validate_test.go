@@ -80,3 +80,18 @@ func TestValidateCmd(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, "2^20 bytes")
 }
+
+// TestValidateKernel612: --kernel 6.12 compares the references measured on Debian's
+// 6.12 kernel with the 6.12 preset; a kernel with no references is refused with
+// the two that have them.
+func TestValidateKernel612(t *testing.T) {
+	code, out, stderr := expCLI(t, "validate", "--kernel", "6.12")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, out, "Linux 6.12 preset vs a real kernel")
+	assert.Contains(t, out, "real 6.12 = mean")
+	assert.Contains(t, out, "== accuracy of the 6.12 preset")
+	assert.NotContains(t, out, "kernel 6.1.0-")
+	code, _, stderr = expCLI(t, "validate", "--kernel", "5.4")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `--kernel "5.4": references exist for 6.1 and 6.12`)
+}
