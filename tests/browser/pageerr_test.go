@@ -146,6 +146,8 @@ func TestDiskFullShown(t *testing.T) {
 			if !strings.Contains(tip, "ENOSPC") {
 				t.Errorf("the full card's explanation: %q", tip)
 			}
+			// the task table is filled in a task of its own after the render (ui.FillHTML)
+			p.poll("the task rows", `document.querySelectorAll("#task-table .task-exit").length >= 2`, 20*time.Second)
 			var exits []string
 			p.eval(`Array.from(document.querySelectorAll("#task-table .task-exit")).map(e => e.textContent.trim())`, &exits)
 			t.Logf("task rows: %q", exits)
