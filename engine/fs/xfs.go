@@ -66,6 +66,17 @@ type XfsParams struct {
 	// is ~1.2 µs (Costs). The per-page mapping is what the 4.8 iomap conversion
 	// replaced with one mapping per write() extent.
 	DelallocCost sim.Time
+	// IomapFolioCost is the 4.8+ iomap buffered write path's work per folio
+	// beyond the generic copy and page-cache costs (Costs): iomap_write_iter's
+	// iomap_write_begin (folio lookup and lock, the iomap validity check) and
+	// iomap_write_end (folio uptodate and dirty, i_size), once per folio: per page
+	// with 6.1's order-0 folios, per write() with 6.12's large ones
+	// (xfs_large_folios). Calibrated once from harness 2's held 6.1 references
+	// (validate/references): a lone dd bs=1M before any writeback dirtied 24-35 k
+	// pages/s on xfs (s1-xfs.r1-r3) against 15-29 k on ext4 (s1-ext4, s1-ext4-50,
+	// s6-ext4-mem8G), about 1.2x ext4's rate, where without it the model's 6.1
+	// xfs path was 2.6x cheaper than its ext4 path (ext4's WriteBeginCost).
+	IomapFolioCost sim.Time
 	// SyncdInterval is xfs_syncd_centisecs (default 3000, fs/xfs/xfs_globals.c):
 	// the period of xfs_sync_worker, whose xfs_log_force writes the delayed-logging
 	// checkpoint, unpinning every inode logged since the last one, and whose
@@ -101,6 +112,7 @@ func DefaultXfsParams() XfsParams {
 		EndIoCost:        2 * sim.Microsecond,
 		MapBlocksCost:    4 * sim.Microsecond,
 		DelallocCost:     4 * sim.Microsecond,
+		IomapFolioCost:   1400 * sim.Nanosecond,
 		LookupPageCost:   100 * sim.Nanosecond,
 		SkipPageCost:     200 * sim.Nanosecond,
 		SyncdInterval:    30 * sim.Second,
@@ -330,7 +342,7 @@ var pathXFSWriteMap = swXFSIomapWrite.DeclarePath("xfs_buffered_write.map",
 
 // WriteBegin is xfs_vm_write_begin for n newly dirtied pages: the per-page delalloc
 // reservation (XfsParams.DelallocCost), or with xfs_iomap_write one mapping per
-// write() call. The writer's CPU burst for the pages starts
+// write() call and iomap's per-folio work (IomapFolioCost). The writer's CPU burst for the pages starts
 // now; __xfs_get_blocks holds the ILOCK exclusively for one extent lookup per page.
 func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n, calls int64) sim.Time {
 	c := &x.k.P.Costs
@@ -341,7 +353,12 @@ func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n, calls in
 	if x.iomapWrite {
 		maps = min(max(calls, 1), n)
 	}
-	busyFor := sim.Time(maps)*x.P.DelallocCost + sim.Time(n)*(c.CopyPage+c.NewDirtyPage)
+	iomap := sim.Time(0) // iomap_write_begin/iomap_write_end per folio
+	if x.iomapWrite {
+		fp := x.xfsFolioPages(in)
+		iomap = sim.Time((n+fp-1)/fp) * x.P.IomapFolioCost
+	}
+	busyFor := sim.Time(maps)*x.P.DelallocCost + sim.Time(n)*(c.CopyPage+c.NewDirtyPage) + iomap
 	xi.writer.set(now, busyFor, maps, x.P.BmapiHold)
 	x.reserve(xi, index+n)
 	x.log.logTimestamp(in)
@@ -351,7 +368,7 @@ func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n, calls in
 	// cost over n lookups (a mean, not drawn per page).
 	busy := min(xi.mapper.heldPPM(now)+xi.completion.heldPPM(now), 1_000_000)
 	wait := sim.Time(maps * busy * int64(c.SleepWake) / 1_000_000)
-	return sim.Time(maps)*x.P.DelallocCost + wait
+	return sim.Time(maps)*x.P.DelallocCost + iomap + wait
 }
 
 // ilockNowait is xfs_ilock_nowait(ip, XFS_ILOCK_SHARED) for writeback.

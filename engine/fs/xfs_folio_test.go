@@ -87,18 +87,22 @@ func TestXfsPreset612(t *testing.T) {
 // TestXfsIomapWrite: with xfs_iomap_write (4.8+: iomap_file_buffered_write →
 // xfs_buffered_write_iomap_begin) a buffered write() is mapped once, whatever
 // its pages; without it (3.x __xfs_get_blocks) each page is. The writer's XFS
-// cost for n pages in calls write()s is DelallocCost times the mappings.
+// cost for n pages in calls write()s is DelallocCost times the mappings, plus
+// with iomap IomapFolioCost per folio: per page with order-0 folios (6.1), per
+// 1 MiB write with 6.12's large folios.
 func TestXfsIomapWrite(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
-		iomap        bool
+		iomap, large bool
 		pages, calls int64
-		maps         int64
+		writeBytes   int64
+		maps, folios int64
 	}{
-		{"3.x, one 1 MiB write", false, 256, 1, 256},
-		{"6.1, one 1 MiB write", true, 256, 1, 1},
-		{"6.1, 256 writes of 4 KiB", true, 256, 256, 256},
-		{"6.1, 4 writes of 1 MiB", true, 1024, 4, 4},
+		{"3.x, one 1 MiB write", false, false, 256, 1, 1 << 20, 256, 0},
+		{"6.1, one 1 MiB write", true, false, 256, 1, 1 << 20, 1, 256},
+		{"6.1, 256 writes of 4 KiB", true, false, 256, 256, 4096, 256, 256},
+		{"6.1, 4 writes of 1 MiB", true, false, 1024, 4, 1 << 20, 4, 1024},
+		{"6.12, 4 writes of 1 MiB in 1 MiB folios", true, true, 1024, 4, 1 << 20, 4, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := NewXfs()
@@ -106,11 +110,15 @@ func TestXfsIomapWrite(t *testing.T) {
 				if tc.iomap {
 					p.Variants = p.Variants.With(swXFSIomapWrite)
 				}
+				if tc.large {
+					p.Variants = p.Variants.With(swXFSLargeFolios)
+				}
 			})
 			in := k.NewInode()
+			in.WriteBytes = tc.writeBytes
 			th := k.NewThread("dd")
 			got := x.WriteBegin(th, in, 0, tc.pages, tc.calls)
-			require.Equal(t, sim.Time(tc.maps)*x.P.DelallocCost, got)
+			require.Equal(t, sim.Time(tc.maps)*x.P.DelallocCost+sim.Time(tc.folios)*x.P.IomapFolioCost, got)
 			require.Equal(t, int64(1), k.SwitchActivity()["xfs_buffered_write.map"])
 		})
 	}
