@@ -342,19 +342,17 @@ var pathXFSWriteMap = swXFSIomapWrite.DeclarePath("xfs_buffered_write.map",
 
 // WriteBegin is xfs_vm_write_begin for n newly dirtied pages: the per-page delalloc
 // reservation (XfsParams.DelallocCost), or with xfs_iomap_write one mapping per
-// write() call and iomap's per-folio work (IomapFolioCost). The writer's CPU burst for the pages starts
-// now; __xfs_get_blocks holds the ILOCK exclusively for one extent lookup per page.
+// write() call and iomap's per-folio work (IomapFolioCost). The writer's CPU
+// burst for the pages starts now; __xfs_get_blocks holds the ILOCK exclusively for one extent lookup per page.
 func (x *Xfs) WriteBegin(th *kernel.Thread, in *kernel.Inode, index, n, calls int64) sim.Time {
 	c := &x.k.P.Costs
 	xi := in.FS.(*xfsInode)
 	now := x.k.W.Now()
-	maps := n // lookups under ILOCK_EXCL, each DelallocCost
+	maps := n            // lookups under ILOCK_EXCL, each DelallocCost
+	iomap := sim.Time(0) // iomap_write_begin/iomap_write_end per folio
 	x.k.Fired(pathXFSWriteMap)
 	if x.iomapWrite {
 		maps = min(max(calls, 1), n)
-	}
-	iomap := sim.Time(0) // iomap_write_begin/iomap_write_end per folio
-	if x.iomapWrite {
 		fp := x.xfsFolioPages(in)
 		iomap = sim.Time((n+fp-1)/fp) * x.P.IomapFolioCost
 	}
